@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs the system packages the build and the tests need, when missing.
+# Idempotent and quiet when everything is present; installs through apt-get
+# (directly as root, through sudo otherwise); names the missing packages and
+# fails where it cannot install them.
+set -euo pipefail
+
+# Debian package → why it is needed.
+packages=(
+    libvpx-dev          # CVPX: VP8 encoder/decoder
+    libopus-dev         # COpus: Opus encoder/decoder
+    libsamplerate0-dev  # CSampleRate: audio resampling
+    libssl-dev          # COpenSSL: AES-128-CTR frame crypto
+    pkg-config          # SwiftPM finds the libraries above through it
+)
+
+missing=()
+for package in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$package")
+    fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+fail() {
+    echo "setup: cannot install the missing system packages: ${missing[*]}" >&2
+    echo "setup: $1" >&2
+    echo "setup: install them yourself, e.g. 'sudo apt-get install ${missing[*]}', then run make again." >&2
+    exit 1
+}
+
+command -v apt-get >/dev/null 2>&1 || fail "apt-get is not available on this machine."
+if [ "$(id -u)" -eq 0 ]; then
+    as_root=()
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    as_root=(sudo -n)
+else
+    fail "not root, and sudo is unavailable or needs a password."
+fi
+
+echo "setup: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update -qq >/dev/null || fail "apt-get update failed."
+"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
+    || fail "apt-get install failed."
