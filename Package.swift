@@ -17,7 +17,8 @@ let package = Package(
     name: "swift-cast",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "CastLogging", targets: ["CastLogging"])
+        .library(name: "CastLogging", targets: ["CastLogging"]),
+        .library(name: "CastRemoteDisplay", targets: ["CastRemoteDisplay"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2")
@@ -29,6 +30,13 @@ let package = Package(
             name: "CastLogging",
             dependencies: [.product(name: "Logging", package: "swift-log")],
             path: "Modules/Logging",
+            swiftSettings: strictSettings
+        ),
+
+        .target(
+            name: "CastRemoteDisplay",
+            dependencies: ["CastLogging", "CVPX", "COpus", "CSampleRate"],
+            path: "Modules/RemoteDisplay",
             swiftSettings: strictSettings
         ),
 
@@ -64,6 +72,11 @@ let package = Package(
         .testTarget(
             name: "CastLoggingTests",
             dependencies: ["CastLogging"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CastRemoteDisplayTests",
+            dependencies: ["CastRemoteDisplay", "CVPX", "COpus"],
             swiftSettings: strictSettings
         ),
         .testTarget(

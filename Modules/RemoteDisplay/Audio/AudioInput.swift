@@ -1,0 +1,204 @@
+/// Converts whatever audio an app has into the session's format and queues it.
+///
+/// The SDK's `GCKRemoteDisplayAudioInput`. Give it `Int16`, `Int32` or
+/// `Float` samples, interleaved or one array per channel, at any rate from
+/// 8 kHz to 192 kHz, mono or stereo (more source channels: the first two are
+/// used for stereo, all are averaged for mono). It converts to float, maps
+/// the channels, resamples through libsamplerate — a streaming converter
+/// whose state carries from call to call — and queues deinterleaved buffers
+/// on the ``AudioFrameQueue``.
+///
+/// Capture times follow the samples: each call's `pts` is the capture time
+/// of its first sample. While calls are contiguous the output timeline runs
+/// on without drift; a jump of more than 40 ms starts a new timeline (and a
+/// fresh resampler state).
+public struct AudioInput: ~Copyable, Sendable {
+    /// The rate of the samples the app enqueues, Hz.
+    public let sourceSampleRate: Int
+    /// The channels of the samples the app enqueues.
+    public let sourceChannelCount: Int
+    private let queue: AudioFrameQueue
+    private let resampler: Resampler?
+    private let scratch: AudioScratch
+    private var timeline: AudioTimeline?
+
+    /// Source frames converted per step, bounding the scratch memory.
+    static let blockFrames = 1_024
+    /// A gap or overlap between calls larger than this starts a new timeline.
+    static let discontinuityThreshold: Duration = .milliseconds(40)
+
+    /// Creates an input feeding `queue`.
+    ///
+    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/invalidConfiguration`` for a
+    ///   rate outside 8 kHz…192 kHz or a channel count outside 1…8.
+    public init(
+        sourceSampleRate: Int,
+        sourceChannelCount: Int,
+        queue: AudioFrameQueue,
+        quality: ResamplerQuality = .medium
+    ) throws(CastRemoteDisplayError) {
+        guard RemoteDisplayLimits.sourceSampleRates.contains(sourceSampleRate) else {
+            throw CastRemoteDisplayError(
+                .invalidConfiguration, "source rate \(sourceSampleRate) Hz is outside 8…192 kHz")
+        }
+        guard (1...8).contains(sourceChannelCount) else {
+            throw CastRemoteDisplayError(
+                .invalidConfiguration, "\(sourceChannelCount) source channels; 1…8 are accepted")
+        }
+        let format = queue.format
+        let resampler: Resampler? =
+            sourceSampleRate == format.sampleRate
+            ? nil
+            : try Resampler(
+                from: sourceSampleRate,
+                to: format.sampleRate,
+                channelCount: format.channelCount,
+                quality: quality
+            )
+        self.sourceSampleRate = sourceSampleRate
+        self.sourceChannelCount = sourceChannelCount
+        self.queue = queue
+        self.resampler = resampler
+        let maximumRatio = Double(format.sampleRate) / Double(sourceSampleRate)
+        self.scratch = AudioScratch(
+            channelCount: format.channelCount,
+            inputFrames: Self.blockFrames,
+            outputFrames: Int((Double(Self.blockFrames) * maximumRatio).rounded(.up)) + 64
+        )
+    }
+
+    /// Converts and queues interleaved samples (`frames × sourceChannelCount` values).
+    ///
+    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/audioFormatMismatch`` when the
+    ///   count is not a whole number of frames; ``CastRemoteDisplayError/Code-swift.struct/codecFailure``
+    ///   if the resampler fails.
+    public mutating func enqueue<Sample: AudioSample>(
+        interleaved samples: [Sample],
+        pts: HostTime
+    ) throws(CastRemoteDisplayError) -> AudioEnqueueResult {
+        guard samples.count % self.sourceChannelCount == 0 else {
+            throw CastRemoteDisplayError(
+                .audioFormatMismatch,
+                "\(samples.count) samples are not whole frames of \(self.sourceChannelCount) channels"
+            )
+        }
+        let channels = self.sourceChannelCount
+        return try samples.withUnsafeBufferPointer { samples throws(CastRemoteDisplayError) in
+            try self.convert(frameCount: samples.count / channels, pts: pts) { frame, channel in
+                samples[frame * channels + channel].normalizedFloat
+            }
+        }
+    }
+
+    /// Converts and queues one array of samples per channel (equal lengths).
+    ///
+    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/audioFormatMismatch`` when the
+    ///   number of arrays is not the source channel count or their lengths differ.
+    public mutating func enqueue<Sample: AudioSample>(
+        deinterleaved channels: [[Sample]],
+        pts: HostTime
+    ) throws(CastRemoteDisplayError) -> AudioEnqueueResult {
+        let frames = channels.first?.count ?? 0
+        guard channels.count == self.sourceChannelCount, channels.allSatisfy({ $0.count == frames }) else {
+            throw CastRemoteDisplayError(
+                .audioFormatMismatch,
+                "expected \(self.sourceChannelCount) channel arrays of equal length"
+            )
+        }
+        return try self.convert(frameCount: frames, pts: pts) { frame, channel in
+            channels[channel][frame].normalizedFloat
+        }
+    }
+
+    /// The conversion pipeline: block by block, map channels into float,
+    /// resample if needed, and queue deinterleaved.
+    private mutating func convert(
+        frameCount: Int,
+        pts: HostTime,
+        sample: (_ frame: Int, _ channel: Int) -> Float
+    ) throws(CastRemoteDisplayError) -> AudioEnqueueResult {
+        let outputRate = self.queue.format.sampleRate
+        if self.timeline?.isContinuous(at: pts, threshold: Self.discontinuityThreshold) != true {
+            self.timeline = AudioTimeline(start: pts, inputRate: self.sourceSampleRate, outputRate: outputRate)
+            self.resampler?.reset()
+        }
+        var result = AudioEnqueueResult(acceptedFrames: 0, droppedFrames: 0)
+        var block = 0
+        while block < frameCount {
+            let frames = min(Self.blockFrames, frameCount - block)
+            self.scratch.mapChannels(frames: frames, sourceChannels: self.sourceChannelCount) { frame, channel in
+                sample(block + frame, channel)
+            }
+            self.timeline?.consumed(frames)
+            if let resampler = self.resampler {
+                var consumed = 0
+                while consumed < frames {
+                    let step = try resampler.process(
+                        input: self.scratch.input(fromFrame: consumed, frames: frames - consumed),
+                        output: self.scratch.output
+                    )
+                    consumed += step.consumed
+                    self.queueScratch(self.scratch.output.baseAddress!, frames: step.produced, into: &result)
+                    if step.consumed == 0 && step.produced == 0 { break }
+                }
+            } else {
+                self.queueScratch(self.scratch.inputBase, frames: frames, into: &result)
+            }
+            block += frames
+        }
+        return result
+    }
+
+    /// Queues `frames` interleaved frames from `source` at the timeline's next output time.
+    private mutating func queueScratch(
+        _ source: UnsafeMutablePointer<Float>,
+        frames: Int,
+        into result: inout AudioEnqueueResult
+    ) {
+        guard frames > 0, let pts = self.timeline?.produced(frames) else { return }
+        let channels = self.queue.format.channelCount
+        let step = self.queue.append(frameCount: frames, pts: pts) { target, targetOffset, sourceOffset, count in
+            for channel in 0..<channels {
+                let plane = target.channel(channel)
+                for frame in 0..<count {
+                    plane[targetOffset + frame] = source[(sourceOffset + frame) * channels + channel]
+                }
+            }
+        }
+        result.acceptedFrames += step.acceptedFrames
+        result.droppedFrames += step.droppedFrames
+    }
+}
+
+/// Where an ``AudioInput``'s input and output are on the host clock.
+struct AudioTimeline: Sendable {
+    let start: HostTime
+    let inputRate: Int
+    let outputRate: Int
+    private(set) var inputFrames = 0
+    private(set) var outputFrames = 0
+
+    init(start: HostTime, inputRate: Int, outputRate: Int) {
+        self.start = start
+        self.inputRate = inputRate
+        self.outputRate = outputRate
+    }
+
+    /// Whether input stamped `pts` continues where the last input ended.
+    func isContinuous(at pts: HostTime, threshold: Duration) -> Bool {
+        let expected = self.start.advanced(byFrames: self.inputFrames, sampleRate: self.inputRate)
+        let drift = expected.duration(to: pts)
+        return drift <= threshold && drift >= .zero - threshold
+    }
+
+    mutating func consumed(_ frames: Int) {
+        self.inputFrames += frames
+    }
+
+    /// Records `frames` of output and returns the capture time of their first.
+    mutating func produced(_ frames: Int) -> HostTime {
+        let pts = self.start.advanced(byFrames: self.outputFrames, sampleRate: self.outputRate)
+        self.outputFrames += frames
+        return pts
+    }
+}

@@ -1,0 +1,27 @@
+/// The samples behind one ``AudioBuffer``: `channelCount` planes of
+/// `frameCapacity` floats, one allocation.
+//
+// @unchecked Sendable: mutable, but reachable only through one noncopyable
+// `AudioBuffer`, one `AudioFrameQueue` entry or a pool's free list at a time.
+final class AudioStorage: @unchecked Sendable {
+    let channelCount: Int
+    let frameCapacity: Int
+    let samples: UnsafeMutablePointer<Float>
+    /// Valid frames per channel.
+    var frameCount = 0
+
+    init(channelCount: Int, frameCapacity: Int) {
+        self.channelCount = channelCount
+        self.frameCapacity = frameCapacity
+        self.samples = .allocate(capacity: channelCount * frameCapacity)
+        self.samples.initialize(repeating: 0, count: channelCount * frameCapacity)
+    }
+
+    deinit {
+        self.samples.deallocate()
+    }
+
+    func channel(_ index: Int) -> UnsafeMutableBufferPointer<Float> {
+        UnsafeMutableBufferPointer(start: self.samples + index * self.frameCapacity, count: self.frameCapacity)
+    }
+}

@@ -1,0 +1,53 @@
+/// Every error CastRemoteDisplay throws: a stable ``Code``, a message for
+/// people, and the underlying cause where there is one.
+public struct CastRemoteDisplayError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, stable across releases; compare against the static members.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { self.name }
+
+        /// A configuration value is out of its documented range.
+        public static let invalidConfiguration = Code("invalidConfiguration")
+        /// A frame's pixel format or dimensions do not match what the encoder was configured for.
+        public static let frameFormatMismatch = Code("frameFormatMismatch")
+        /// Audio samples do not match the declared layout (for example, a channel count).
+        public static let audioFormatMismatch = Code("audioFormatMismatch")
+        /// The codec library reported a failure; ``CastRemoteDisplayError/cause`` holds its code.
+        public static let codecFailure = Code("codecFailure")
+        /// Every pooled buffer is in use; the item was not processed.
+        public static let poolExhausted = Code("poolExhausted")
+    }
+
+    /// A failure code reported by a C library (libvpx, libopus, libsamplerate).
+    public struct LibraryFailure: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The library that failed, e.g. `libvpx`.
+        public var library: String
+        /// Its numeric status code.
+        public var status: Int32
+        /// Its own description of the status.
+        public var detail: String
+        public var description: String { "\(self.library) status \(self.status): \(self.detail)" }
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// What went wrong, for people.
+    public var message: String
+    /// The error underneath, if any (often a ``LibraryFailure``).
+    public var cause: (any Error)?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, cause: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
+    public var description: String {
+        if let cause = self.cause {
+            return "\(self.code): \(self.message) (\(cause))"
+        }
+        return "\(self.code): \(self.message)"
+    }
+}

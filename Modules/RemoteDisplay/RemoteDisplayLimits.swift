@@ -1,0 +1,19 @@
+/// Bounds and fixed values of the encode side, with their reasons.
+enum RemoteDisplayLimits {
+    /// Largest frame side accepted, pixels. Cast receivers decode up to 4K;
+    /// VP8 itself stops at 16383.
+    static let maximumDimension = 4_096
+    /// Opus always runs at 48 kHz here: the Cast receiver expects it and it
+    /// is Opus's native rate, so no resampling happens inside the codec.
+    static let opusSampleRate = 48_000
+    /// Audio frames are 10 ms (Docs/spec/cast-streaming.md §5): 480 samples at 48 kHz.
+    static let opusFrameSamples = 480
+    /// Largest Opus packet (RFC 6716 §3.2.1: 1275 bytes per frame, up to 3 frames in 10 ms… kept generous).
+    static let maximumOpusPacketBytes = 4_000
+    /// Audio sample rates AudioInput accepts, Hz.
+    static let sourceSampleRates = 8_000...192_000
+    /// libvpx timebase: microseconds, so host-time pts map without rounding loss that matters.
+    static let vpxTimebaseDenominator: Int32 = 1_000_000
+    /// Frames in flight at most (Docs/spec/cast-streaming.md §5: 120 unacked frames) plus a few being built.
+    static let encodedFramePoolCapacity = 128
+}

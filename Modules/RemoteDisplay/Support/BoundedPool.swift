@@ -1,0 +1,50 @@
+import Synchronization
+
+/// A fixed-capacity pool of reusable storage objects.
+///
+/// `take()` hands out a free object, makes a new one while fewer than
+/// `capacity` exist, and returns `nil` once `capacity` are out: the pool
+/// never grows past its bound. `recycle(_:)` returns an object. Once warm,
+/// neither call allocates (the free list's capacity is reserved up front).
+/// Safe from any thread.
+final class BoundedPool<Storage: AnyObject & Sendable>: Sendable {
+    private struct State {
+        var free: [Storage]
+        var outstanding = 0
+    }
+
+    /// The most objects that can be out at once.
+    let capacity: Int
+    private let makeStorage: @Sendable () -> Storage
+    private let state: Mutex<State>
+
+    init(capacity: Int, makeStorage: @escaping @Sendable () -> Storage) {
+        self.capacity = capacity
+        self.makeStorage = makeStorage
+        var free: [Storage] = []
+        free.reserveCapacity(capacity)
+        self.state = Mutex(State(free: free))
+    }
+
+    /// How many objects are out now.
+    var outstanding: Int { self.state.withLock { $0.outstanding } }
+
+    func take() -> Storage? {
+        self.state.withLock { state in
+            if let storage = state.free.popLast() {
+                state.outstanding += 1
+                return storage
+            }
+            guard state.outstanding < self.capacity else { return nil }
+            state.outstanding += 1
+            return self.makeStorage()
+        }
+    }
+
+    func recycle(_ storage: Storage) {
+        self.state.withLock { state in
+            state.outstanding -= 1
+            state.free.append(storage)
+        }
+    }
+}

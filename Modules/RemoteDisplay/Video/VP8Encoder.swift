@@ -1,0 +1,148 @@
+import CVPX
+
+/// A realtime VP8 encoder over libvpx, configured as Cast Streaming expects.
+///
+/// Encode frames in capture order with ``encode(_:pts:)``; each call returns
+/// one ``EncodedFrame``. Key frames come only when asked for
+/// (``requestKeyFrame()``, or the first frame); every delta frame references
+/// only the frame before it, so a receiver that has frame *n* can decode
+/// *n + 1*. The bitrate can change between frames without re-creating the encoder.
+///
+/// The encoder is noncopyable and its methods are `mutating`: one owner,
+/// one thread at a time, no locks.
+public struct VP8Encoder: ~Copyable, Sendable {
+    private let codec: VPXCodec
+    /// The configuration in force (its bitrate follows ``setBitrate(_:)``).
+    public private(set) var configuration: VP8EncoderConfiguration
+    private let frames: EncodedFramePool
+    /// I420 copy of an NV12 input, made on the first NV12 frame.
+    private var conversion: PixelStorage?
+    private var keyFramePending = true
+    private var firstPTS: HostTime?
+    private var lastTimestamp: Int64 = -1
+    private let frameDuration: Duration
+
+    /// Creates an encoder.
+    ///
+    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/invalidConfiguration`` for
+    ///   values out of range, ``CastRemoteDisplayError/Code-swift.struct/codecFailure``
+    ///   if libvpx refuses the configuration.
+    public init(configuration: VP8EncoderConfiguration) throws(CastRemoteDisplayError) {
+        // Everything that can throw happens before the first stored property is set.
+        let validated = try configuration.validated()
+        let codec = try VPXCodec(configuration: validated)
+        self.configuration = validated
+        self.codec = codec
+        self.frameDuration = .microseconds(1_000_000 / configuration.frameRate)
+        let expectedFrameBytes = configuration.bitrate / 8 / configuration.frameRate
+        self.frames = EncodedFramePool(initialBytes: max(expectedFrameBytes * 4, 4_096))
+    }
+
+    /// Makes the next encoded frame a key frame.
+    public mutating func requestKeyFrame() {
+        self.keyFramePending = true
+    }
+
+    /// Changes the target bitrate from the next frame on.
+    ///
+    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/invalidConfiguration`` when
+    ///   out of range; the previous bitrate stays.
+    public mutating func setBitrate(_ bitsPerSecond: Int) throws(CastRemoteDisplayError) {
+        var updated = self.configuration
+        updated.bitrate = bitsPerSecond
+        _ = try updated.validated()
+        try self.codec.setBitrate(bitsPerSecond)
+        self.configuration = updated
+    }
+
+    /// Encodes one frame.
+    ///
+    /// - Parameters:
+    ///   - frame: I420 or NV12 at the configured size, any stride.
+    ///   - pts: its capture time on the host clock.
+    /// - Returns: the encoded frame; a key frame if one was requested.
+    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/frameFormatMismatch`` for a
+    ///   frame of another size, ``CastRemoteDisplayError/Code-swift.struct/poolExhausted``
+    ///   when 128 encoded frames are still held, ``CastRemoteDisplayError/Code-swift.struct/codecFailure``
+    ///   when libvpx fails. After a throw the next frame is a key frame.
+    public mutating func encode(_ frame: borrowing PixelBuffer, pts: HostTime) throws(CastRemoteDisplayError)
+        -> EncodedFrame
+    {
+        guard frame.width == self.configuration.width, frame.height == self.configuration.height else {
+            throw CastRemoteDisplayError(
+                .frameFormatMismatch,
+                "frame is \(frame.width)×\(frame.height); the encoder is configured for "
+                    + "\(self.configuration.width)×\(self.configuration.height)"
+            )
+        }
+        let isKeyFrame = self.keyFramePending
+        let timestamp = self.timestamp(for: pts)
+        do {
+            // libvpx's VP8 takes I420 with one stride shared by U and V;
+            // anything else goes through the encoder's own I420 copy.
+            let direct = frame.format == .i420 && frame.bytesPerRow(ofPlane: 1) == frame.bytesPerRow(ofPlane: 2)
+            let source = direct ? frame.storage : try self.convertedToI420(frame)
+            let packet = try self.codec.encode(source, timestamp: timestamp, keyFrame: isKeyFrame)
+            let encoded = try self.frames.makeFrame(
+                copying: packet,
+                isKeyFrame: isKeyFrame,
+                pts: pts,
+                duration: self.frameDuration
+            )
+            self.keyFramePending = false
+            return encoded
+        } catch {
+            self.keyFramePending = true
+            throw error
+        }
+    }
+
+    /// Timestamps in the libvpx timebase (µs since the first frame), strictly increasing.
+    private mutating func timestamp(for pts: HostTime) -> Int64 {
+        let first = self.firstPTS ?? pts
+        self.firstPTS = first
+        let timestamp = max((pts.nanoseconds - first.nanoseconds) / 1_000, self.lastTimestamp + 1)
+        self.lastTimestamp = timestamp
+        return timestamp
+    }
+
+    /// Copies `frame` into the encoder's I420 scratch buffer: NV12 chroma
+    /// is de-interleaved, I420 chroma re-strided.
+    private mutating func convertedToI420(_ frame: borrowing PixelBuffer) throws(CastRemoteDisplayError)
+        -> PixelStorage
+    {
+        let target: PixelStorage
+        if let conversion = self.conversion {
+            target = conversion
+        } else {
+            target = PixelStorage(layout: try PixelLayout(format: .i420, width: frame.width, height: frame.height))
+            self.conversion = target
+        }
+        let layout = target.layout
+        for plane in 0..<frame.planeCount {
+            frame.withUnsafeBytes(ofPlane: plane) { source in
+                let sourceStride = frame.bytesPerRow(ofPlane: plane)
+                for row in 0..<layout.rows(ofPlane: plane) {
+                    let sourceRow = UnsafeRawBufferPointer(rebasing: source[(row * sourceStride)...])
+                    if frame.format == .nv12 && plane == 1 {
+                        let u = target.plane(1)
+                        let v = target.plane(2)
+                        let uRow = row * layout.bytesPerRow[1]
+                        let vRow = row * layout.bytesPerRow[2]
+                        for column in 0..<layout.rowBytes(ofPlane: 1) {
+                            u[uRow + column] = sourceRow[2 * column]
+                            v[vRow + column] = sourceRow[2 * column + 1]
+                        }
+                    } else {
+                        let rowBytes = layout.rowBytes(ofPlane: plane)
+                        UnsafeMutableRawBufferPointer(
+                            rebasing: target.plane(plane)[(row * layout.bytesPerRow[plane])...]
+                        )
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: sourceRow[..<rowBytes]))
+                    }
+                }
+            }
+        }
+        return target
+    }
+}
