@@ -5,13 +5,18 @@
 
 import PackageDescription
 
+let benchmarkPlugin: [Target.PluginUsage] = [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+
 let package = Package(
     name: "swift-cast-benchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "swift-cast", path: "../"),
         .package(
-            url: "https://github.com/ordo-one/package-benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
+            url: "https://github.com/ordo-one/package-benchmark.git",
+            from: "1.38.1",
+            traits: ["MallocInterposer"]
+        ),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
@@ -23,8 +28,24 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "LoggingBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
-        )
+            plugins: benchmarkPlugin
+        ),
+        .executableTarget(
+            name: "EncodeBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "CastRemoteDisplay", package: "swift-cast"),
+                "RawCodecs",
+            ],
+            path: "EncodeBenchmarks",
+            plugins: benchmarkPlugin
+        ),
+        // The C baselines: libvpx, libsamplerate and libopus called directly.
+        .target(
+            name: "RawCodecs",
+            path: "RawCodecs",
+            linkerSettings: [.linkedLibrary("vpx"), .linkedLibrary("opus"), .linkedLibrary("samplerate")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

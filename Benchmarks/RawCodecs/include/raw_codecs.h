@@ -1,0 +1,36 @@
+// The baselines of the encode benchmarks: libvpx, libsamplerate and libopus
+// called directly from C with the same settings CastRemoteDisplay uses, so
+// the Swift path can be measured as a ratio to them in the same process.
+#ifndef RAW_CODECS_H
+#define RAW_CODECS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct raw_vp8 raw_vp8;
+
+/// A VP8 encoder configured like CastRemoteDisplay's `VP8Encoder`
+/// (Modules/RemoteDisplay/Video/VPXCodec.swift). NULL on failure.
+raw_vp8 *raw_vp8_create(int width, int height, int frame_rate, int bitrate, int threads, int speed);
+
+/// The I420 input image the caller writes each frame into.
+uint8_t *raw_vp8_plane(raw_vp8 *encoder, int plane, int *stride);
+
+/// Encodes the input image; returns the frame's size (its bytes at *data) or -1.
+long raw_vp8_encode(raw_vp8 *encoder, int64_t timestamp_us, int key_frame, const uint8_t **data);
+
+void raw_vp8_destroy(raw_vp8 *encoder);
+
+typedef struct raw_audio raw_audio;
+
+/// int16 interleaved stereo at `input_rate` → libsamplerate (medium sinc) →
+/// 48 kHz float → libopus (restricted low delay, 10 ms frames). NULL on failure.
+raw_audio *raw_audio_create(int input_rate, int channels, int bitrate);
+
+/// Converts `frames` frames and encodes every complete 10 ms frame;
+/// returns the number of Opus packets made (their sizes summed in *bytes) or -1.
+int raw_audio_process(raw_audio *audio, const int16_t *samples, int frames, long *bytes);
+
+void raw_audio_destroy(raw_audio *audio);
+
+#endif

@@ -1,0 +1,148 @@
+#include "raw_codecs.h"
+
+#include <opus/opus.h>
+#include <samplerate.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vpx/vp8cx.h>
+#include <vpx/vpx_encoder.h>
+
+struct raw_vp8 {
+    vpx_codec_ctx_t context;
+    vpx_codec_enc_cfg_t config;
+    vpx_image_t image;
+    unsigned long frame_duration;
+};
+
+raw_vp8 *raw_vp8_create(int width, int height, int frame_rate, int bitrate, int threads, int speed) {
+    raw_vp8 *encoder = calloc(1, sizeof(raw_vp8));
+    if (!encoder) return NULL;
+    vpx_codec_enc_config_default(vpx_codec_vp8_cx(), &encoder->config, 0);
+    vpx_codec_enc_cfg_t *c = &encoder->config;
+    c->g_w = width;
+    c->g_h = height;
+    c->g_timebase.num = 1;
+    c->g_timebase.den = 1000000;
+    c->g_threads = threads;
+    c->g_lag_in_frames = 0;
+    c->g_error_resilient = VPX_ERROR_RESILIENT_DEFAULT;
+    c->g_pass = VPX_RC_ONE_PASS;
+    c->rc_end_usage = VPX_CBR;
+    c->rc_target_bitrate = bitrate / 1000;
+    c->rc_min_quantizer = 4;
+    c->rc_max_quantizer = 63;
+    c->rc_dropframe_thresh = 0;
+    c->rc_resize_allowed = 0;
+    c->rc_undershoot_pct = 100;
+    c->rc_overshoot_pct = 15;
+    c->rc_buf_initial_sz = 500;
+    c->rc_buf_optimal_sz = 600;
+    c->rc_buf_sz = 1000;
+    c->kf_mode = VPX_KF_DISABLED;
+    if (vpx_codec_enc_init(&encoder->context, vpx_codec_vp8_cx(), c, 0) != VPX_CODEC_OK) {
+        free(encoder);
+        return NULL;
+    }
+    int partitions = threads >= 8 ? 3 : threads >= 4 ? 2 : threads >= 2 ? 1 : 0;
+    vpx_codec_control(&encoder->context, VP8E_SET_CPUUSED, -speed);
+    vpx_codec_control(&encoder->context, VP8E_SET_NOISE_SENSITIVITY, 0);
+    vpx_codec_control(&encoder->context, VP8E_SET_STATIC_THRESHOLD, 1);
+    vpx_codec_control(&encoder->context, VP8E_SET_TOKEN_PARTITIONS, partitions);
+    vpx_img_alloc(&encoder->image, VPX_IMG_FMT_I420, width, height, 32);
+    encoder->frame_duration = 1000000 / frame_rate;
+    return encoder;
+}
+
+uint8_t *raw_vp8_plane(raw_vp8 *encoder, int plane, int *stride) {
+    *stride = encoder->image.stride[plane];
+    return encoder->image.planes[plane];
+}
+
+long raw_vp8_encode(raw_vp8 *encoder, int64_t timestamp_us, int key_frame, const uint8_t **data) {
+    vpx_enc_frame_flags_t flags = key_frame
+        ? VPX_EFLAG_FORCE_KF
+        : (VP8_EFLAG_NO_REF_GF | VP8_EFLAG_NO_REF_ARF | VP8_EFLAG_NO_UPD_GF | VP8_EFLAG_NO_UPD_ARF);
+    if (vpx_codec_encode(&encoder->context, &encoder->image, timestamp_us, encoder->frame_duration, flags,
+                         VPX_DL_REALTIME) != VPX_CODEC_OK) {
+        return -1;
+    }
+    vpx_codec_iter_t iterator = NULL;
+    const vpx_codec_cx_pkt_t *packet;
+    while ((packet = vpx_codec_get_cx_data(&encoder->context, &iterator))) {
+        if (packet->kind == VPX_CODEC_CX_FRAME_PKT) {
+            *data = packet->data.frame.buf;
+            return (long)packet->data.frame.sz;
+        }
+    }
+    return -1;
+}
+
+void raw_vp8_destroy(raw_vp8 *encoder) {
+    if (!encoder) return;
+    vpx_img_free(&encoder->image);
+    vpx_codec_destroy(&encoder->context);
+    free(encoder);
+}
+
+enum { kOpusFrame = 480, kMaxInput = 4096, kMaxPacket = 4000 };
+
+struct raw_audio {
+    SRC_STATE *resampler;
+    OpusEncoder *opus;
+    int channels;
+    double ratio;
+    float input[kMaxInput * 2];
+    float pending[(kMaxInput * 6 + kOpusFrame) * 2];
+    int pending_frames;
+    unsigned char packet[kMaxPacket];
+};
+
+raw_audio *raw_audio_create(int input_rate, int channels, int bitrate) {
+    raw_audio *audio = calloc(1, sizeof(raw_audio));
+    if (!audio) return NULL;
+    int status = 0;
+    audio->channels = channels;
+    audio->ratio = 48000.0 / input_rate;
+    audio->resampler = src_new(SRC_SINC_MEDIUM_QUALITY, channels, &status);
+    audio->opus = opus_encoder_create(48000, channels, OPUS_APPLICATION_RESTRICTED_LOWDELAY, &status);
+    if (!audio->resampler || !audio->opus) {
+        raw_audio_destroy(audio);
+        return NULL;
+    }
+    opus_encoder_ctl(audio->opus, OPUS_SET_BITRATE(bitrate));
+    return audio;
+}
+
+int raw_audio_process(raw_audio *audio, const int16_t *samples, int frames, long *bytes) {
+    if (frames > kMaxInput) return -1;
+    src_short_to_float_array(samples, audio->input, frames * audio->channels);
+    SRC_DATA data = {0};
+    data.data_in = audio->input;
+    data.input_frames = frames;
+    data.data_out = audio->pending + audio->pending_frames * audio->channels;
+    data.output_frames = kMaxInput * 6;
+    data.src_ratio = audio->ratio;
+    if (src_process(audio->resampler, &data) != 0) return -1;
+    audio->pending_frames += (int)data.output_frames_gen;
+    int packets = 0;
+    int offset = 0;
+    while (audio->pending_frames - offset >= kOpusFrame) {
+        int length = opus_encode_float(audio->opus, audio->pending + offset * audio->channels, kOpusFrame,
+                                       audio->packet, kMaxPacket);
+        if (length < 0) return -1;
+        *bytes += length;
+        packets += 1;
+        offset += kOpusFrame;
+    }
+    audio->pending_frames -= offset;
+    memmove(audio->pending, audio->pending + offset * audio->channels,
+            (size_t)audio->pending_frames * audio->channels * sizeof(float));
+    return packets;
+}
+
+void raw_audio_destroy(raw_audio *audio) {
+    if (!audio) return;
+    if (audio->resampler) src_delete(audio->resampler);
+    if (audio->opus) opus_encoder_destroy(audio->opus);
+    free(audio);
+}
