@@ -9,7 +9,8 @@ import Testing
     }
 
     /// A moving 1280×720 pattern at 4 Mbit/s decodes to a faithful picture.
-    /// Measured: about 45 dB mean luma PSNR (speed 6, one thread); the floor leaves margin.
+    /// Measured: 51.1 dB mean and 47.4 dB worst-frame luma PSNR (speed 6, one
+    /// thread, libvpx 1.12); the floors leave about 5 dB of margin.
     @Test func movingPatternAt4MbitsKeepsItsQuality() throws {
         var encoder = try VP8Encoder(
             configuration: VP8EncoderConfiguration(width: 1280, height: 720, bitrate: 4_000_000))
@@ -30,8 +31,8 @@ import Testing
             psnrs.append(lumaPSNR(frame, picture))
         }
         let mean = psnrs.reduce(0, +) / Double(psnrs.count)
-        #expect(mean > 38, "mean luma PSNR \(mean) dB")
-        #expect(psnrs.min()! > 32, "worst frame \(psnrs.min()!) dB")
+        #expect(mean > 46, "mean luma PSNR \(mean) dB")
+        #expect(psnrs.min()! > 42, "worst frame \(psnrs.min()!) dB")
     }
 
     @Test func keyFramesComeOnlyOnDemand() throws {
@@ -75,8 +76,10 @@ import Testing
         _ = try averageBytes(60..<75)  // the first half second adapts
         let low = try averageBytes(75..<90)  // the second half second is at the new rate
         // 1.5 Mbit/s at 30 fps is 6 250 bytes a frame, 400 kbit/s is 1 667.
+        // Measured: 5 662 before, 2 012 in the second half second after.
         #expect(high > 4_500, "high-rate frames average \(high) bytes")
-        #expect(low < 2_200, "low-rate frames average \(low) bytes")
+        #expect(low < 2_600, "low-rate frames average \(low) bytes")
+        #expect(low < high / 2)
     }
 
     @Test func nv12AndI420OfTheSamePictureDecodeTheSame() throws {
