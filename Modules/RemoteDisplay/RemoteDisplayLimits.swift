@@ -8,7 +8,9 @@ enum RemoteDisplayLimits {
     static let opusSampleRate = 48_000
     /// Audio frames are 10 ms (Docs/spec/cast-streaming.md §5): 480 samples at 48 kHz.
     static let opusFrameSamples = 480
-    /// Largest Opus packet (RFC 6716 §3.2.1: 1275 bytes per frame, up to 3 frames in 10 ms… kept generous).
+    /// Packet buffer for one Opus frame, bytes: a 10 ms packet holds one frame
+    /// of at most 1275 bytes (RFC 6716 §3.2.1); 4000 is libopus's recommended
+    /// `max_data_bytes`, so the encoder never fails for lack of room.
     static let maximumOpusPacketBytes = 4_000
     /// Audio sample rates AudioInput accepts, Hz.
     static let sourceSampleRates = 8_000...192_000

@@ -7,12 +7,10 @@
 final class AudioScratch: @unchecked Sendable {
     let channelCount: Int
     let inputBase: UnsafeMutablePointer<Float>
-    let inputFrames: Int
     let output: UnsafeMutableBufferPointer<Float>
 
     init(channelCount: Int, inputFrames: Int, outputFrames: Int) {
         self.channelCount = channelCount
-        self.inputFrames = inputFrames
         self.inputBase = .allocate(capacity: inputFrames * channelCount)
         self.inputBase.initialize(repeating: 0, count: inputFrames * channelCount)
         self.output = .allocate(capacity: outputFrames * channelCount)

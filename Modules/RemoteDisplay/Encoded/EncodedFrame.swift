@@ -52,8 +52,6 @@ final class EncodedFramePool: Sendable {
         self.pool = BoundedPool(capacity: capacity) { EncodedBytes(capacity: initialBytes) }
     }
 
-    var framesInUse: Int { self.pool.outstanding }
-
     /// A frame holding a copy of `bytes`, or a ``CastRemoteDisplayError/Code-swift.struct/poolExhausted`` error.
     func makeFrame(
         copying bytes: UnsafeRawBufferPointer,

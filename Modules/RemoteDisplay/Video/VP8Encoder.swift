@@ -1,5 +1,3 @@
-import CVPX
-
 /// A realtime VP8 encoder over libvpx, configured as Cast Streaming expects.
 ///
 /// Encode frames in capture order with ``encode(_:pts:)``; each call returns
