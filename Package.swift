@@ -18,10 +18,18 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "CastLogging", targets: ["CastLogging"]),
+        .library(name: "CastTransport", targets: ["CastTransport"]),
         .library(name: "CastRemoteDisplay", targets: ["CastRemoteDisplay"]),
+        .library(name: "CastEmulator", targets: ["CastEmulator"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2")
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // MARK: Product modules
@@ -34,9 +42,42 @@ let package = Package(
         ),
 
         .target(
+            name: "CastTransport",
+            dependencies: [
+                "CastLogging",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            path: "Modules/Transport",
+            swiftSettings: strictSettings
+        ),
+
+        .target(
             name: "CastRemoteDisplay",
             dependencies: ["CastLogging", "CVPX", "COpus", "CSampleRate"],
             path: "Modules/RemoteDisplay",
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Receiver emulator (tests, examples, other projects' CI)
+
+        .target(
+            name: "CastEmulator",
+            dependencies: [
+                "CastLogging",
+                "CastTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Modules/Emulator",
             swiftSettings: strictSettings
         ),
 
@@ -72,6 +113,21 @@ let package = Package(
         .testTarget(
             name: "CastLoggingTests",
             dependencies: ["CastLogging"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CastTransportTests",
+            dependencies: [
+                "CastTransport",
+                "CastEmulator",
+                "CastLogging",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTestUtils", package: "swift-nio"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,0 +1,203 @@
+public import CastLogging
+public import CastTransport
+import Logging
+public import NIOCore
+import NIOPosix
+import NIOSSL
+import Synchronization
+public import X509
+
+/// A Cast receiver on this machine for tests, examples and other projects'
+/// CI: a TLS server with its own test CA and device-auth responder,
+/// heartbeat, and the receiver platform's virtual-connection rules — with
+/// fault knobs and an observation stream.
+///
+/// ```swift
+/// let emulator = try CastEmulator()
+/// try await emulator.start()
+/// let connection = CastConnection(
+///     host: "127.0.0.1", port: emulator.port,
+///     configuration: CastConnectionConfiguration(
+///         deviceAuthentication: .required(trusting: [emulator.trustAnchor])))
+/// try await connection.connect()
+/// ```
+public final class CastEmulator: Sendable {
+    /// How this emulator listens and presents itself.
+    public let configuration: CastEmulatorConfiguration
+    /// The device-auth chain it answers challenges with.
+    public let identity: ReceiverIdentity
+
+    private let tls: TLSIdentity
+    private let hub = EmulatorHub()
+    private let group: any EventLoopGroup
+    private let logger: Logger
+    private let server = Mutex<(any Channel)?>(nil)
+
+    /// Creates an emulator with a fresh TLS certificate; it listens after ``start()``.
+    ///
+    /// - Throws: ``CastEmulatorError/Code/identityFailure`` if a key or certificate cannot be made.
+    public init(
+        configuration: CastEmulatorConfiguration = CastEmulatorConfiguration(),
+        eventLoopGroup: (any EventLoopGroup)? = nil,
+        logger: CastLogger = .shared
+    ) throws(CastEmulatorError) {
+        self.configuration = configuration
+        if let identity = configuration.identity {
+            self.identity = identity
+        } else {
+            self.identity = try ReceiverIdentity.shared()
+        }
+        self.tls = try TLSIdentity(validity: configuration.tlsCertificateValidity, name: configuration.name)
+        self.group = eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
+        var log = logger.makeLogger(subsystem: "Emulator.Platform")
+        log[metadataKey: "cast.emulator"] = "\(configuration.name)"
+        self.logger = log
+    }
+
+    /// The root certificate to configure as a sender's device-auth trust anchor.
+    public var trustAnchor: Certificate { self.identity.rootCertificate }
+
+    /// The port the emulator listens on; 0 before ``start()``.
+    public var port: Int {
+        self.server.withLock { $0?.localAddress?.port } ?? 0
+    }
+
+    /// The fault knobs; changes apply to the next message handled.
+    public var faults: EmulatorFaults {
+        get { self.hub.faults }
+        set { self.hub.faults = newValue }
+    }
+
+    /// What the emulator observes from now on; each call gives a new, independent stream.
+    public func events() -> AsyncStream<EmulatorEvent> {
+        self.hub.events.subscribe()
+    }
+
+    /// How many senders are connected.
+    public var connectionCount: Int { self.hub.channels.count }
+
+    // MARK: Running
+
+    /// Starts listening on the configured host and port.
+    ///
+    /// - Throws: ``CastEmulatorError/Code/invalidState`` if already started;
+    ///   ``CastEmulatorError/Code/bindFailed`` if the address cannot be bound.
+    public func start() async throws(CastEmulatorError) {
+        guard self.server.withLock({ $0 == nil }) else {
+            throw CastEmulatorError(.invalidState, "the emulator is already running")
+        }
+        let hub = self.hub
+        let context = self.tls.context
+        let responder = DeviceAuthResponder(identity: self.identity, tlsCertificateDER: self.tls.certificateDER)
+        let heartbeat = self.configuration.heartbeat
+        let logger = self.logger
+        let bootstrap = ServerBootstrap(group: self.group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(NIOSSLServerHandler(context: context))
+                    try sync.addHandler(ByteToMessageHandler(CastMessageDecoder()))
+                    try sync.addHandler(
+                        HeartbeatHandler(
+                            configuration: heartbeat,
+                            localID: TransportConstants.receiverPlatformID,
+                            peerID: TransportConstants.senderPlatformID,
+                            isSilenced: { hub.faults.isHeartbeatSilenced },
+                            logger: logger
+                        )
+                    )
+                    try sync.addHandler(EmulatorConnectionHandler(hub: hub, responder: responder, logger: logger))
+                }
+            }
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.bind(host: self.configuration.host, port: self.configuration.port).get()
+        } catch {
+            throw CastEmulatorError(
+                .bindFailed,
+                "cannot listen on \(self.configuration.host):\(self.configuration.port)",
+                cause: error
+            )
+        }
+        self.server.withLock { $0 = channel }
+        self.logger.info("listening", metadata: ["cast.port": "\(channel.localAddress?.port ?? 0)"])
+    }
+
+    /// Stops listening and closes every sender socket.
+    public func stop() async {
+        let server = self.server.withLock { server in
+            defer { server = nil }
+            return server
+        }
+        try? await server?.close()
+        await self.closeConnections()
+        self.logger.info("stopped")
+    }
+
+    // MARK: Acting on senders
+
+    /// Sends `message` to every connected sender.
+    public func send(_ message: CastMessage) async {
+        for (_, channel) in self.hub.channels {
+            guard let frame = try? CastMessageFramer.frame(message, allocator: channel.allocator) else { return }
+            try? await channel.writeAndFlush(frame)
+        }
+    }
+
+    /// Sends raw bytes to every connected sender, bypassing framing: for
+    /// malformed-frame faults.
+    public func sendRawBytes(_ bytes: [UInt8]) async {
+        for (_, channel) in self.hub.channels {
+            try? await channel.writeAndFlush(channel.allocator.buffer(bytes: bytes))
+        }
+    }
+
+    /// Sends a frame whose length prefix is 65537, one over the limit.
+    public func sendOversizedFrame() async {
+        await self.sendRawBytes([0x00, 0x01, 0x00, 0x01] + [UInt8](repeating: 0, count: 16))
+    }
+
+    /// Sends a frame whose length prefix is 0.
+    public func sendZeroLengthFrame() async {
+        await self.sendRawBytes([0x00, 0x00, 0x00, 0x00])
+    }
+
+    /// Sends a well-framed body that is not a protobuf.
+    public func sendGarbageFrame() async {
+        await self.sendRawBytes([0x00, 0x00, 0x00, 0x08] + [UInt8](repeating: 0xFF, count: 8))
+    }
+
+    /// Closes every sender socket abruptly, as a receiver that drops off the network.
+    public func closeConnections() async {
+        for (_, channel) in self.hub.channels {
+            try? await channel.close()
+        }
+    }
+
+    /// Sends CLOSE from `sourceID` (`receiver-0` or an app's transport id)
+    /// to the sender `senderID` on every socket, and forgets that virtual connection.
+    public func closeVirtualConnection(
+        from sourceID: String = "receiver-0",
+        to senderID: String,
+        reason: VirtualConnectionCloseReason = .closedBySelf
+    ) async {
+        for (_, channel) in self.hub.channels {
+            try? await channel.eventLoop.submit {
+                let sync = channel.pipeline.syncOperations
+                let handler = try sync.handler(type: EmulatorConnectionHandler.self)
+                let context = try sync.context(handler: handler)
+                handler.closeVirtualConnection(from: sourceID, to: senderID, reason: reason, context: context)
+            }.get()
+        }
+    }
+
+    /// Stops (or resumes) reading from every sender socket, so senders' writes back up.
+    public func setReadingPaused(_ paused: Bool) async {
+        for (_, channel) in self.hub.channels {
+            try? await channel.setOption(ChannelOptions.autoRead, value: !paused).get()
+            if !paused { channel.read() }
+        }
+    }
+}

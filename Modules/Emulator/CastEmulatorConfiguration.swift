@@ -1,0 +1,34 @@
+public import CastTransport
+
+/// How a ``CastEmulator`` listens and presents itself.
+public struct CastEmulatorConfiguration: Sendable {
+    /// The address to listen on. Default `127.0.0.1`: the emulator stays on this machine.
+    public var host: String
+    /// The port; 0 (the default) picks a free one, read back from ``CastEmulator/port``.
+    public var port: Int
+    /// The receiver's heartbeat towards senders. Default: Chrome's 5 s / 10 s.
+    public var heartbeat: HeartbeatConfiguration
+    /// How the TLS certificate is dated. Default ``TLSCertificateValidity/valid``.
+    public var tlsCertificateValidity: TLSCertificateValidity
+    /// The device-auth chain; `nil` (the default) uses ``ReceiverIdentity/shared()``.
+    public var identity: ReceiverIdentity?
+    /// The name in the TLS certificate and logs.
+    public var name: String
+
+    /// Creates a configuration.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 0,
+        heartbeat: HeartbeatConfiguration = HeartbeatConfiguration(),
+        tlsCertificateValidity: TLSCertificateValidity = .valid,
+        identity: ReceiverIdentity? = nil,
+        name: String = "Cast Emulator"
+    ) {
+        self.host = host
+        self.port = port
+        self.heartbeat = heartbeat
+        self.tlsCertificateValidity = tlsCertificateValidity
+        self.identity = identity
+        self.name = name
+    }
+}

@@ -1,0 +1,45 @@
+import CastTransport
+import NIOCore
+import Synchronization
+
+/// The state every socket of one emulator shares: the fault knobs, the live
+/// sender channels, and the observation stream.
+final class EmulatorHub: Sendable {
+    private struct State {
+        var faults = EmulatorFaults()
+        var channels: [Int: any Channel] = [:]
+        var nextConnectionID = 1
+    }
+
+    private let state = Mutex(State())
+    /// What the emulator observes, fanned out to every listener.
+    let events = EventBroadcaster<EmulatorEvent>(initial: nil)
+
+    /// The current fault settings.
+    var faults: EmulatorFaults {
+        get { self.state.withLock { $0.faults } }
+        set { self.state.withLock { $0.faults = newValue } }
+    }
+
+    /// Registers a sender socket and returns its connection id.
+    func register(_ channel: any Channel) -> Int {
+        self.state.withLock { state in
+            let id = state.nextConnectionID
+            state.nextConnectionID += 1
+            state.channels[id] = channel
+            return id
+        }
+    }
+
+    /// Forgets a sender socket.
+    func unregister(_ connectionID: Int) {
+        _ = self.state.withLock { $0.channels.removeValue(forKey: connectionID) }
+    }
+
+    /// The live sender sockets.
+    var channels: [(id: Int, channel: any Channel)] {
+        self.state.withLock { state in
+            state.channels.sorted { $0.key < $1.key }.map { (id: $0.key, channel: $0.value) }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// A TLS connection to a receiver with the sender's pipeline in place.
+struct ConnectedChannel: Sendable {
+    /// The channel; write framed `ByteBuffer`s to it.
+    let channel: any Channel
+    /// The receiver's TLS certificate, DER (empty if it presented none).
+    let peerCertificateDER: [UInt8]
+}
+
+/// Opens the socket: TCP, then TLS accepting the receiver's self-signed
+/// certificate (the trust decision is device authentication), then the
+/// sender's pipeline:
+///
+/// TLS → handshake waiter → ``CastMessageDecoder`` → ``HeartbeatHandler`` →
+/// ``InboundMessageHandler``. Outbound, the pipeline carries framed bytes.
+enum CastClientBootstrap {
+    /// The TLS client context: no chain or hostname check. Built once; it is immutable and shared.
+    private static let tlsContext = Result { () throws -> NIOSSLContext in
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.certificateVerification = .none
+        return try NIOSSLContext(configuration: configuration)
+    }
+
+    /// Connects within `configuration.connectTimeout` (TCP and TLS together).
+    static func connect(
+        host: String,
+        port: Int,
+        configuration: CastConnectionConfiguration,
+        group: any EventLoopGroup,
+        router: MessageRouter,
+        closeReason: CloseReason,
+        logger: Logger,
+        onClose: @escaping @Sendable (CastTransportError) -> Void
+    ) async throws(CastTransportError) -> ConnectedChannel {
+        let context: NIOSSLContext
+        do {
+            context = try Self.tlsContext.get()
+        } catch {
+            throw CastTransportError(.tlsHandshakeFailed, "the TLS client context cannot be created", cause: error)
+        }
+        let loop = group.next()
+        let deadline = NIODeadline.now() + TimeAmount(configuration.connectTimeout)
+        let handshake = loop.makePromise(of: [UInt8].self)
+        let heartbeat = configuration.heartbeat
+        let bootstrap = ClientBootstrap(group: loop)
+            .connectTimeout(TimeAmount(configuration.connectTimeout))
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil))
+                    try sync.addHandler(TLSHandshakeHandler(promise: handshake, closeReason: closeReason))
+                    try sync.addHandler(ByteToMessageHandler(CastMessageDecoder()))
+                    try sync.addHandler(
+                        HeartbeatHandler(
+                            configuration: heartbeat,
+                            localID: TransportConstants.senderPlatformID,
+                            peerID: TransportConstants.receiverPlatformID,
+                            logger: logger
+                        )
+                    )
+                    try sync.addHandler(
+                        InboundMessageHandler(
+                            router: router, closeReason: closeReason, logger: logger, onClose: onClose)
+                    )
+                }
+            }
+
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.connect(host: host, port: port).get()
+        } catch {
+            handshake.fail(error)
+            router.finish()
+            if case ChannelError.connectTimeout = error {
+                throw CastTransportError(.connectTimedOut, "no TCP connection to \(host):\(port) in time", cause: error)
+            }
+            throw CastTransportError(.connectionFailed, "cannot connect to \(host):\(port)", cause: error)
+        }
+
+        let timeout = loop.scheduleTask(deadline: deadline) {
+            let error = CastTransportError(.connectTimedOut, "no TLS handshake with \(host):\(port) in time")
+            closeReason.record(error)
+            handshake.fail(error)
+            channel.close(promise: nil)
+        }
+        do {
+            let certificate = try await handshake.futureResult.get()
+            timeout.cancel()
+            return ConnectedChannel(channel: channel, peerCertificateDER: certificate)
+        } catch {
+            timeout.cancel()
+            try? await channel.close()
+            throw InboundMessageHandler.transportError(for: error)
+        }
+    }
+}

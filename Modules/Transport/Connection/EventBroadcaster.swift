@@ -1,0 +1,66 @@
+import Synchronization
+
+/// Fans events out to any number of listeners, each through its own
+/// `AsyncStream`, so every listener sees every event. A new listener first
+/// receives the latest event (a connection's current state), then what follows.
+package final class EventBroadcaster<Element: Sendable>: Sendable {
+    private struct State {
+        var latest: Element?
+        var continuations: [UInt64: AsyncStream<Element>.Continuation] = [:]
+        var nextID: UInt64 = 0
+        var isFinished = false
+    }
+
+    private let state: Mutex<State>
+
+    /// Creates a broadcaster whose new listeners start with `initial`, if given.
+    package init(initial: Element?) {
+        self.state = Mutex(State(latest: initial))
+    }
+
+    /// A stream of the latest event and every later one, until ``finish()``.
+    package func subscribe() -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
+        let id: UInt64? = self.state.withLock { state in
+            if let latest = state.latest { continuation.yield(latest) }
+            guard !state.isFinished else { return nil }
+            let id = state.nextID
+            state.nextID += 1
+            state.continuations[id] = continuation
+            return id
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.continuations.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Sends `event` to every listener.
+    package func yield(_ event: Element) {
+        let continuations = self.state.withLock { state in
+            state.latest = event
+            return Array(state.continuations.values)
+        }
+        for continuation in continuations {
+            continuation.yield(event)
+        }
+    }
+
+    /// Ends every stream after `event`, if given; later listeners get the latest event and an end.
+    package func finish(with event: Element? = nil) {
+        let continuations = self.state.withLock { state in
+            if let event { state.latest = event }
+            state.isFinished = true
+            defer { state.continuations.removeAll() }
+            return Array(state.continuations.values)
+        }
+        for continuation in continuations {
+            if let event { continuation.yield(event) }
+            continuation.finish()
+        }
+    }
+}

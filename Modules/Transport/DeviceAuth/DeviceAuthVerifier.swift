@@ -1,0 +1,118 @@
+import Foundation
+import SwiftProtobuf
+import X509
+
+/// Checks a device's reply to a ``DeviceAuthChallenge``
+/// (Docs/spec/castv2-control.md §2): the echoed nonce, the algorithms, the
+/// TLS certificate's validity window, the signature over
+/// `nonce ‖ TLS certificate DER`, and the device certificate's chain to the
+/// trust anchors. Each failure is its own ``CastTransportError/Code``.
+struct DeviceAuthVerifier {
+    /// The certificates a device certificate must chain to.
+    var trustAnchors: [Certificate]
+
+    /// Verifies `reply` against the challenge's `nonce` and the TLS peer
+    /// certificate `peerCertificateDER`, at time `now`.
+    func verify(
+        reply: CastMessage,
+        nonce: [UInt8],
+        peerCertificateDER: [UInt8],
+        now: Date
+    ) async throws(CastTransportError) {
+        let response = try Self.response(in: reply)
+        guard Array(response.senderNonce) == nonce else {
+            throw CastTransportError(.nonceMismatch, "the reply's sender nonce is not the challenge's")
+        }
+        let algorithm = try Self.signatureAlgorithm(of: response)
+        try Self.checkValidity(ofPeerCertificate: peerCertificateDER, now: now)
+
+        let device: Certificate
+        let intermediates: [Certificate]
+        do {
+            device = try Certificate(derEncoded: Array(response.clientAuthCertificate))
+            intermediates = try response.intermediateCertificate.map { try Certificate(derEncoded: Array($0)) }
+        } catch {
+            throw CastTransportError(
+                .deviceCertificateInvalid, "a certificate in the reply does not parse", cause: error)
+        }
+
+        let signed = nonce + peerCertificateDER
+        guard device.publicKey.isValidSignature(Array(response.signature), for: signed, signatureAlgorithm: algorithm)
+        else {
+            throw CastTransportError(.signatureInvalid, "the signature does not verify with the device certificate")
+        }
+
+        var verifier = Verifier(rootCertificates: CertificateStore(self.trustAnchors)) {
+            RFC5280Policy()
+        }
+        let result = await verifier.validate(leaf: device, intermediates: CertificateStore(intermediates))
+        guard case .validCertificate = result else {
+            throw CastTransportError(
+                .untrustedCertificateChain,
+                "the device certificate does not chain to a trusted anchor (\(self.trustAnchors.count) configured)"
+            )
+        }
+    }
+
+    /// The `AuthResponse` inside `reply`, or the typed reason there is none.
+    private static func response(in reply: CastMessage) throws(CastTransportError) -> Cast_Channel_AuthResponse {
+        guard let bytes = reply.bytes else {
+            throw CastTransportError(.malformedAuthResponse, "the reply is text, not a binary DeviceAuthMessage")
+        }
+        let envelope: Cast_Channel_DeviceAuthMessage
+        do {
+            envelope = try Cast_Channel_DeviceAuthMessage(serializedBytes: bytes)
+        } catch {
+            throw CastTransportError(.malformedAuthResponse, "the reply is not a DeviceAuthMessage", cause: error)
+        }
+        if envelope.hasError {
+            throw CastTransportError(
+                .authenticationRejected,
+                "the device answered with AuthError \(envelope.error.errorType)"
+            )
+        }
+        guard envelope.hasResponse else {
+            throw CastTransportError(.malformedAuthResponse, "the reply holds neither a response nor an error")
+        }
+        return envelope.response
+    }
+
+    /// The signature algorithm the response declares, if this verifier supports it.
+    private static func signatureAlgorithm(
+        of response: Cast_Channel_AuthResponse
+    ) throws(CastTransportError) -> Certificate.SignatureAlgorithm {
+        guard response.signatureAlgorithm == .rsassaPkcs1V15 else {
+            throw CastTransportError(
+                .unsupportedSignatureAlgorithm,
+                "signature algorithm \(response.signatureAlgorithm) is not supported; RSASSA-PKCS1-v1_5 is"
+            )
+        }
+        switch response.hashAlgorithm {
+        case .sha256: return .sha256WithRSAEncryption
+        case .sha1: return .sha1WithRSAEncryption
+        }
+    }
+
+    /// Checks the TLS certificate is valid now and expires within 4 days.
+    private static func checkValidity(ofPeerCertificate der: [UInt8], now: Date) throws(CastTransportError) {
+        let peer: Certificate
+        do {
+            peer = try Certificate(derEncoded: der)
+        } catch {
+            throw CastTransportError(.peerCertificateInvalid, "the TLS certificate does not parse", cause: error)
+        }
+        if peer.notValidBefore > now {
+            throw CastTransportError(
+                .peerCertificateNotYetValid, "the TLS certificate is valid from \(peer.notValidBefore)")
+        }
+        if peer.notValidAfter < now {
+            throw CastTransportError(.peerCertificateExpired, "the TLS certificate expired at \(peer.notValidAfter)")
+        }
+        if peer.notValidAfter.timeIntervalSince(now) > TransportConstants.maximumPeerCertificateLifetime {
+            throw CastTransportError(
+                .peerCertificateLifetimeTooLong,
+                "the TLS certificate expires at \(peer.notValidAfter), more than 4 days from now"
+            )
+        }
+    }
+}

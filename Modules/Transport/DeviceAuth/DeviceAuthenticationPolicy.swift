@@ -1,0 +1,47 @@
+public import X509
+
+/// Whether and how a connection checks that the receiver is a genuine Cast
+/// device (Docs/spec/castv2-control.md §2, device authentication).
+///
+/// The TLS layer accepts the receiver's self-signed certificate; this check
+/// is the real trust decision. No Cast root certificates are bundled: supply
+/// the anchors you trust (Google's Cast roots for real devices, or
+/// `CastEmulator`'s test root). Without a policy the check is off.
+public struct DeviceAuthenticationPolicy: Sendable {
+    /// What a failed check does.
+    public enum Requirement: Sendable, Hashable {
+        /// The check must pass; a failure closes the connection with its typed error.
+        case required
+        /// The check runs; a failure is logged and recorded, and the connection stays up.
+        case optional
+        /// No challenge is sent.
+        case off
+    }
+
+    /// What a failed check does.
+    public var requirement: Requirement
+    /// The certificates a device certificate must chain to.
+    public var trustAnchors: [Certificate]
+    /// How long to wait for the device's reply. Default 5 s.
+    public var timeout: Duration
+
+    /// Creates a policy.
+    public init(requirement: Requirement, trustAnchors: [Certificate] = [], timeout: Duration = .seconds(5)) {
+        self.requirement = requirement
+        self.trustAnchors = trustAnchors
+        self.timeout = timeout
+    }
+
+    /// No device authentication (what pychromecast and most open clients do).
+    public static let off = DeviceAuthenticationPolicy(requirement: .off)
+
+    /// Device authentication that must pass, with these anchors.
+    public static func required(trusting anchors: [Certificate]) -> DeviceAuthenticationPolicy {
+        DeviceAuthenticationPolicy(requirement: .required, trustAnchors: anchors)
+    }
+
+    /// Device authentication whose failure is only logged, with these anchors.
+    public static func optional(trusting anchors: [Certificate]) -> DeviceAuthenticationPolicy {
+        DeviceAuthenticationPolicy(requirement: .optional, trustAnchors: anchors)
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// The heartbeat namespace's two messages (Docs/spec/castv2-control.md §4):
+/// `{"type":"PING"}` and `{"type":"PONG"}`, no requestId.
+package enum HeartbeatMessage: String {
+    case ping = "PING"
+    case pong = "PONG"
+
+    /// The JSON text sent on the wire.
+    package var text: String { #"{"type":""# + self.rawValue + #""}"# }
+
+    /// Reads a heartbeat message's type; `nil` for anything else.
+    package init?(text: String) {
+        guard let type = ControlMessageType(text: text)?.type else { return nil }
+        self.init(rawValue: type)
+    }
+
+    /// The framed message from `sourceID` to `destinationID`.
+    package func message(from sourceID: String, to destinationID: String) -> CastMessage {
+        CastMessage(
+            namespace: TransportNamespace.heartbeat,
+            sourceID: sourceID,
+            destinationID: destinationID,
+            payload: .string(self.text)
+        )
+    }
+}
+
+/// The `type` field every control-channel JSON message carries.
+package struct ControlMessageType: Decodable {
+    /// The message type, e.g. `PING` or `CLOSE`.
+    package var type: String
+
+    /// Decodes the `type` of a JSON text; `nil` when it is not JSON or has no string `type`.
+    package init?(text: String) {
+        guard let decoded = try? JSONDecoder().decode(Self.self, from: Data(text.utf8)) else { return nil }
+        self = decoded
+    }
+}

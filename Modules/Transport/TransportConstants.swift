@@ -1,0 +1,36 @@
+/// Literal protocol values of the control channel, each with its unit and
+/// reason (Docs/spec/castv2-control.md).
+package enum TransportConstants {
+    /// Largest serialized `CastMessage` body, bytes (§2): a larger length
+    /// prefix is invalid and closes the socket.
+    package static let maximumBodyLength = 65_536
+    /// The length prefix, bytes: a big-endian `UInt32` (§2).
+    package static let lengthPrefixSize = 4
+    /// The receiver's platform endpoint (§3).
+    package static let receiverPlatformID = "receiver-0"
+    /// The sender's platform endpoint, used for heartbeat and device
+    /// authentication (§2, §4), which need no virtual connection.
+    package static let senderPlatformID = "sender-0"
+    /// Destination id of a broadcast (§3).
+    package static let broadcastID = "*"
+    /// Sender ids are `sender-<n>` with a random `n` per socket (§3); this
+    /// bounds `n` so ids stay short.
+    package static let senderIDRange: ClosedRange<UInt32> = 1...999_999
+    /// Sender nonce length in a device-auth challenge, bytes (§2: Chrome sends 16).
+    package static let nonceLength = 16
+    /// How far ahead a receiver's TLS certificate may expire, seconds (§2:
+    /// receivers rotate it; Chrome rejects certificates that live longer than 4 days).
+    package static let maximumPeerCertificateLifetime: Double = 4 * 24 * 60 * 60
+}
+
+/// The platform namespaces the transport itself speaks (§2–§4).
+package enum TransportNamespace {
+    /// Virtual connections: CONNECT / CLOSE.
+    package static let connection = "urn:x-cast:com.google.cast.tp.connection"
+    /// Heartbeat: PING / PONG.
+    package static let heartbeat = "urn:x-cast:com.google.cast.tp.heartbeat"
+    /// Device authentication: binary `DeviceAuthMessage`.
+    package static let deviceAuth = "urn:x-cast:com.google.cast.tp.deviceauth"
+    /// Platform namespaces start with this and need no virtual connection (§3).
+    package static let platformPrefix = "urn:x-cast:com.google.cast.tp."
+}

@@ -1,0 +1,104 @@
+import CastEmulator
+import Testing
+
+@testable import CastTransport
+
+/// How the connection ends when the receiver misbehaves, and what happens to
+/// work in flight.
+@Suite struct ConnectionFailureTests {
+    @Test func heartbeatTimeoutIsDetected() async throws {
+        try await EmulatorFixture.with { fixture in
+            let heartbeat = HeartbeatConfiguration(pingInterval: .milliseconds(100), timeout: .milliseconds(300))
+            let connection = fixture.connection(CastConnectionConfiguration(heartbeat: heartbeat))
+            try await connection.connect()
+            fixture.emulator.faults.isHeartbeatSilenced = true
+            #expect(await disconnectReason(of: connection) == .heartbeatTimedOut)
+        }
+    }
+
+    @Test func anAnsweringReceiverKeepsTheConnectionUp() async throws {
+        try await EmulatorFixture.with { fixture in
+            let heartbeat = HeartbeatConfiguration(pingInterval: .milliseconds(50), timeout: .milliseconds(400))
+            let connection = fixture.connection(CastConnectionConfiguration(heartbeat: heartbeat))
+            try await connection.connect()
+            // Many ping intervals pass with nothing but heartbeats on the wire.
+            try await Task.sleep(for: .seconds(1))
+            #expect(await connection.currentState.isConnected)
+            await connection.close()
+        }
+    }
+
+    @Test(arguments: [
+        (Frame.oversized, CastTransportError.Code.frameTooLarge),
+        (Frame.zeroLength, .emptyFrame),
+        (Frame.garbage, .malformedMessage),
+    ])
+    func malformedFramesCloseTheConnectionWithTheirError(frame: Frame, expected: CastTransportError.Code) async throws {
+        try await EmulatorFixture.with { fixture in
+            let connection = fixture.connection()
+            try await connection.connect()
+            let messages = connection.messages(namespace: "urn:x-cast:anything")
+            switch frame {
+            case .oversized: await fixture.emulator.sendOversizedFrame()
+            case .zeroLength: await fixture.emulator.sendZeroLengthFrame()
+            case .garbage: await fixture.emulator.sendGarbageFrame()
+            }
+            #expect(await disconnectReason(of: connection) == expected)
+            #expect(await Array(messages).isEmpty)
+        }
+    }
+
+    enum Frame: Sendable {
+        case oversized, zeroLength, garbage
+    }
+
+    @Test func pendingOperationsFailPromptlyWithTheLossReason() async throws {
+        try await EmulatorFixture.with { fixture in
+            fixture.emulator.faults.deviceAuthentication = .noReply
+            let policy = DeviceAuthenticationPolicy(
+                requirement: .required,
+                trustAnchors: [fixture.emulator.trustAnchor],
+                timeout: .seconds(60)
+            )
+            let connection = fixture.connection(CastConnectionConfiguration(deviceAuthentication: policy))
+            let events = fixture.emulator.events()
+            async let connecting = transportErrorCode { try await connection.connect() }
+            // Wait until the challenge is pending at the receiver, then drop the socket.
+            _ = await first(events) {
+                if case .deviceAuthChallengeReceived = $0 { return true }
+                return false
+            }
+            let subscription = connection.messages(namespace: "urn:x-cast:com.google.cast.receiver")
+            await fixture.emulator.closeConnections()
+            #expect(await connecting == .closedByPeer)
+            #expect(await Array(subscription).isEmpty)
+            #expect(await disconnectReason(of: connection) == .closedByPeer)
+            let sendError = await transportErrorCode {
+                try await connection.send(namespace: "urn:x-cast:x", to: "receiver-0", text: "{}")
+            }
+            #expect(sendError == .notConnected)
+        }
+    }
+
+    @Test func aFullSendQueueFailsInsteadOfBlocking() async throws {
+        try await EmulatorFixture.with { fixture in
+            let connection = fixture.connection(CastConnectionConfiguration(outboundQueueLimit: 4))
+            try await connection.connect()
+            try await connection.openVirtualConnection(to: "receiver-0")
+            await fixture.emulator.setReadingPaused(true)
+            let large = String(repeating: "x", count: 60_000)
+            var sent = 0
+            var failure: CastTransportError.Code?
+            while failure == nil && sent < 2_000 {
+                failure = await transportErrorCode {
+                    try await connection.send(namespace: "urn:x-cast:bulk", to: "receiver-0", text: large)
+                }
+                if failure == nil { sent += 1 }
+            }
+            #expect(failure == .sendBufferFull)
+            #expect(sent >= 4)
+            await fixture.emulator.setReadingPaused(false)
+            await connection.close()
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import CastEmulator
+import Testing
+import X509
+
+@testable import CastTransport
+
+/// Device authentication against the emulator's test CA, and every failure.
+@Suite struct DeviceAuthenticationTests {
+    static func policy(_ anchors: [Certificate], _ requirement: DeviceAuthenticationPolicy.Requirement = .required)
+        -> DeviceAuthenticationPolicy
+    {
+        DeviceAuthenticationPolicy(requirement: requirement, trustAnchors: anchors, timeout: .milliseconds(500))
+    }
+
+    @Test func aGenuineReceiverAuthenticates() async throws {
+        try await EmulatorFixture.with { fixture in
+            let connection = fixture.connection(
+                CastConnectionConfiguration(deviceAuthentication: Self.policy([fixture.emulator.trustAnchor]))
+            )
+            let states = connection.stateUpdates()
+            try await connection.connect()
+            #expect(await connection.currentState.description == "authenticated")
+            await connection.close()
+            #expect(
+                await Array(states).map(\.description) == [
+                    "idle", "connecting", "connected", "authenticated", "disconnected(closed)",
+                ])
+        }
+    }
+
+    @Test(arguments: [
+        (DeviceAuthFault.wrongSigningKey, CastTransportError.Code.signatureInvalid),
+        (.wrongNonce, .nonceMismatch),
+        (.errorReply, .authenticationRejected),
+        (.malformedReply, .malformedAuthResponse),
+        (.noReply, .authenticationTimedOut),
+    ])
+    func eachReplyFaultHasItsOwnError(fault: DeviceAuthFault, expected: CastTransportError.Code) async throws {
+        try await EmulatorFixture.with { fixture in
+            fixture.emulator.faults.deviceAuthentication = fault
+            let connection = fixture.connection(
+                CastConnectionConfiguration(deviceAuthentication: Self.policy([fixture.emulator.trustAnchor]))
+            )
+            #expect(await transportErrorCode { try await connection.connect() } == expected)
+            #expect(await disconnectReason(of: connection) == expected)
+        }
+    }
+
+    @Test(arguments: [
+        (TLSCertificateValidity.expired, CastTransportError.Code.peerCertificateExpired),
+        (.tooLong, .peerCertificateLifetimeTooLong),
+    ])
+    func badlyDatedTLSCertificatesAreRejected(validity: TLSCertificateValidity, expected: CastTransportError.Code)
+        async throws
+    {
+        try await EmulatorFixture.with(CastEmulatorConfiguration(tlsCertificateValidity: validity)) { fixture in
+            let connection = fixture.connection(
+                CastConnectionConfiguration(deviceAuthentication: Self.policy([fixture.emulator.trustAnchor]))
+            )
+            #expect(await transportErrorCode { try await connection.connect() } == expected)
+        }
+    }
+
+    @Test func aChainToAnotherRootIsUntrusted() async throws {
+        let stranger = try ReceiverIdentity.generate(name: "Stranger")
+        try await EmulatorFixture.with { fixture in
+            let connection = fixture.connection(
+                CastConnectionConfiguration(deviceAuthentication: Self.policy([stranger.rootCertificate]))
+            )
+            #expect(await transportErrorCode { try await connection.connect() } == .untrustedCertificateChain)
+            let unanchored = fixture.connection(CastConnectionConfiguration(deviceAuthentication: Self.policy([])))
+            #expect(await transportErrorCode { try await unanchored.connect() } == .untrustedCertificateChain)
+        }
+    }
+
+    @Test func anOptionalPolicyRecordsTheFailureAndStaysConnected() async throws {
+        try await EmulatorFixture.with { fixture in
+            fixture.emulator.faults.deviceAuthentication = .wrongSigningKey
+            let connection = fixture.connection(
+                CastConnectionConfiguration(
+                    deviceAuthentication: Self.policy([fixture.emulator.trustAnchor], .optional)
+                )
+            )
+            try await connection.connect()
+            #expect(await connection.currentState.description == "connected")
+            #expect(await connection.authenticationFailure?.code == .signatureInvalid)
+            await connection.close()
+        }
+    }
+}
