@@ -18,6 +18,10 @@ let package = Package(
             traits: ["MallocInterposer"]
         ),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         .executableTarget(
@@ -38,6 +42,22 @@ let package = Package(
                 "RawCodecs",
             ],
             path: "EncodeBenchmarks",
+            plugins: benchmarkPlugin
+        ),
+        .executableTarget(
+            name: "TransportBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "CastTransport", package: "swift-cast"),
+                .product(name: "CastEmulator", package: "swift-cast"),
+                .product(name: "CastLogging", package: "swift-cast"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "TransportBenchmarks",
             plugins: benchmarkPlugin
         ),
         // The C baselines: libvpx, libsamplerate and libopus called directly.

@@ -136,6 +136,19 @@ public final class CastEmulator: Sendable {
         self.logger.info("stopped")
     }
 
+    // MARK: Receiver apps
+
+    /// Answers a message in one namespace: returns the replies to send back
+    /// on the same socket (often one, addressed to the message's source).
+    public typealias Responder = @Sendable (CastMessage) -> [CastMessage]
+
+    /// Answers messages in `namespace` with `responder` — a custom receiver
+    /// app's protocol, scripted by a test. Messages reach it only through a
+    /// virtual connection, as on a real receiver. `nil` removes it.
+    public func respond(to namespace: String, with responder: Responder?) {
+        self.hub.setResponder(responder, for: namespace)
+    }
+
     // MARK: Acting on senders
 
     /// Sends `message` to every connected sender.

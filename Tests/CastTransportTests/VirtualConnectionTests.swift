@@ -125,3 +125,32 @@ import Testing
         }
     }
 }
+
+/// The emulator's scripted receiver-app hook.
+@Suite struct EmulatorResponderTests {
+    @Test func aResponderAnswersOnlyThroughAVirtualConnection() async throws {
+        try await EmulatorFixture.with { fixture in
+            let namespace = "urn:x-cast:com.example.echo"
+            fixture.emulator.respond(to: namespace) { message in
+                [
+                    CastMessage(
+                        namespace: message.namespace,
+                        sourceID: message.destinationID,
+                        destinationID: message.sourceID,
+                        payload: message.payload
+                    )
+                ]
+            }
+            let connection = fixture.connection()
+            try await connection.connect()
+            let replies = connection.messages(namespace: namespace, from: "echo-app")
+            try await connection.send(namespace: namespace, to: "echo-app", text: #"{"n":1}"#)
+            try await connection.openVirtualConnection(to: "echo-app")
+            try await connection.send(namespace: namespace, to: "echo-app", text: #"{"n":2}"#)
+            let reply = await first(replies) { _ in true }
+            #expect(reply?.text == #"{"n":2}"#)
+            #expect(reply?.destinationID == connection.senderID)
+            await connection.close()
+        }
+    }
+}

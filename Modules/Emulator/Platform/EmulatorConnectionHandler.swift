@@ -64,6 +64,9 @@ final class EmulatorConnectionHandler: ChannelInboundHandler {
         let link = VirtualConnection(sourceID: message.sourceID, destinationID: message.destinationID)
         if message.namespace.hasPrefix(TransportNamespace.platformPrefix) || self.virtualConnections.contains(link) {
             self.hub.events.yield(.messageReceived(connectionID: self.connectionID, message: message))
+            for reply in self.hub.responder(for: message.namespace)?(message) ?? [] {
+                self.write(reply, context: context)
+            }
         } else {
             self.logger.debug(
                 "dropping a message without a virtual connection",

@@ -9,6 +9,7 @@ final class EmulatorHub: Sendable {
         var faults = EmulatorFaults()
         var channels: [Int: any Channel] = [:]
         var nextConnectionID = 1
+        var responders: [String: CastEmulator.Responder] = [:]
     }
 
     private let state = Mutex(State())
@@ -19,6 +20,16 @@ final class EmulatorHub: Sendable {
     var faults: EmulatorFaults {
         get { self.state.withLock { $0.faults } }
         set { self.state.withLock { $0.faults = newValue } }
+    }
+
+    /// The responder for `namespace`, if one is set.
+    func responder(for namespace: String) -> CastEmulator.Responder? {
+        self.state.withLock { $0.responders[namespace] }
+    }
+
+    /// Sets (or with `nil` removes) the responder for `namespace`.
+    func setResponder(_ responder: CastEmulator.Responder?, for namespace: String) {
+        self.state.withLock { $0.responders[namespace] = responder }
     }
 
     /// Registers a sender socket and returns its connection id.
