@@ -5,6 +5,7 @@ public struct CastEmulatorError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
+        /// The code's stable name.
         public var description: String { self.name }
 
         /// A key or certificate could not be generated or encoded.
@@ -29,6 +30,7 @@ public struct CastEmulatorError: Error, Sendable, CustomStringConvertible {
         self.cause = cause
     }
 
+    /// A one-line description for logs.
     public var description: String {
         if let cause = self.cause {
             return "\(self.code): \(self.message) (\(cause))"

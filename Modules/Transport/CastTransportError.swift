@@ -9,6 +9,7 @@ public struct CastTransportError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
+        /// The code's stable name.
         public var description: String { self.name }
 
         // MARK: Connecting
@@ -92,6 +93,7 @@ public struct CastTransportError: Error, Sendable, CustomStringConvertible {
         self.cause = cause
     }
 
+    /// A one-line description for logs.
     public var description: String {
         if let cause = self.cause {
             return "\(self.code): \(self.message) (\(cause))"

@@ -48,6 +48,7 @@ import X509
 
     @Test(arguments: [
         (TLSCertificateValidity.expired, CastTransportError.Code.peerCertificateExpired),
+        (.notYetValid, .peerCertificateNotYetValid),
         (.tooLong, .peerCertificateLifetimeTooLong),
     ])
     func badlyDatedTLSCertificatesAreRejected(validity: TLSCertificateValidity, expected: CastTransportError.Code)

@@ -10,6 +10,8 @@ public enum TLSCertificateValidity: Sendable, Hashable {
     case valid
     /// Expired yesterday.
     case expired
+    /// Valid only from tomorrow.
+    case notYetValid
     /// Valid for 30 days: longer than the 4 days senders accept.
     case tooLong
 }
@@ -28,6 +30,7 @@ struct TLSIdentity {
             switch validity {
             case .valid: (now.addingTimeInterval(-3_600), now.addingTimeInterval(2 * 86_400))
             case .expired: (now.addingTimeInterval(-3 * 86_400), now.addingTimeInterval(-86_400))
+            case .notYetValid: (now.addingTimeInterval(86_400), now.addingTimeInterval(2 * 86_400))
             case .tooLong: (now.addingTimeInterval(-3_600), now.addingTimeInterval(30 * 86_400))
             }
         do {

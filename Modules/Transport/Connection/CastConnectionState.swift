@@ -20,6 +20,7 @@ public enum CastConnectionState: Sendable, CustomStringConvertible {
         }
     }
 
+    /// A one-line description for logs.
     public var description: String {
         switch self {
         case .idle: "idle"
