@@ -1,10 +1,10 @@
 public import CastLogging
 public import CastTransport
 import Logging
+import NIOConcurrencyHelpers
 public import NIOCore
 import NIOPosix
 import NIOSSL
-import Synchronization
 public import X509
 
 /// A Cast receiver on this machine for tests, examples and other projects'
@@ -31,7 +31,7 @@ public final class CastEmulator: Sendable {
     private let hub = EmulatorHub()
     private let group: any EventLoopGroup
     private let logger: Logger
-    private let server = Mutex<(any Channel)?>(nil)
+    private let server = NIOLockedValueBox<(any Channel)?>(nil)
 
     /// Creates an emulator with a fresh TLS certificate; it listens after ``start()``.
     ///
@@ -59,7 +59,7 @@ public final class CastEmulator: Sendable {
 
     /// The port the emulator listens on; 0 before ``start()``.
     public var port: Int {
-        self.server.withLock { $0?.localAddress?.port } ?? 0
+        self.server.withLockedValue { $0?.localAddress?.port } ?? 0
     }
 
     /// The fault knobs; changes apply to the next message handled.
@@ -83,7 +83,7 @@ public final class CastEmulator: Sendable {
     /// - Throws: ``CastEmulatorError/Code/invalidState`` if already started;
     ///   ``CastEmulatorError/Code/bindFailed`` if the address cannot be bound.
     public func start() async throws(CastEmulatorError) {
-        guard self.server.withLock({ $0 == nil }) else {
+        guard self.server.withLockedValue({ $0 == nil }) else {
             throw CastEmulatorError(.invalidState, "the emulator is already running")
         }
         let hub = self.hub
@@ -121,13 +121,13 @@ public final class CastEmulator: Sendable {
                 cause: error
             )
         }
-        self.server.withLock { $0 = channel }
+        self.server.withLockedValue { $0 = channel }
         self.logger.info("listening", metadata: ["cast.port": "\(channel.localAddress?.port ?? 0)"])
     }
 
     /// Stops listening and closes every sender socket.
     public func stop() async {
-        let server = self.server.withLock { server in
+        let server = self.server.withLockedValue { server in
             defer { server = nil }
             return server
         }

@@ -6,10 +6,16 @@ import X509
 
 /// Device authentication against the emulator's test CA, and every failure.
 @Suite struct DeviceAuthenticationTests {
-    static func policy(_ anchors: [Certificate], _ requirement: DeviceAuthenticationPolicy.Requirement = .required)
+    /// A policy whose timeout is generous, so a slow machine (or TSan) never turns a verdict into a timeout;
+    /// the no-reply case shortens it.
+    static func policy(
+        _ anchors: [Certificate],
+        _ requirement: DeviceAuthenticationPolicy.Requirement = .required,
+        timeout: Duration = .seconds(20)
+    )
         -> DeviceAuthenticationPolicy
     {
-        DeviceAuthenticationPolicy(requirement: requirement, trustAnchors: anchors, timeout: .milliseconds(500))
+        DeviceAuthenticationPolicy(requirement: requirement, trustAnchors: anchors, timeout: timeout)
     }
 
     @Test func aGenuineReceiverAuthenticates() async throws {
@@ -38,8 +44,11 @@ import X509
     func eachReplyFaultHasItsOwnError(fault: DeviceAuthFault, expected: CastTransportError.Code) async throws {
         try await EmulatorFixture.with { fixture in
             fixture.emulator.faults.deviceAuthentication = fault
+            let timeout: Duration = fault == .noReply ? .milliseconds(500) : .seconds(20)
             let connection = fixture.connection(
-                CastConnectionConfiguration(deviceAuthentication: Self.policy([fixture.emulator.trustAnchor]))
+                CastConnectionConfiguration(
+                    deviceAuthentication: Self.policy([fixture.emulator.trustAnchor], timeout: timeout)
+                )
             )
             #expect(await transportErrorCode { try await connection.connect() } == expected)
             #expect(await disconnectReason(of: connection) == expected)

@@ -1,6 +1,6 @@
 import CastTransport
+import NIOConcurrencyHelpers
 import NIOCore
-import Synchronization
 
 /// The state every socket of one emulator shares: the fault knobs, the live
 /// sender channels, and the observation stream.
@@ -12,29 +12,29 @@ final class EmulatorHub: Sendable {
         var responders: [String: CastEmulator.Responder] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     /// What the emulator observes, fanned out to every listener.
     let events = EventBroadcaster<EmulatorEvent>(initial: nil)
 
     /// The current fault settings.
     var faults: EmulatorFaults {
-        get { self.state.withLock { $0.faults } }
-        set { self.state.withLock { $0.faults = newValue } }
+        get { self.state.withLockedValue { $0.faults } }
+        set { self.state.withLockedValue { $0.faults = newValue } }
     }
 
     /// The responder for `namespace`, if one is set.
     func responder(for namespace: String) -> CastEmulator.Responder? {
-        self.state.withLock { $0.responders[namespace] }
+        self.state.withLockedValue { $0.responders[namespace] }
     }
 
     /// Sets (or with `nil` removes) the responder for `namespace`.
     func setResponder(_ responder: CastEmulator.Responder?, for namespace: String) {
-        self.state.withLock { $0.responders[namespace] = responder }
+        self.state.withLockedValue { $0.responders[namespace] = responder }
     }
 
     /// Registers a sender socket and returns its connection id.
     func register(_ channel: any Channel) -> Int {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             let id = state.nextConnectionID
             state.nextConnectionID += 1
             state.channels[id] = channel
@@ -44,12 +44,12 @@ final class EmulatorHub: Sendable {
 
     /// Forgets a sender socket.
     func unregister(_ connectionID: Int) {
-        _ = self.state.withLock { $0.channels.removeValue(forKey: connectionID) }
+        _ = self.state.withLockedValue { $0.channels.removeValue(forKey: connectionID) }
     }
 
     /// The live sender sockets.
     var channels: [(id: Int, channel: any Channel)] {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             state.channels.sorted { $0.key < $1.key }.map { (id: $0.key, channel: $0.value) }
         }
     }

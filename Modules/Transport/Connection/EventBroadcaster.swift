@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Fans events out to any number of listeners, each through its own
 /// `AsyncStream`, so every listener sees every event. A new listener first
@@ -11,17 +11,17 @@ package final class EventBroadcaster<Element: Sendable>: Sendable {
         var isFinished = false
     }
 
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
     /// Creates a broadcaster whose new listeners start with `initial`, if given.
     package init(initial: Element?) {
-        self.state = Mutex(State(latest: initial))
+        self.state = NIOLockedValueBox(State(latest: initial))
     }
 
     /// A stream of the latest event and every later one, until ``finish()``.
     package func subscribe() -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
-        let id: UInt64? = self.state.withLock { state in
+        let id: UInt64? = self.state.withLockedValue { state in
             if let latest = state.latest { continuation.yield(latest) }
             guard !state.isFinished else { return nil }
             let id = state.nextID
@@ -34,14 +34,14 @@ package final class EventBroadcaster<Element: Sendable>: Sendable {
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.continuations.removeValue(forKey: id) }
+            _ = self?.state.withLockedValue { $0.continuations.removeValue(forKey: id) }
         }
         return stream
     }
 
     /// Sends `event` to every listener.
     package func yield(_ event: Element) {
-        let continuations = self.state.withLock { state in
+        let continuations = self.state.withLockedValue { state in
             state.latest = event
             return Array(state.continuations.values)
         }
@@ -52,7 +52,7 @@ package final class EventBroadcaster<Element: Sendable>: Sendable {
 
     /// Ends every stream after `event`, if given; later listeners get the latest event and an end.
     package func finish(with event: Element? = nil) {
-        let continuations = self.state.withLock { state in
+        let continuations = self.state.withLockedValue { state in
             if let event { state.latest = event }
             state.isFinished = true
             defer { state.continuations.removeAll() }

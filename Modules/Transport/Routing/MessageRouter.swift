@@ -1,5 +1,5 @@
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Delivers inbound messages to every subscriber whose ``MessageFilter``
 /// matches, each through its own `AsyncStream`.
@@ -18,7 +18,7 @@ final class MessageRouter: Sendable {
         var isFinished = false
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     private let bufferLimit: Int
     private let logger: Logger
 
@@ -35,7 +35,7 @@ final class MessageRouter: Sendable {
             of: CastMessage.self,
             bufferingPolicy: .bufferingOldest(self.bufferLimit)
         )
-        let id: UInt64? = self.state.withLock { state in
+        let id: UInt64? = self.state.withLockedValue { state in
             guard !state.isFinished else { return nil }
             let id = state.nextID
             state.nextID += 1
@@ -47,7 +47,7 @@ final class MessageRouter: Sendable {
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+            _ = self?.state.withLockedValue { $0.subscribers.removeValue(forKey: id) }
         }
         return stream
     }
@@ -55,7 +55,7 @@ final class MessageRouter: Sendable {
     /// Hands `message` to every matching subscriber; returns how many took it.
     @discardableResult
     func route(_ message: CastMessage) -> Int {
-        let targets = self.state.withLock { state in
+        let targets = self.state.withLockedValue { state in
             state.subscribers.values.filter { $0.filter.matches(message) }.map(\.continuation)
         }
         var delivered = 0
@@ -79,7 +79,7 @@ final class MessageRouter: Sendable {
 
     /// Ends every stream; later subscriptions end at once.
     func finish() {
-        let continuations = self.state.withLock { state in
+        let continuations = self.state.withLockedValue { state in
             state.isFinished = true
             defer { state.subscribers.removeAll() }
             return state.subscribers.values.map(\.continuation)
