@@ -1,6 +1,7 @@
 import CastLogging
 import NIOCore
 import NIOEmbedded
+import NIOTLS
 import Testing
 
 @testable import CastTransport
@@ -46,6 +47,7 @@ import Testing
             )
         )
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        channel.pipeline.fireUserInboundEventTriggered(TLSUserEvent.handshakeCompleted(negotiatedProtocol: nil))
         return channel
     }
 

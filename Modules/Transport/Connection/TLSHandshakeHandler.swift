@@ -24,13 +24,14 @@ final class TLSHandshakeHandler: ChannelInboundHandler, RemovableChannelHandler 
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // Pass the event on first: the heartbeat starts on it.
+        context.fireUserInboundEventTriggered(event)
         if case TLSUserEvent.handshakeCompleted = event {
             let sync = context.pipeline.syncOperations
             let certificate = try? sync.handler(type: NIOSSLClientHandler.self).peerCertificate?.toDERBytes()
             self.promise.succeed(certificate ?? [])
             sync.removeHandler(context: context, promise: nil)
         }
-        context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -1,5 +1,6 @@
 package import Logging
 package import NIOCore
+import NIOTLS
 
 /// Keeps a connection alive and detects a dead peer: answers PING with PONG,
 /// sends PING after inbound silence, and closes the socket with
@@ -46,15 +47,13 @@ package final class HeartbeatHandler: ChannelInboundHandler {
         self.logger = logger
     }
 
-    package func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive {
+    /// The heartbeat starts once TLS is up: a slow handshake is the connect
+    /// timeout's business, not the heartbeat's.
+    package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case TLSUserEvent.handshakeCompleted = event {
             self.start(context: context)
         }
-    }
-
-    package func channelActive(context: ChannelHandlerContext) {
-        self.start(context: context)
-        context.fireChannelActive()
+        context.fireUserInboundEventTriggered(event)
     }
 
     package func channelInactive(context: ChannelHandlerContext) {
