@@ -51,6 +51,7 @@ let package = Package(
                 .product(name: "CastTransport", package: "swift-cast"),
                 .product(name: "CastEmulator", package: "swift-cast"),
                 .product(name: "CastLogging", package: "swift-cast"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -67,9 +68,7 @@ struct TLSEchoPair {
     /// Writes `bytes` and waits until as many have come back.
     func roundTrip(_ bytes: [UInt8]) async throws {
         let promise = self.client.eventLoop.makePromise(of: Void.self)
-        self.client.eventLoop.execute {
-            self.reader.expect(bytes.count, promise: promise)
-        }
+        self.reader.expect(bytes.count, promise: promise)
         try await self.client.writeAndFlush(self.client.allocator.buffer(bytes: bytes))
         try await promise.futureResult.get()
     }
@@ -80,23 +79,30 @@ struct TLSEchoPair {
     }
 }
 
-/// Counts reply bytes on the client's event loop and completes a promise at the expected count.
-final class ReplyReader: @unchecked Sendable {
-    // Touched only on the client channel's event loop (execute and channelRead), so never concurrently.
-    private var remaining = 0
-    private var promise: EventLoopPromise<Void>?
+/// Counts reply bytes and completes a promise once the expected count has arrived.
+final class ReplyReader: Sendable {
+    private struct State {
+        var remaining = 0
+        var promise: EventLoopPromise<Void>?
+    }
+
+    private let state = NIOLockedValueBox(State())
 
     func expect(_ count: Int, promise: EventLoopPromise<Void>) {
-        self.remaining += count
-        self.promise = promise
+        self.state.withLockedValue { state in
+            state.remaining += count
+            state.promise = promise
+        }
     }
 
     func received(_ count: Int) {
-        self.remaining -= count
-        if self.remaining <= 0, let promise = self.promise {
-            self.promise = nil
-            promise.succeed()
+        let done: EventLoopPromise<Void>? = self.state.withLockedValue { state in
+            state.remaining -= count
+            guard state.remaining <= 0 else { return nil }
+            defer { state.promise = nil }
+            return state.promise
         }
+        done?.succeed()
     }
 }
 

@@ -42,44 +42,36 @@ public struct ReceiverIdentity: Sendable {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
                 Critical(KeyUsage(keyCertSign: true, cRLSign: true))
             }
-            let root = try Certificate(
-                version: .v3,
-                serialNumber: Certificate.SerialNumber(),
-                publicKey: Certificate.PublicKey(rootKey.publicKey),
-                notValidBefore: now.addingTimeInterval(-86_400),
-                notValidAfter: now.addingTimeInterval(10 * 365 * 86_400),
-                issuer: rootName,
+            let dayAgo = now.addingTimeInterval(-86_400)
+            let root = try Certificate.issued(
+                to: Certificate.PublicKey(rootKey.publicKey),
                 subject: rootName,
-                signatureAlgorithm: .ecdsaWithSHA256,
-                extensions: caExtensions,
-                issuerPrivateKey: Certificate.PrivateKey(rootKey)
+                by: rootName,
+                issuerKey: rootKey,
+                validFrom: dayAgo,
+                until: now.addingTimeInterval(10 * 365 * 86_400),
+                extensions: caExtensions
             )
-            let intermediate = try Certificate(
-                version: .v3,
-                serialNumber: Certificate.SerialNumber(),
-                publicKey: Certificate.PublicKey(intermediateKey.publicKey),
-                notValidBefore: now.addingTimeInterval(-86_400),
-                notValidAfter: now.addingTimeInterval(5 * 365 * 86_400),
-                issuer: rootName,
+            let intermediate = try Certificate.issued(
+                to: Certificate.PublicKey(intermediateKey.publicKey),
                 subject: intermediateName,
-                signatureAlgorithm: .ecdsaWithSHA256,
-                extensions: caExtensions,
-                issuerPrivateKey: Certificate.PrivateKey(rootKey)
+                by: rootName,
+                issuerKey: rootKey,
+                validFrom: dayAgo,
+                until: now.addingTimeInterval(5 * 365 * 86_400),
+                extensions: caExtensions
             )
-            let device = try Certificate(
-                version: .v3,
-                serialNumber: Certificate.SerialNumber(),
-                publicKey: Certificate.PublicKey(deviceKey.publicKey),
-                notValidBefore: now.addingTimeInterval(-86_400),
-                notValidAfter: now.addingTimeInterval(365 * 86_400),
-                issuer: intermediateName,
+            let device = try Certificate.issued(
+                to: Certificate.PublicKey(deviceKey.publicKey),
                 subject: deviceName,
-                signatureAlgorithm: .ecdsaWithSHA256,
+                by: intermediateName,
+                issuerKey: intermediateKey,
+                validFrom: dayAgo,
+                until: now.addingTimeInterval(365 * 86_400),
                 extensions: try Certificate.Extensions {
                     Critical(BasicConstraints.notCertificateAuthority)
                     Critical(KeyUsage(digitalSignature: true))
-                },
-                issuerPrivateKey: Certificate.PrivateKey(intermediateKey)
+                }
             )
             return ReceiverIdentity(
                 rootCertificate: root,

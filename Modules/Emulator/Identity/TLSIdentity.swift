@@ -36,17 +36,13 @@ struct TLSIdentity {
         do {
             let key = P256.Signing.PrivateKey()
             let subject = try DistinguishedName { CommonName(name) }
-            let certificate = try Certificate(
-                version: .v3,
-                serialNumber: Certificate.SerialNumber(),
-                publicKey: Certificate.PublicKey(key.publicKey),
-                notValidBefore: notBefore,
-                notValidAfter: notAfter,
-                issuer: subject,
+            let certificate = try Certificate.issued(
+                to: Certificate.PublicKey(key.publicKey),
                 subject: subject,
-                signatureAlgorithm: .ecdsaWithSHA256,
-                extensions: Certificate.Extensions(),
-                issuerPrivateKey: Certificate.PrivateKey(key)
+                by: subject,
+                issuerKey: key,
+                validFrom: notBefore,
+                until: notAfter
             )
             self.certificateDER = try certificate.derBytes()
             let configuration = TLSConfiguration.makeServerConfiguration(

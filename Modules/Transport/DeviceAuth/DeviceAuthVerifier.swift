@@ -12,7 +12,9 @@ struct DeviceAuthVerifier {
     var trustAnchors: [Certificate]
 
     /// Verifies `reply` against the challenge's `nonce` and the TLS peer
-    /// certificate `peerCertificateDER`, at time `now`.
+    /// certificate `peerCertificateDER`. The TLS certificate's dates are
+    /// judged at `now`; the device chain's at the current time (swift-certificates'
+    /// `RFC5280Policy` takes no other time without SPI).
     func verify(
         reply: CastMessage,
         nonce: [UInt8],
