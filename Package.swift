@@ -18,6 +18,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "CastLogging", targets: ["CastLogging"]),
+        .library(name: "CastDiscovery", targets: ["CastDiscovery"]),
         .library(name: "CastTransport", targets: ["CastTransport"]),
         .library(name: "CastRemoteDisplay", targets: ["CastRemoteDisplay"]),
         .library(name: "CastEmulator", targets: ["CastEmulator"]),
@@ -38,6 +39,18 @@ let package = Package(
             name: "CastLogging",
             dependencies: [.product(name: "Logging", package: "swift-log")],
             path: "Modules/Logging",
+            swiftSettings: strictSettings
+        ),
+
+        .target(
+            name: "CastDiscovery",
+            dependencies: [
+                "CastLogging",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Modules/Discovery",
             swiftSettings: strictSettings
         ),
 
@@ -70,6 +83,7 @@ let package = Package(
             name: "CastEmulator",
             dependencies: [
                 "CastLogging",
+                "CastDiscovery",
                 "CastTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -131,6 +145,18 @@ let package = Package(
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CastDiscoveryTests",
+            dependencies: [
+                "CastDiscovery",
+                "CastEmulator",
+                "CastLogging",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,0 +1,307 @@
+import NIOCore
+
+/// The querier's logic for one service type, without sockets or clocks.
+///
+/// Inputs are interface changes, received messages and the passing of time
+/// (`now` is passed in); outputs are the queries to send on each interface
+/// and the devices the cache now describes. The I/O around it lives in
+/// ``DiscoveryManager``; tests drive it with a fake clock.
+///
+/// What it does, per RFC 6762/6763:
+/// - continuous PTR queries for the service: at start, after 1 s, then
+///   doubling up to the scan mode's cap (§5.2), the first on each interface
+///   asking for a unicast reply (QU, §5.4);
+/// - known answers in each query: cached PTRs with more than half their TTL
+///   left (§7.1);
+/// - refresh queries at 80/85/90/95 % of each record's TTL (§5.2);
+/// - resolution of each instance's SRV and TXT and its host's A/AAAA when the
+///   cache lacks them, retried with back-off, and again when records change.
+struct BrowserEngine {
+    /// What one step produced.
+    struct Step {
+        /// Queries to send, each on one interface.
+        var queries: [(message: DNSMessage, interfaceIndex: Int)] = []
+        /// Why instances whose devices may have gone were removed, by instance name.
+        var lossReasons: [String: DiscoveryEvent.LossReason] = [:]
+    }
+
+    /// The timing the scan modes use.
+    struct Timing {
+        var initialQueryInterval: TimeAmount = .seconds(1)
+        var activeMaximumQueryInterval: TimeAmount
+        var passiveMaximumQueryInterval: TimeAmount
+        /// How long to wait for records that often follow in the next packet before asking for them.
+        var resolveDelay: TimeAmount = .milliseconds(100)
+        var maximumResolveInterval: TimeAmount = .seconds(60)
+    }
+
+    /// The service browsed: `_googlecast._tcp.local`.
+    let serviceType: DNSName
+    private let timing: Timing
+    private(set) var cache: RecordCache
+    private(set) var scanMode: ScanMode
+    /// Interface names by index, the interfaces queries go out on.
+    private(set) var interfaces: [Int: String] = [:]
+    /// The devices the cache describes, by instance name.
+    private(set) var devices: [String: CastDevice] = [:]
+
+    private var nextQueryAt: NIODeadline?
+    private var queryInterval: TimeAmount
+    private var resolveSchedule: [DNSQuestion: (next: NIODeadline, interval: TimeAmount)] = [:]
+
+    /// The known answers one query carries at most, so it stays one datagram.
+    private static let maximumKnownAnswers = 24
+
+    init(serviceType: DNSName, scanMode: ScanMode, timing: Timing, cache: RecordCache = RecordCache()) {
+        self.serviceType = serviceType
+        self.scanMode = scanMode
+        self.timing = timing
+        self.cache = cache
+        self.queryInterval = timing.initialQueryInterval
+    }
+
+    /// The next moment ``advance(to:)`` has work, if any.
+    var nextDeadline: NIODeadline? {
+        ([self.nextQueryAt, self.cache.nextDeadline] + self.resolveSchedule.values.map { Optional($0.next) })
+            .compactMap { $0 }.min()
+    }
+
+    // MARK: Inputs
+
+    /// Starts querying on a new interface: a QU query now, and the back-off restarted (§5.2, §10.3).
+    mutating func addInterface(index: Int, name: String, now: NIODeadline) -> Step {
+        self.interfaces[index] = name
+        self.queryInterval = self.timing.initialQueryInterval
+        self.nextQueryAt = now + self.queryInterval
+        var step = Step()
+        step.queries = [(self.query(questions: [self.serviceQuestion(unicast: true)], on: index, now: now), index)]
+        return step
+    }
+
+    /// Stops using an interface and forgets what was heard on it.
+    mutating func removeInterface(index: Int, now: NIODeadline) -> Step {
+        self.interfaces.removeValue(forKey: index)
+        let lossReasons = self.rebuildDevices(after: self.cache.removeAll(onInterface: index))
+        var step = self.advance(to: now)
+        step.lossReasons.merge(lossReasons) { first, _ in first }
+        return step
+    }
+
+    /// Switches scan mode; switching to active queries at once and restarts the back-off.
+    mutating func setScanMode(_ mode: ScanMode, now: NIODeadline) -> Step {
+        let wasActive = self.scanMode == .active
+        self.scanMode = mode
+        guard mode == .active, !wasActive else { return Step() }
+        self.queryInterval = self.timing.initialQueryInterval
+        self.nextQueryAt = now
+        return self.advance(to: now)
+    }
+
+    /// Takes in a received message; only responses from port 5353 count (§6, §11).
+    mutating func receive(_ message: DNSMessage, interfaceIndex: Int, sourcePort: Int, now: NIODeadline) -> Step {
+        guard message.isResponse, message.opcode == 0, message.responseCode == 0,
+            sourcePort == 5353, self.interfaces[interfaceIndex] != nil
+        else { return Step() }
+        let records = message.cacheableRecords
+        // Service records first, so the host records they point at are recognised below.
+        for record in records where self.isServiceRecord(record) {
+            self.cache.insert(record, interfaceIndex: interfaceIndex, now: now)
+        }
+        let hosts = self.hostNames
+        for record in records where (record.type == .a || record.type == .aaaa) && hosts.contains(record.name) {
+            self.cache.insert(record, interfaceIndex: interfaceIndex, now: now)
+        }
+        // Advancing rebuilds the devices from the cache, new records included.
+        return self.advance(to: now)
+    }
+
+    /// Does what is due at `now`: expiries, refreshes, the continuous query, resolution.
+    mutating func advance(to now: NIODeadline) -> Step {
+        var step = Step()
+        let removals = self.cache.removeExpired(now: now)
+        step.lossReasons = self.rebuildDevices(after: removals)
+
+        var questions: [Int: [DNSQuestion]] = [:]
+        if let nextQueryAt = self.nextQueryAt, nextQueryAt <= now {
+            for index in self.interfaces.keys {
+                questions[index, default: []].append(self.serviceQuestion(unicast: false))
+            }
+            let cap =
+                self.scanMode == .active
+                ? self.timing.activeMaximumQueryInterval : self.timing.passiveMaximumQueryInterval
+            self.nextQueryAt = now + self.queryInterval
+            self.queryInterval = min(self.queryInterval * 2, cap)
+        }
+        for entry in self.cache.takeDueRefreshes(now: now) where self.interfaces[entry.interfaceIndex] != nil {
+            questions[entry.interfaceIndex, default: []].append(
+                DNSQuestion(name: entry.record.name, type: entry.record.type))
+        }
+        for question in self.dueResolutions(now: now) {
+            for index in self.interfaces.keys { questions[index, default: []].append(question) }
+        }
+        for (index, list) in questions.sorted(by: { $0.key < $1.key }) {
+            var unique: [DNSQuestion] = []
+            for question in list where !unique.contains(question) { unique.append(question) }
+            step.queries.append((self.query(questions: unique, on: index, now: now), index))
+        }
+        return step
+    }
+
+    // MARK: Queries
+
+    private func serviceQuestion(unicast: Bool) -> DNSQuestion {
+        DNSQuestion(name: self.serviceType, type: .ptr, prefersUnicastResponse: unicast)
+    }
+
+    /// A query for `questions`, carrying the PTRs this interface knows with more than half their TTL left.
+    private func query(questions: [DNSQuestion], on index: Int, now: NIODeadline) -> DNSMessage {
+        var knownAnswers: [DNSResourceRecord] = []
+        if questions.contains(where: { $0.name == self.serviceType && $0.type == .ptr }) {
+            knownAnswers = self.cache.records(named: self.serviceType, type: .ptr)
+                .filter { $0.interfaceIndex == index && self.cache.hasMoreThanHalfItsTTLLeft($0, now: now) }
+                .prefix(Self.maximumKnownAnswers)
+                .map { $0.record.withTTL(UInt32(max(0, ($0.expiresAt - now).nanoseconds / 1_000_000_000))) }
+        }
+        return DNSMessage(questions: questions, answers: knownAnswers)
+    }
+
+    /// The resolution questions due now; the schedule follows what the cache lacks.
+    private mutating func dueResolutions(now: NIODeadline) -> [DNSQuestion] {
+        let missing = Set(self.missingQuestions)
+        self.resolveSchedule = self.resolveSchedule.filter { missing.contains($0.key) }
+        for question in missing where self.resolveSchedule[question] == nil {
+            self.resolveSchedule[question] = (now + self.timing.resolveDelay, self.timing.initialQueryInterval)
+        }
+        var due: [DNSQuestion] = []
+        for (question, schedule) in self.resolveSchedule where schedule.next <= now {
+            due.append(question)
+            self.resolveSchedule[question] = (
+                now + schedule.interval, min(schedule.interval * 2, self.timing.maximumResolveInterval)
+            )
+        }
+        return due.sorted { "\($0.name)\($0.type)" < "\($1.name)\($1.type)" }
+    }
+
+    /// What the cache lacks to describe every instance: SRV, TXT, and an address for the SRV target.
+    private var missingQuestions: [DNSQuestion] {
+        var questions: [DNSQuestion] = []
+        for instance in self.instanceNames {
+            for type in [DNSRecordType.srv, .txt] where !self.cache.contains(name: instance, type: type) {
+                questions.append(DNSQuestion(name: instance, type: type))
+            }
+        }
+        for host in self.hostNames
+        where !self.cache.contains(name: host, type: .a) && !self.cache.contains(name: host, type: .aaaa) {
+            questions.append(DNSQuestion(name: host, type: .a))
+            questions.append(DNSQuestion(name: host, type: .aaaa))
+        }
+        return questions
+    }
+
+    // MARK: Records → devices
+
+    /// Whether `record` is the service's PTR or an instance's SRV or TXT.
+    private func isServiceRecord(_ record: DNSResourceRecord) -> Bool {
+        switch record.data {
+        case .ptr(let instance):
+            return record.name == self.serviceType && self.isInstanceName(instance)
+        case .srv, .txt:
+            return self.isInstanceName(record.name)
+        default:
+            return false
+        }
+    }
+
+    /// `<instance>._googlecast._tcp.local`: one label in front of the service type.
+    private func isInstanceName(_ name: DNSName) -> Bool {
+        name.labels.count == self.serviceType.labels.count + 1 && name.parent == self.serviceType
+    }
+
+    private var instanceNames: Set<DNSName> {
+        Set(
+            self.cache.records(named: self.serviceType, type: .ptr).compactMap { entry in
+                if case .ptr(let instance) = entry.record.data { instance } else { nil }
+            }
+        )
+    }
+
+    private var hostNames: Set<DNSName> {
+        Set(
+            self.cache.records(ofType: .srv).compactMap { entry in
+                if case .srv(_, _, _, let target) = entry.record.data { target } else { nil }
+            }
+        )
+    }
+
+    /// Rebuilds ``devices`` and says why the vanished ones went, judged by `removals`.
+    private mutating func rebuildDevices(after removals: [RecordCache.Removal]) -> [String: DiscoveryEvent.LossReason] {
+        var devices: [String: CastDevice] = [:]
+        for instance in self.instanceNames {
+            if let device = self.device(instance: instance) { devices[device.instanceName] = device }
+        }
+        let reasons = Set(removals.map(\.reason))
+        let reason: DiscoveryEvent.LossReason =
+            reasons.contains(.goodbye) ? .goodbye : reasons.contains(.interfaceDown) ? .interfaceDown : .expired
+        var lossReasons: [String: DiscoveryEvent.LossReason] = [:]
+        for name in self.devices.keys where devices[name] == nil {
+            lossReasons[name] = reason
+        }
+        self.devices = devices
+        return lossReasons
+    }
+
+    /// The device `instance` describes, if its SRV, TXT (with an id) and an address are cached.
+    ///
+    /// The newest SRV whose host has an address wins: while a moved service's
+    /// new host is being resolved, the replaced SRV (kept a second by the
+    /// cache-flush rule) still describes the device.
+    private func device(instance: DNSName) -> CastDevice? {
+        guard let txtEntry = self.cache.records(named: instance, type: .txt).first,
+            case .txt(let strings) = txtEntry.record.data
+        else { return nil }
+        for entry in self.cache.records(named: instance, type: .srv) {
+            guard case .srv(_, _, let port, let target) = entry.record.data else { continue }
+            let addresses = self.addresses(of: target)
+            guard !addresses.isEmpty else { continue }
+            return CastDevice(
+                instanceName: instance.labels[0],
+                hostName: target.labels.joined(separator: "."),
+                port: Int(port),
+                txtStrings: strings,
+                addresses: addresses
+            )
+        }
+        return nil
+    }
+
+    /// Every cached address of `host`, link-local IPv6 ones zoned to their interface, in ``addressOrder(_:_:)``.
+    private func addresses(of target: DNSName) -> [IPAddress] {
+        var addresses: [IPAddress] = []
+        for entry in self.cache.records(named: target, type: .a) {
+            if case .a(let address) = entry.record.data { addresses.append(.v4(address)) }
+        }
+        for entry in self.cache.records(named: target, type: .aaaa) {
+            if case .aaaa(let address) = entry.record.data {
+                addresses.append(
+                    .v6(address.isLinkLocal ? address.inZone(self.interfaces[entry.interfaceIndex]) : address))
+            }
+        }
+        var unique: [IPAddress] = []
+        for address in addresses.sorted(by: Self.addressOrder) where !unique.contains(address) {
+            unique.append(address)
+        }
+        return unique
+    }
+
+    /// IPv4 before IPv6, global IPv6 before link-local, then by bytes.
+    private static func addressOrder(_ lhs: IPAddress, _ rhs: IPAddress) -> Bool {
+        func rank(_ address: IPAddress) -> (Int, [UInt8]) {
+            switch address {
+            case .v4(let v4): (0, v4.bytes)
+            case .v6(let v6): (v6.isLinkLocal ? 2 : 1, v6.bytes)
+            }
+        }
+        let (left, right) = (rank(lhs), rank(rhs))
+        return left.0 != right.0 ? left.0 < right.0 : left.1.lexicographicallyPrecedes(right.1)
+    }
+}

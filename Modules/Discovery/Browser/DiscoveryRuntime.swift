@@ -1,0 +1,270 @@
+import Logging
+import NIOCore
+
+/// The state behind a ``DiscoveryManager``, confined to its event loop:
+/// the sockets per interface, the engine, its timer, known hosts, the filter
+/// and the list as last published.
+final class DiscoveryRuntime {
+    private struct SocketKey: Hashable {
+        var index: Int
+        var family: UInt8
+    }
+
+    private let configuration: DiscoveryConfiguration
+    private let eventLoop: any EventLoop
+    private let broadcaster: DeviceListBroadcaster
+    private let logger: Logger
+    private var engine: BrowserEngine
+    private var filter: DeviceFilter
+    private var receiver: MDNSSocket.Receiver?
+    private var sockets: [SocketKey: MDNSSocket] = [:]
+    private var opening: Set<SocketKey> = []
+    private var timer: Scheduled<Void>?
+    private var poller: Scheduled<Void>?
+    private var knownHosts: [String: CastDevice] = [:]
+    /// The devices last published, by instance name or known-host id.
+    private var visible: [String: CastDevice] = [:]
+
+    static let serviceType = DNSName("_googlecast._tcp.local")
+
+    init(
+        configuration: DiscoveryConfiguration, eventLoop: any EventLoop, broadcaster: DeviceListBroadcaster,
+        logger: Logger
+    ) {
+        self.configuration = configuration
+        self.eventLoop = eventLoop
+        self.broadcaster = broadcaster
+        self.logger = logger
+        self.filter = configuration.filter
+        self.engine = Self.makeEngine(configuration)
+    }
+
+    private static func makeEngine(_ configuration: DiscoveryConfiguration) -> BrowserEngine {
+        BrowserEngine(
+            serviceType: Self.serviceType,
+            scanMode: configuration.scanMode,
+            timing: BrowserEngine.Timing(
+                activeMaximumQueryInterval: TimeAmount(configuration.activeMaximumQueryInterval),
+                passiveMaximumQueryInterval: TimeAmount(configuration.passiveMaximumQueryInterval)
+            )
+        )
+    }
+
+    private var isRunning: Bool { self.receiver != nil }
+
+    // MARK: Lifecycle
+
+    func start(receiver: @escaping MDNSSocket.Receiver) -> EventLoopFuture<Void> {
+        guard !self.isRunning else {
+            return self.eventLoop.makeFailedFuture(DiscoveryError(.alreadyStarted, "discovery is already running"))
+        }
+        self.receiver = receiver
+        self.engine = Self.makeEngine(self.configuration)
+        self.logger.info("discovery starting", metadata: ["mdns.interfaces": "\(self.configuration.interfaces)"])
+        return self.pollInterfaces().assumeIsolated().flatMapThrowing { opened in
+            if opened.attempted > 0 && opened.succeeded == 0 {
+                self.stopNow()
+                throw DiscoveryError(
+                    .socketFailed, "no mDNS socket could be opened on \(opened.attempted) interface(s)")
+            }
+            self.schedulePoll()
+        }.nonisolated()
+    }
+
+    /// Looks at the interfaces again after the poll interval, and so on while running.
+    private func schedulePoll() {
+        guard self.isRunning else { return }
+        let interval = TimeAmount(self.configuration.interfacePollInterval)
+        self.poller = self.eventLoop.assumeIsolated().scheduleTask(in: interval) {
+            self.pollInterfaces().assumeIsolated().whenComplete { _ in self.schedulePoll() }
+        }
+    }
+
+    func stop() -> EventLoopFuture<Void> {
+        guard self.isRunning else { return self.eventLoop.makeSucceededVoidFuture() }
+        return self.stopNow()
+    }
+
+    @discardableResult
+    private func stopNow() -> EventLoopFuture<Void> {
+        self.receiver = nil
+        self.poller?.cancel()
+        self.poller = nil
+        self.timer?.cancel()
+        self.timer = nil
+        let closing = self.sockets.values.map { $0.close() }
+        self.sockets.removeAll()
+        self.engine = Self.makeEngine(self.configuration)
+        self.publish(lossReasons: [:], defaultLoss: .stopped)
+        self.logger.info("discovery stopped")
+        return EventLoopFuture.andAllComplete(closing, on: self.eventLoop)
+    }
+
+    // MARK: Interfaces
+
+    /// Opens sockets on selected interfaces that lack them and closes those whose interface left.
+    /// Reports how many sockets it tried to open and how many opened.
+    @discardableResult
+    func pollInterfaces() -> EventLoopFuture<(attempted: Int, succeeded: Int)> {
+        guard let receiver = self.receiver else { return self.eventLoop.makeSucceededFuture((0, 0)) }
+        let selected = NetworkInterface.all().filter { self.configuration.interfaces.includes($0) }
+        var wanted: [SocketKey: (NetworkInterface, AddressFamilies)] = [:]
+        for interface in selected {
+            if self.configuration.addressFamilies.contains(.ipv4), !interface.ipv4Addresses.isEmpty {
+                wanted[SocketKey(index: interface.index, family: AddressFamilies.ipv4.rawValue)] = (interface, .ipv4)
+            }
+            if self.configuration.addressFamilies.contains(.ipv6), !interface.ipv6Addresses.isEmpty {
+                wanted[SocketKey(index: interface.index, family: AddressFamilies.ipv6.rawValue)] = (interface, .ipv6)
+            }
+        }
+        for (key, socket) in self.sockets where wanted[key] == nil {
+            self.logger.info("interface gone", metadata: ["mdns.interface": "\(socket.interface)"])
+            self.sockets.removeValue(forKey: key)
+            socket.close().whenComplete { _ in }
+            if !self.sockets.keys.contains(where: { $0.index == key.index }) {
+                self.apply(self.engine.removeInterface(index: key.index, now: .now()))
+            }
+        }
+        let toOpen = wanted.filter { self.sockets[$0.key] == nil && !self.opening.contains($0.key) }
+        let attempts = toOpen.map { key, value in
+            self.opening.insert(key)
+            let (interface, family) = value
+            return MDNSSocket.open(
+                on: interface,
+                family: family,
+                port: self.configuration.port,
+                eventLoop: self.eventLoop,
+                logger: self.logger,
+                receiver: receiver
+            ).assumeIsolated().map { socket -> Bool in
+                self.opening.remove(key)
+                guard self.isRunning else {
+                    socket.close().whenComplete { _ in }
+                    return false
+                }
+                let isNewInterface = !self.sockets.keys.contains { $0.index == key.index }
+                self.sockets[key] = socket
+                self.logger.info(
+                    "querying on interface",
+                    metadata: ["mdns.interface": "\(interface)", "mdns.family": "\(family == .ipv6 ? "ipv6" : "ipv4")"])
+                if isNewInterface {
+                    self.apply(self.engine.addInterface(index: interface.index, name: interface.name, now: .now()))
+                } else {
+                    // The interface's other IP version: ask there too.
+                    self.apply(
+                        self.engine.addInterface(index: interface.index, name: interface.name, now: .now()),
+                        only: socket)
+                }
+                return true
+            }.recover { error -> Bool in
+                self.opening.remove(key)
+                self.logger.warning(
+                    "cannot open mDNS socket", metadata: ["mdns.interface": "\(interface)", "error": "\(error)"])
+                return false
+            }.nonisolated()
+        }
+        return EventLoopFuture.whenAllSucceed(attempts, on: self.eventLoop).map { results in
+            (results.count, results.filter { $0 }.count)
+        }
+    }
+
+    // MARK: Inputs
+
+    func receive(_ message: DNSMessage, from source: SocketAddress, interfaceIndex: Int) {
+        guard self.isRunning else { return }
+        self.apply(
+            self.engine.receive(message, interfaceIndex: interfaceIndex, sourcePort: source.port ?? 0, now: .now()))
+    }
+
+    func setScanMode(_ mode: ScanMode) {
+        self.apply(self.engine.setScanMode(mode, now: .now()))
+    }
+
+    func setFilter(_ filter: DeviceFilter) {
+        self.filter = filter
+        self.publish(lossReasons: [:], defaultLoss: .filteredOut)
+    }
+
+    func addKnownHost(_ device: CastDevice) {
+        self.knownHosts[device.id] = device
+        self.publish(lossReasons: [:], defaultLoss: .removed)
+    }
+
+    func removeKnownHost(id: String) {
+        self.knownHosts.removeValue(forKey: id)
+        self.publish(lossReasons: [:], defaultLoss: .removed)
+    }
+
+    // MARK: Outputs
+
+    /// Sends the step's queries, publishes the device changes, and re-arms the timer.
+    private func apply(_ step: BrowserEngine.Step, only socket: MDNSSocket? = nil) {
+        for (message, index) in step.queries {
+            for target in self.sockets.values
+            where target.interface.index == index && (socket == nil || target === socket) {
+                target.send(message)
+            }
+        }
+        self.publish(lossReasons: step.lossReasons, defaultLoss: .filteredOut)
+        self.timer?.cancel()
+        self.timer = nil
+        if self.isRunning, let deadline = self.engine.nextDeadline {
+            self.timer = self.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) {
+                self.timer = nil
+                self.apply(self.engine.advance(to: .now()))
+            }
+        }
+    }
+
+    /// Publishes the difference between the list as last published and as it is now.
+    ///
+    /// A vanished mDNS device's reason comes from `lossReasons`; any other
+    /// vanished device (a filtered one, a removed known host) gets `defaultLoss`.
+    private func publish(lossReasons: [String: DiscoveryEvent.LossReason], defaultLoss: DiscoveryEvent.LossReason) {
+        var current: [String: CastDevice] = [:]
+        for (name, device) in self.engine.devices where self.filter.accepts(device) {
+            current[name] = device
+        }
+        let found = Array(current.values)
+        for (id, host) in self.knownHosts where self.filter.accepts(host) {
+            let shadowed = found.contains {
+                $0.port == host.port && $0.addresses.contains { host.addresses.contains($0) }
+            }
+            if !shadowed { current["known:" + id] = host }
+        }
+        var events: [DiscoveryEvent] = []
+        for (key, old) in self.visible.sorted(by: { $0.key < $1.key }) where current[key] == nil {
+            let reason = self.engine.devices[key] == nil ? lossReasons[key] ?? defaultLoss : .filteredOut
+            events.append(.lost(old, reason: reason))
+        }
+        for (key, device) in current.sorted(by: { $0.key < $1.key }) {
+            if let old = self.visible[key] {
+                let changes = device.changes(comparedTo: old)
+                if !changes.isEmpty { events.append(.updated(device, changes: changes)) }
+            } else {
+                events.append(.found(device))
+            }
+        }
+        self.visible = current
+        for event in events { self.log(event) }
+        self.broadcaster.publish(events, devices: current.values.sorted(by: Self.listOrder))
+    }
+
+    /// The SDK's list order: by friendly name, without regard to case; ties by id.
+    private static func listOrder(_ lhs: CastDevice, _ rhs: CastDevice) -> Bool {
+        let (left, right) = (lhs.friendlyName.lowercased(), rhs.friendlyName.lowercased())
+        return left != right ? left < right : lhs.id < rhs.id
+    }
+
+    private func log(_ event: DiscoveryEvent) {
+        switch event {
+        case .found(let device):
+            self.logger.info("device found", metadata: ["cast.device": "\(device)"])
+        case .updated(let device, let changes):
+            self.logger.info(
+                "device updated", metadata: ["cast.device": "\(device)", "cast.changes": "\(changes.rawValue)"])
+        case .lost(let device, let reason):
+            self.logger.info("device lost", metadata: ["cast.device": "\(device)", "cast.reason": "\(reason)"])
+        }
+    }
+}

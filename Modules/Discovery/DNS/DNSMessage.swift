@@ -1,0 +1,66 @@
+/// A DNS message as mDNS uses it (RFC 1035 §4.1, RFC 6762 §18).
+///
+/// ```
+///  0  1  2  3  4  5  6  7  8  9 10 11 12 13 14 15
+/// +--+--+--+--+--+--+--+--+--+--+--+--+--+--+--+--+
+/// |                      ID                       |  0 in multicast mDNS
+/// +--+--+--+--+--+--+--+--+--+--+--+--+--+--+--+--+
+/// |QR|  Opcode   |AA|TC|RD|RA| Z|AD|CD|   RCODE   |  QR=1 response, AA=1 in mDNS responses
+/// +--+--+--+--+--+--+--+--+--+--+--+--+--+--+--+--+
+/// |      QDCOUNT  |  ANCOUNT  |  NSCOUNT  |  ARCOUNT  (16 bits each)
+/// +--+--+--+--+--+--+--+--+--+--+--+--+--+--+--+--+
+/// | questions: name, type (16), QU bit + class (16)
+/// | records:   name, type (16), cache-flush bit + class (16), TTL (32),
+/// |            RDLENGTH (16), RDATA
+/// ```
+///
+/// ``init(decoding:)`` and ``encoded()`` convert to and from the wire;
+/// names are compressed on encoding.
+package struct DNSMessage: Hashable, Sendable {
+    /// The query identifier; 0 in multicast mDNS, echoed in legacy unicast replies (RFC 6762 §18.1).
+    package var id: UInt16
+    /// The flags word: QR, opcode, AA, TC, RD, RA, Z, AD, CD, RCODE.
+    package var flags: UInt16
+    /// The question section.
+    package var questions: [DNSQuestion]
+    /// The answer section.
+    package var answers: [DNSResourceRecord]
+    /// The authority section (mDNS probes put proposed records here).
+    package var authorities: [DNSResourceRecord]
+    /// The additional section.
+    package var additionals: [DNSResourceRecord]
+
+    /// The flags of an mDNS response: QR and AA set (RFC 6762 §18.2, §18.4).
+    package static let responseFlags: UInt16 = 0x8400
+
+    /// Creates a message.
+    package init(
+        id: UInt16 = 0,
+        flags: UInt16 = 0,
+        questions: [DNSQuestion] = [],
+        answers: [DNSResourceRecord] = [],
+        authorities: [DNSResourceRecord] = [],
+        additionals: [DNSResourceRecord] = []
+    ) {
+        self.id = id
+        self.flags = flags
+        self.questions = questions
+        self.answers = answers
+        self.authorities = authorities
+        self.additionals = additionals
+    }
+
+    /// Whether the message is a response (QR bit).
+    package var isResponse: Bool { self.flags & 0x8000 != 0 }
+    /// The opcode; mDNS accepts only 0, a standard query (RFC 6762 §18.3).
+    package var opcode: UInt8 { UInt8((self.flags >> 11) & 0x0F) }
+    /// Whether the sender has more known answers in following packets (TC bit, RFC 6762 §7.2).
+    package var isTruncated: Bool { self.flags & 0x0200 != 0 }
+    /// The response code; mDNS ignores messages whose code is not 0 (RFC 6762 §18.11).
+    package var responseCode: UInt8 { UInt8(self.flags & 0x000F) }
+
+    /// Every record of the answer and additional sections, the two a querier caches.
+    package var cacheableRecords: [DNSResourceRecord] {
+        self.answers + self.additionals
+    }
+}

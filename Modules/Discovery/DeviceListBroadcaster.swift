@@ -1,0 +1,47 @@
+import NIOConcurrencyHelpers
+
+/// Holds the visible device list and fans its changes out to subscribers.
+///
+/// A new subscriber first gets ``DiscoveryEvent/found(_:)`` for every device
+/// already listed, so a stream alone is enough to mirror the list.
+final class DeviceListBroadcaster: Sendable {
+    private struct State {
+        var devices: [CastDevice] = []
+        var continuations: [UInt64: AsyncStream<DiscoveryEvent>.Continuation] = [:]
+        var nextID: UInt64 = 0
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    /// The listed devices, sorted by friendly name.
+    var devices: [CastDevice] {
+        self.state.withLockedValue { $0.devices }
+    }
+
+    /// A stream of the current devices as `found`, then every change.
+    func subscribe() -> AsyncStream<DiscoveryEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: DiscoveryEvent.self)
+        let id = self.state.withLockedValue { state in
+            for device in state.devices { continuation.yield(.found(device)) }
+            defer { state.nextID += 1 }
+            state.continuations[state.nextID] = continuation
+            return state.nextID
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLockedValue { $0.continuations.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Replaces the list with `devices` and sends `events` to every subscriber.
+    func publish(_ events: [DiscoveryEvent], devices: [CastDevice]) {
+        guard !events.isEmpty else { return }
+        self.state.withLockedValue { state in
+            state.devices = devices
+            // Yielding under the lock keeps every subscriber's order equal to the list's history.
+            for continuation in state.continuations.values {
+                for event in events { continuation.yield(event) }
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+/// Why discovery could not start.
+public struct DiscoveryError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public enum Code: Hashable, Sendable {
+        /// ``DiscoveryManager/start()`` was called while discovery runs.
+        case alreadyStarted
+        /// No mDNS socket could be opened on any selected interface.
+        case socketFailed
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// A description for logs and people.
+    public let message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public static func == (lhs: DiscoveryError, rhs: DiscoveryError) -> Bool {
+        lhs.code == rhs.code
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(self.code)
+    }
+
+    /// `discovery error (socketFailed): …`.
+    public var description: String {
+        "discovery error (\(self.code)): \(self.message)"
+    }
+}

@@ -1,0 +1,112 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A network interface as `getifaddrs(3)` describes it, addresses grouped.
+package struct NetworkInterface: Hashable, Sendable, CustomStringConvertible {
+    /// The interface name, such as `eth0`.
+    package var name: String
+    /// The kernel's interface index.
+    package var index: Int
+    /// Administratively up (`IFF_UP`).
+    package var isUp: Bool
+    /// Operationally up, a carrier present (`IFF_RUNNING`).
+    package var isRunning: Bool
+    /// The loopback interface (`IFF_LOOPBACK`).
+    package var isLoopback: Bool
+    /// Supports multicast (`IFF_MULTICAST`).
+    package var supportsMulticast: Bool
+    /// The IPv4 addresses assigned.
+    package var ipv4Addresses: [IPAddress.V4]
+    /// The IPv6 addresses assigned, link-local ones zoned to this interface.
+    package var ipv6Addresses: [IPAddress.V6]
+
+    package var description: String {
+        "\(self.name)#\(self.index)"
+    }
+
+    /// Every interface of the calling thread's network namespace, by index.
+    package static func all() -> [NetworkInterface] {
+        var first: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&first) == 0, let first else { return [] }
+        defer { freeifaddrs(first) }
+        var byName: [String: NetworkInterface] = [:]
+        var order: [String] = []
+        for pointer in sequence(first: first, next: { $0.pointee.ifa_next }) {
+            let entry = pointer.pointee
+            let name = String(cString: entry.ifa_name)
+            let flags = Int32(bitPattern: entry.ifa_flags)
+            if byName[name] == nil {
+                order.append(name)
+                byName[name] = NetworkInterface(
+                    name: name,
+                    index: Int(if_nametoindex(entry.ifa_name)),
+                    isUp: flags & Int32(IFF_UP) != 0,
+                    isRunning: flags & Int32(IFF_RUNNING) != 0,
+                    isLoopback: flags & Int32(IFF_LOOPBACK) != 0,
+                    supportsMulticast: flags & Int32(IFF_MULTICAST) != 0,
+                    ipv4Addresses: [],
+                    ipv6Addresses: []
+                )
+            }
+            guard let address = entry.ifa_addr else { continue }
+            switch Int32(address.pointee.sa_family) {
+            case AF_INET:
+                let v4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+                if let parsed = withUnsafeBytes(of: v4, { IPAddress.V4(bytes: $0) }) {
+                    byName[name]?.ipv4Addresses.append(parsed)
+                }
+            case AF_INET6:
+                let v6 = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+                if let parsed = withUnsafeBytes(of: v6, { IPAddress.V6(bytes: $0) }) {
+                    byName[name]?.ipv6Addresses.append(parsed.isLinkLocal ? parsed.inZone(name) : parsed)
+                }
+            default:
+                break
+            }
+        }
+        return order.compactMap { byName[$0] }.filter { $0.index > 0 }
+    }
+}
+
+/// Which interfaces mDNS uses.
+public enum InterfaceSelection: Hashable, Sendable {
+    /// Every interface that is up, running and multicast-capable; loopback only when asked for.
+    case automatic(includingLoopback: Bool = false)
+    /// Only the loopback interface: the device and the sender on one machine.
+    case loopbackOnly
+    /// The named interfaces, while they are up and running.
+    case named(Set<String>)
+
+    /// Whether `interface` is selected now.
+    package func includes(_ interface: NetworkInterface) -> Bool {
+        guard interface.isUp, interface.isRunning || interface.isLoopback else { return false }
+        switch self {
+        case .automatic(let includingLoopback):
+            return interface.isLoopback ? includingLoopback : interface.supportsMulticast
+        case .loopbackOnly:
+            return interface.isLoopback
+        case .named(let names):
+            return names.contains(interface.name)
+        }
+    }
+}
+
+/// The IP versions mDNS runs over.
+public struct AddressFamilies: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt8
+
+    /// Creates a set from its bits.
+    public init(rawValue: UInt8) {
+        self.rawValue = rawValue
+    }
+
+    /// IPv4: group 224.0.0.251.
+    public static let ipv4 = AddressFamilies(rawValue: 1 << 0)
+    /// IPv6: group ff02::fb.
+    public static let ipv6 = AddressFamilies(rawValue: 1 << 1)
+    /// Both.
+    public static let all: AddressFamilies = [.ipv4, .ipv6]
+}

@@ -1,0 +1,209 @@
+public import CastDiscovery
+public import CastLogging
+import Logging
+public import NIOCore
+public import NIOPosix
+
+/// The emulator's mDNS responder: advertises one Cast device or group as
+/// `_googlecast._tcp` so browsers — ours, python-zeroconf, a phone — find it.
+///
+/// It announces on start (twice, a second apart, RFC 6762 §8.3), answers
+/// queries by multicast, by unicast when the question asks (QU) and to
+/// legacy queriers on other ports, leaves out answers the querier already
+/// knows, re-announces on ``update(_:)``, and says goodbye on ``stop(sendingGoodbye:)``.
+/// It does not probe for name conflicts: the emulator owns its test network.
+///
+/// Sockets are created on the event loop's thread, so they live in that
+/// thread's network namespace.
+public final class MDNSResponder: Sendable {
+    private let eventLoop: any EventLoop
+    private let runtime: NIOLoopBoundBox<ResponderRuntime>
+
+    /// Creates a responder for `advertisement` on the selected interfaces; it is silent until ``start()``.
+    public init(
+        advertisement: CastAdvertisement,
+        interfaces: InterfaceSelection = .automatic(),
+        addressFamilies: AddressFamilies = .all,
+        port: Int = 5353,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: CastLogger = .shared
+    ) {
+        let eventLoop = eventLoopGroup.next()
+        self.eventLoop = eventLoop
+        self.runtime = NIOLoopBoundBox.makeBoxSendingValue(
+            ResponderRuntime(
+                advertisement: advertisement,
+                interfaces: interfaces,
+                addressFamilies: addressFamilies,
+                port: port,
+                eventLoop: eventLoop,
+                logger: logger.makeLogger(subsystem: "Emulator.mDNS")
+            ),
+            as: ResponderRuntime.self,
+            eventLoop: eventLoop
+        )
+    }
+
+    /// Opens the sockets and announces.
+    ///
+    /// Throws ``CastEmulatorError/Code/invalidState`` when already started and
+    /// ``CastEmulatorError/Code/bindFailed`` when no socket could be opened.
+    public func start() async throws(CastEmulatorError) {
+        let runtime = self.runtime
+        do {
+            try await self.eventLoop.flatSubmit { runtime.value.start(runtime: runtime) }.get()
+        } catch let error as CastEmulatorError {
+            throw error
+        } catch {
+            throw CastEmulatorError(.bindFailed, "cannot open an mDNS socket", cause: error)
+        }
+    }
+
+    /// Replaces the advertisement and announces the change; a changed instance
+    /// name first says goodbye to the old records.
+    public func update(_ advertisement: CastAdvertisement) async {
+        let runtime = self.runtime
+        try? await self.eventLoop.submit { runtime.value.update(advertisement) }.get()
+    }
+
+    /// Stops answering and closes the sockets; with `sendingGoodbye` false the
+    /// device vanishes silently, as a device losing power does, and browsers
+    /// notice only when the records expire.
+    public func stop(sendingGoodbye: Bool = true) async {
+        let runtime = self.runtime
+        try? await self.eventLoop.flatSubmit { runtime.value.stop(sendingGoodbye: sendingGoodbye) }.get()
+    }
+}
+
+/// The responder's state, confined to its event loop.
+final class ResponderRuntime {
+    private var advertisement: CastAdvertisement
+    private let interfaces: InterfaceSelection
+    private let addressFamilies: AddressFamilies
+    private let port: Int
+    private let eventLoop: any EventLoop
+    private let logger: Logger
+    private var sockets: [MDNSSocket] = []
+    private var announcements: [Scheduled<Void>] = []
+    private var isRunning = false
+
+    init(
+        advertisement: CastAdvertisement,
+        interfaces: InterfaceSelection,
+        addressFamilies: AddressFamilies,
+        port: Int,
+        eventLoop: any EventLoop,
+        logger: Logger
+    ) {
+        self.advertisement = advertisement
+        self.interfaces = interfaces
+        self.addressFamilies = addressFamilies
+        self.port = port
+        self.eventLoop = eventLoop
+        self.logger = logger
+    }
+
+    func start(runtime: NIOLoopBoundBox<ResponderRuntime>) -> EventLoopFuture<Void> {
+        guard !self.isRunning else {
+            return self.eventLoop.makeFailedFuture(
+                CastEmulatorError(.invalidState, "the mDNS responder is already running"))
+        }
+        self.isRunning = true
+        let receiver: MDNSSocket.Receiver = { message, source, interfaceIndex in
+            runtime.value.answer(message, from: source, interfaceIndex: interfaceIndex)
+        }
+        var opening: [EventLoopFuture<MDNSSocket?>] = []
+        for interface in NetworkInterface.all() where self.interfaces.includes(interface) {
+            for family in [AddressFamilies.ipv4, .ipv6] where self.addressFamilies.contains(family) {
+                let hasAddress = family == .ipv4 ? !interface.ipv4Addresses.isEmpty : !interface.ipv6Addresses.isEmpty
+                guard hasAddress else { continue }
+                let logger = self.logger
+                opening.append(
+                    MDNSSocket.open(
+                        on: interface, family: family, port: self.port, eventLoop: self.eventLoop,
+                        logger: self.logger, receiver: receiver
+                    ).map { Optional($0) }.recover { error in
+                        logger.warning(
+                            "cannot open mDNS socket",
+                            metadata: ["mdns.interface": "\(interface)", "error": "\(error)"])
+                        return nil
+                    }
+                )
+            }
+        }
+        return EventLoopFuture.whenAllSucceed(opening, on: self.eventLoop).assumeIsolated().flatMapThrowing { sockets in
+            self.sockets = sockets.compactMap { $0 }
+            guard !self.sockets.isEmpty else {
+                self.isRunning = false
+                throw CastEmulatorError(.bindFailed, "no mDNS socket could be opened on the selected interfaces")
+            }
+            self.logger.info(
+                "advertising",
+                metadata: [
+                    "mdns.instance": "\(self.advertisement.instanceName)", "mdns.sockets": "\(self.sockets.count)",
+                ]
+            )
+            self.announce()
+        }.nonisolated()
+    }
+
+    func update(_ advertisement: CastAdvertisement) {
+        let old = self.advertisement
+        self.advertisement = advertisement
+        guard self.isRunning else { return }
+        if old.instanceName != advertisement.instanceName || old.hostName != advertisement.hostName {
+            for socket in self.sockets { socket.send(self.records(for: socket, advertisement: old).goodbye) }
+        }
+        self.announce()
+    }
+
+    func stop(sendingGoodbye: Bool) -> EventLoopFuture<Void> {
+        guard self.isRunning else { return self.eventLoop.makeSucceededVoidFuture() }
+        self.isRunning = false
+        for announcement in self.announcements { announcement.cancel() }
+        self.announcements = []
+        if sendingGoodbye {
+            for socket in self.sockets { socket.send(self.records(for: socket).goodbye) }
+        }
+        let closing = self.sockets.map { $0.close() }
+        self.sockets = []
+        self.logger.info("advertising stopped", metadata: ["mdns.goodbye": "\(sendingGoodbye)"])
+        return EventLoopFuture.andAllComplete(closing, on: self.eventLoop)
+    }
+
+    /// Announces now and once more a second later.
+    private func announce() {
+        for announcement in self.announcements { announcement.cancel() }
+        self.sendAnnouncement()
+        self.announcements = [
+            self.eventLoop.assumeIsolated().scheduleTask(in: .seconds(1)) { self.sendAnnouncement() }
+        ]
+    }
+
+    private func sendAnnouncement() {
+        guard self.isRunning else { return }
+        for socket in self.sockets { socket.send(self.records(for: socket).announcement) }
+    }
+
+    func answer(_ query: DNSMessage, from source: SocketAddress, interfaceIndex: Int) {
+        guard self.isRunning, let port = source.port else { return }
+        // Reply through the socket of the interface and IP version the query came by; it knows that interface's addresses.
+        guard
+            let socket = self.sockets.first(where: {
+                $0.interface.index == interfaceIndex && $0.groupAddress.protocol == source.protocol
+            })
+        else { return }
+        let legacy = port != 5353
+        guard let response = self.records(for: socket).response(to: query, legacy: legacy) else { return }
+        let unicast = legacy || query.questions.contains { $0.prefersUnicastResponse }
+        socket.send(response, to: unicast ? source : nil)
+    }
+
+    private func records(for socket: MDNSSocket, advertisement: CastAdvertisement? = nil) -> AdvertisedRecords {
+        AdvertisedRecords(
+            advertisement ?? self.advertisement,
+            ipv4: socket.interface.ipv4Addresses,
+            ipv6: socket.interface.ipv6Addresses
+        )
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Two network namespaces joined by a veth pair, made for one test and
+/// deleted after it: `a` (10.201.n.1, fd00:201:n::1 on `vA`) and `b`
+/// (10.201.n.2, fd00:201:n::2 on `vB`). Multicast between them crosses a real
+/// link and never reaches the machine's own interfaces.
+///
+/// Code runs inside a namespace through an event loop group whose thread
+/// joined it (`setns(2)` applies to the calling thread), so sockets the
+/// loop creates belong to that namespace.
+final class NamespacePair: Sendable {
+    let a: String
+    let b: String
+    let subnet: Int
+
+    /// Whether this process may create namespaces: root and `ip` present.
+    static let isAvailable: Bool = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip")
+
+    private static let counter = Counter()
+
+    private init(a: String, b: String, subnet: Int) {
+        self.a = a
+        self.b = b
+        self.subnet = subnet
+    }
+
+    /// Creates the namespaces, the link, the addresses; runs `body`; deletes them whatever happens.
+    static func with<T>(_ body: (NamespacePair) async throws -> T) async throws -> T {
+        let number = Self.counter.next()
+        let tag = "\(getpid() % 10000)x\(number)"
+        let pair = NamespacePair(a: "castA\(tag)", b: "castB\(tag)", subnet: number % 250 + 1)
+        defer { pair.destroy() }
+        try pair.create()
+        return try await body(pair)
+    }
+
+    /// The IPv4 address of namespace `a` or `b`.
+    func ipv4(_ side: String) -> String { "10.201.\(self.subnet).\(side == self.a ? 1 : 2)" }
+    /// The global IPv6 address of namespace `a` or `b`.
+    func ipv6(_ side: String) -> String { "fd00:201:\(self.subnet)::\(side == self.a ? 1 : 2)" }
+    /// The veth end inside `namespace`.
+    func interface(in namespace: String) -> String { namespace == self.a ? "vA" : "vB" }
+
+    private func create() throws {
+        for namespace in [self.a, self.b] {
+            try Self.ip("netns", "add", namespace)
+            // No duplicate-address detection: IPv6 addresses are usable at once.
+            try Self.run(
+                "/usr/sbin/ip", "netns", "exec", namespace, "sysctl", "-qw",
+                "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0")
+            try Self.ip("-n", namespace, "link", "set", "lo", "up")
+        }
+        try Self.ip("-n", self.a, "link", "add", "vA", "type", "veth", "peer", "name", "vB", "netns", self.b)
+        for namespace in [self.a, self.b] {
+            let device = self.interface(in: namespace)
+            try Self.ip("-n", namespace, "addr", "add", "\(self.ipv4(namespace))/24", "dev", device)
+            try Self.ip("-n", namespace, "addr", "add", "\(self.ipv6(namespace))/64", "dev", device, "nodad")
+            try Self.ip("-n", namespace, "link", "set", device, "up")
+        }
+    }
+
+    private func destroy() {
+        for namespace in [self.a, self.b] {
+            _ = try? Self.ip("netns", "del", namespace)
+        }
+    }
+
+    /// Takes the veth end in `namespace` down or up.
+    func setLink(in namespace: String, up: Bool) throws {
+        try Self.ip("-n", namespace, "link", "set", self.interface(in: namespace), up ? "up" : "down")
+    }
+
+    /// A one-thread event loop group whose thread lives in `namespace`.
+    func eventLoopGroup(in namespace: String) throws -> MultiThreadedEventLoopGroup {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let path = "/var/run/netns/\(namespace)"
+        try group.next().submit {
+            let descriptor = open(path, O_RDONLY)
+            guard descriptor >= 0 else { throw NamespaceError(message: "cannot open \(path)") }
+            defer { close(descriptor) }
+            // CLONE_NEWNET
+            guard linuxSetns(descriptor, 0x4000_0000) == 0 else {
+                throw NamespaceError(message: "setns failed: errno \(errno)")
+            }
+        }.wait()
+        return group
+    }
+
+    /// Runs a program inside `namespace` in the background.
+    func spawn(in namespace: String, _ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        process.arguments = ["netns", "exec", namespace] + arguments
+        process.standardOutput = Pipe()
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    @discardableResult
+    static func ip(_ arguments: String...) throws -> String {
+        try Self.run(["/usr/sbin/ip"] + arguments)
+    }
+
+    @discardableResult
+    static func run(_ arguments: String...) throws -> String {
+        try Self.run(arguments)
+    }
+
+    @discardableResult
+    static func run(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard process.terminationStatus == 0 else {
+            throw NamespaceError(message: "\(arguments.joined(separator: " ")) failed: \(text)")
+        }
+        return text
+    }
+}
+
+/// `setns(2)`, which Glibc's Swift module leaves out (it needs `_GNU_SOURCE`).
+@_silgen_name("setns")
+private func linuxSetns(_ descriptor: CInt, _ type: CInt) -> CInt
+
+struct NamespaceError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { self.message }
+}
+
+/// A thread-safe counter for unique names.
+final class Counter: Sendable {
+    private let value = NIOLockedValueBox(0)
+    func next() -> Int {
+        self.value.withLockedValue {
+            $0 += 1
+            return $0
+        }
+    }
+}
