@@ -12,7 +12,19 @@ packages=(
     libsamplerate0-dev  # CSampleRate: audio resampling
     libssl-dev          # COpenSSL: AES-128-CTR frame crypto
     pkg-config          # SwiftPM finds the libraries above through it
+    iproute2            # discovery tests: network namespaces and veth pairs (`ip netns`)
+    python3-pip         # discovery interop tests: pip installs python-zeroconf
 )
+
+# python-zeroconf, the independent mDNS peer of the discovery interop tests.
+# Installed at the end, once python3 and pip are certainly there.
+install_zeroconf() {
+    python3 -c "import zeroconf" 2>/dev/null && return 0
+    echo "setup: installing python-zeroconf (pip)" >&2
+    python3 -m pip install --quiet --disable-pip-version-check zeroconf 2>/dev/null \
+        || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages zeroconf \
+        || { echo "setup: pip could not install zeroconf; the interop tests will be skipped." >&2; return 0; }
+}
 
 missing=()
 for package in "${packages[@]}"; do
@@ -20,7 +32,10 @@ for package in "${packages[@]}"; do
         missing+=("$package")
     fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+    install_zeroconf
+    exit 0
+fi
 
 fail() {
     echo "setup: cannot install the missing system packages: ${missing[*]}" >&2
@@ -43,3 +58,4 @@ export DEBIAN_FRONTEND=noninteractive
 "${as_root[@]}" apt-get update -qq >/dev/null || fail "apt-get update failed."
 "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
     || fail "apt-get install failed."
+install_zeroconf

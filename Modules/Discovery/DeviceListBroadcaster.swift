@@ -3,7 +3,8 @@ import NIOConcurrencyHelpers
 /// Holds the visible device list and fans its changes out to subscribers.
 ///
 /// A new subscriber first gets ``DiscoveryEvent/found(_:)`` for every device
-/// already listed, so a stream alone is enough to mirror the list.
+/// already listed, so a stream alone is enough to mirror the list. Streams
+/// end when the broadcaster goes, with its ``DiscoveryManager``.
 final class DeviceListBroadcaster: Sendable {
     private struct State {
         var devices: [CastDevice] = []
@@ -12,6 +13,12 @@ final class DeviceListBroadcaster: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
+
+    deinit {
+        for continuation in self.state.withLockedValue({ $0.continuations.values }) {
+            continuation.finish()
+        }
+    }
 
     /// The listed devices, sorted by friendly name.
     var devices: [CastDevice] {

@@ -57,7 +57,8 @@ public final class DiscoveryManager: Sendable {
 
     /// A stream of device changes: first `found` for every device already
     /// listed, then each change as it happens. Each call gives a new,
-    /// independent stream; it ends when the consuming task is cancelled.
+    /// independent stream; it ends when the consuming task is cancelled or
+    /// the manager is released.
     public func events() -> AsyncStream<DiscoveryEvent> {
         self.broadcaster.subscribe()
     }

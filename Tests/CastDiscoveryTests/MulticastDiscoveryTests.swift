@@ -23,27 +23,19 @@ struct MulticastDiscoveryTests {
     ) async throws {
         try await NamespacePair.with { pair in
             let groupA = try pair.eventLoopGroup(in: pair.a)
-            let groupB = try pair.eventLoopGroup(in: pair.b)
             let responders = advertisements.map {
                 MDNSResponder(
                     advertisement: $0, addressFamilies: responderFamilies, eventLoopGroup: groupA, logger: quietLogger)
             }
-            let discovery = DiscoveryManager(configuration: configuration, eventLoopGroup: groupB, logger: quietLogger)
-            let log = EventLog(discovery.events())
-            for responder in responders { try await responder.start() }
-            try await discovery.start()
-            let outcome: Result<Void, any Error>
-            do {
-                try await body(pair, responders, discovery, log)
-                outcome = .success(())
-            } catch {
-                outcome = .failure(error)
+            let result = await outcome {
+                for responder in responders { try await responder.start() }
+                try await pair.withBrowser(in: pair.b, configuration: configuration) { discovery, log in
+                    try await body(pair, responders, discovery, log)
+                }
             }
-            await discovery.stop()
             for responder in responders { await responder.stop() }
             try await groupA.shutdownGracefully()
-            try await groupB.shutdownGracefully()
-            try outcome.get()
+            try result.get()
         }
     }
 
@@ -53,7 +45,7 @@ struct MulticastDiscoveryTests {
         advertisement.status = .busy
         advertisement.runningAppStatus = "Casting: YouTube"
         try await self.withDiscovery([advertisement]) { pair, _, discovery, log in
-            let device = try #require(try await log.next("found") { $0.found != nil }.found)
+            let device = try await log.nextFound()
             #expect(device.id == Self.deviceID)
             #expect(device.friendlyName == "Wohnzimmer – Fernseher")
             #expect(device.modelName == "Chromecast")
@@ -72,6 +64,116 @@ struct MulticastDiscoveryTests {
             #expect(device.source == .multicastDNS)
             #expect(device.addresses.first == IPAddress(pair.ipv4(pair.a)))
             #expect(discovery.devices.map(\.id) == [Self.deviceID])
+        }
+    }
+
+    @Test("A changed advertisement arrives as an update naming what changed")
+    func updated() async throws {
+        let advertisement = CastAdvertisement(id: Self.deviceID, friendlyName: "Kitchen")
+        try await self.withDiscovery([advertisement]) { _, responders, discovery, log in
+            try await log.next("found") { $0.found != nil }
+            var changed = advertisement
+            changed.friendlyName = "Kitchen speaker"
+            changed.status = .busy
+            changed.runningAppStatus = "Spotify"
+            await responders[0].update(changed)
+            let event = try await log.next("updated") { $0.changes != nil }
+            #expect(event.changes == [.friendlyName, .status, .runningAppStatus])
+            #expect(event.device.friendlyName == "Kitchen speaker")
+            #expect(discovery.devices.map(\.friendlyName) == ["Kitchen speaker"])
+        }
+    }
+
+    @Test("A device that says goodbye is lost with reason goodbye")
+    func lostByGoodbye() async throws {
+        let advertisement = CastAdvertisement(id: Self.deviceID, friendlyName: "Bedroom")
+        try await self.withDiscovery([advertisement]) { _, responders, discovery, log in
+            try await log.next("found") { $0.found != nil }
+            await responders[0].stop(sendingGoodbye: true)
+            let event = try await log.next("lost") { $0.lossReason != nil }
+            #expect(event.lossReason == .goodbye)
+            #expect(event.device.id == Self.deviceID)
+            #expect(discovery.devices.isEmpty)
+        }
+    }
+
+    @Test("Refresh queries keep a short-TTL device alive; silence lets it expire")
+    func lostByExpiry() async throws {
+        var advertisement = CastAdvertisement(id: Self.deviceID, friendlyName: "Office")
+        advertisement.serviceTTL = 2
+        advertisement.hostTTL = 2
+        try await self.withDiscovery([advertisement]) { _, responders, discovery, log in
+            try await log.next("found") { $0.found != nil }
+            // Three TTLs: only the refresh queries at 80-95 % keep the records alive.
+            try await Task.sleep(for: .seconds(6))
+            #expect(!log.events.contains { $0.lossReason != nil }, "lost while the responder answered")
+            await responders[0].stop(sendingGoodbye: false)
+            let event = try await log.next("lost") { $0.lossReason != nil }
+            #expect(event.lossReason == .expired)
+            #expect(discovery.devices.isEmpty)
+        }
+    }
+
+    @Test("Several devices and a group, listed by friendly name; a capability filter keeps the group")
+    func severalDevicesAndAGroup() async throws {
+        let advertisements = [
+            CastAdvertisement(id: "11111111111111111111111111111111", friendlyName: "living room"),
+            CastAdvertisement(
+                id: "22222222222222222222222222222222", friendlyName: "Attic", modelName: "Google Home Mini",
+                capabilities: CastDeviceCapabilities(rawValue: 198_660)),
+            .group(id: "33333333-3333-3333-3333-333333333333", friendlyName: "Everywhere"),
+        ]
+        try await self.withDiscovery(advertisements) { _, _, discovery, log in
+            for _ in 0..<3 { try await log.next("three devices") { $0.found != nil } }
+            #expect(discovery.devices.map(\.friendlyName) == ["Attic", "Everywhere", "living room"])
+            let group = try #require(discovery.devices.first { $0.friendlyName == "Everywhere" })
+            #expect(group.isGroup)
+            #expect(group.port == 32_254)
+            #expect(group.modelName == "Google Cast Group")
+            #expect(group.capabilities.contains(.multizoneGroup))
+            #expect(group.instanceName == "Google-Cast-Group-33333333333333333333333333333333")
+            #expect(discovery.devices.filter(\.isGroup).count == 1)
+
+            await discovery.setFilter(DeviceFilter(requiredCapabilities: .multizoneGroup))
+            #expect(discovery.devices.map(\.friendlyName) == ["Everywhere"])
+            for _ in 0..<2 {
+                let lost = try await log.next("filtered out") { $0.lossReason != nil }
+                #expect(lost.lossReason == .filteredOut)
+                #expect(!lost.device.isGroup)
+            }
+        }
+    }
+
+    @Test("Over IPv6 alone a device is found with its global and link-local addresses")
+    func ipv6() async throws {
+        let advertisement = CastAdvertisement(id: Self.deviceID, friendlyName: "IPv6 only")
+        let configuration = DiscoveryConfiguration(addressFamilies: .ipv6, interfacePollInterval: .milliseconds(300))
+        try await self.withDiscovery([advertisement], responderFamilies: .ipv6, browser: configuration) {
+            pair, _, _, log in
+            let device = try await log.nextFound()
+            #expect(device.friendlyName == "IPv6 only")
+            // The responder knows both its addresses; the browser heard them over IPv6 only.
+            #expect(device.addresses.contains(IPAddress(pair.ipv6(pair.a))!))
+            let linkLocal = device.addresses.compactMap { address -> IPAddress.V6? in
+                if case .v6(let v6) = address, v6.isLinkLocal { v6 } else { nil }
+            }
+            #expect(linkLocal.count == 1)
+            #expect(linkLocal.first?.zone == pair.interface(in: pair.b))
+        }
+    }
+
+    @Test("An interface going down loses its devices; coming back up finds them again")
+    func interfaceDownAndUp() async throws {
+        let advertisement = CastAdvertisement(id: Self.deviceID, friendlyName: "Den")
+        try await self.withDiscovery([advertisement]) { pair, _, discovery, log in
+            try await log.next("found") { $0.found != nil }
+            try pair.setLink(in: pair.b, up: false)
+            let lost = try await log.next("lost") { $0.lossReason != nil }
+            #expect(lost.lossReason == .interfaceDown)
+            #expect(discovery.devices.isEmpty)
+            try pair.setLink(in: pair.b, up: true)
+            let found = try await log.next("found again") { $0.found != nil }
+            #expect(found.device.id == Self.deviceID)
         }
     }
 }

@@ -20,7 +20,7 @@ extension CastDevice {
         public static let capabilities = Changes(rawValue: 1 << 4)
         /// The running application's status text.
         public static let runningAppStatus = Changes(rawValue: 1 << 5)
-        /// Anything else: model, icon, version, host or instance name, other TXT attributes.
+        /// Anything else: model, icon, version, host or instance name, TXT attributes not modelled.
         public static let other = Changes(rawValue: 1 << 6)
     }
 
@@ -40,7 +40,16 @@ extension CastDevice {
         rest.status = other.status
         rest.capabilities = other.capabilities
         rest.runningAppStatus = other.runningAppStatus
-        if rest != other { changes.insert(.other) }
+        // The TXT map repeats the modelled attributes; only the others count as `other` here.
+        rest.txtRecord = Self.unmodelledAttributes(of: self.txtRecord)
+        var otherRest = other
+        otherRest.txtRecord = Self.unmodelledAttributes(of: other.txtRecord)
+        if rest != otherRest { changes.insert(.other) }
         return changes
+    }
+
+    /// The TXT attributes that no property models: `cd`, `bs`, `rm`, `nf` and unknown ones.
+    private static func unmodelledAttributes(of txt: [String: String]) -> [String: String] {
+        txt.filter { !["fn", "st", "ca", "rs"].contains($0.key) }
     }
 }

@@ -19,17 +19,13 @@ final class EventLog: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
-    private let task: Task<Void, Never>
 
+    /// Starts recording; the recording ends with the stream, when its manager is released.
     init(_ stream: AsyncStream<DiscoveryEvent>) {
         let state = self.state
-        self.task = Task {
+        Task {
             for await event in stream { state.withLockedValue { $0.events.append(event) } }
         }
-    }
-
-    deinit {
-        self.task.cancel()
     }
 
     /// Every event so far.
@@ -39,6 +35,7 @@ final class EventLog: Sendable {
 
     /// The first event after the previously returned one that satisfies `predicate`,
     /// waiting at most `timeout` for it.
+
     @discardableResult
     func next(
         _ what: String,
@@ -60,6 +57,19 @@ final class EventLog: Sendable {
     }
 }
 
+extension EventLog {
+    /// The device of the next `found` event.
+    ///
+    /// Tests call this rather than `#require(try await log.next(...) { ... }.found)`:
+    /// with Swift 6.3, a trailing closure inside `#require` was run again in
+    /// place of the next call's predicate.
+    func nextFound(within timeout: Duration = .seconds(15)) async throws -> CastDevice {
+        let event = try await self.next("found", within: timeout) { $0.found != nil }
+        guard case .found(let device) = event else { throw TimedOut(what: "found") }
+        return device
+    }
+}
+
 extension DiscoveryEvent {
     /// The found device, if this is `found`.
     var found: CastDevice? {
@@ -74,5 +84,15 @@ extension DiscoveryEvent {
     /// The changes, if this is `updated`.
     var changes: CastDevice.Changes? {
         if case .updated(_, let changes) = self { changes } else { nil }
+    }
+}
+
+/// Runs `body` and keeps its outcome, so cleanup can run before the error is rethrown.
+func outcome(of body: () async throws -> Void) async -> Result<Void, any Error> {
+    do {
+        try await body()
+        return .success(())
+    } catch {
+        return .failure(error)
     }
 }

@@ -1,3 +1,4 @@
+import CastDiscovery
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -22,6 +23,9 @@ final class NamespacePair: Sendable {
 
     /// Whether this process may create namespaces: root and `ip` present.
     static let isAvailable: Bool = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip")
+
+    /// Whether python3 with python-zeroconf is installed, for the interop tests.
+    static let hasZeroconf = (try? NamespacePair.run("/usr/bin/env", "python3", "-c", "import zeroconf")) != nil
 
     private static let counter = Counter()
 
@@ -150,5 +154,25 @@ final class Counter: Sendable {
             $0 += 1
             return $0
         }
+    }
+}
+
+extension NamespacePair {
+    /// Runs a started ``DiscoveryManager`` in `namespace`, with a log of its events; stops it afterwards.
+    func withBrowser(
+        in namespace: String,
+        configuration: DiscoveryConfiguration = DiscoveryConfiguration(interfacePollInterval: .milliseconds(300)),
+        _ body: (DiscoveryManager, EventLog) async throws -> Void
+    ) async throws {
+        let group = try self.eventLoopGroup(in: namespace)
+        let discovery = DiscoveryManager(configuration: configuration, eventLoopGroup: group, logger: quietLogger)
+        let log = EventLog(discovery.events())
+        let result = await outcome {
+            try await discovery.start()
+            try await body(discovery, log)
+        }
+        await discovery.stop()
+        try await group.shutdownGracefully()
+        try result.get()
     }
 }
