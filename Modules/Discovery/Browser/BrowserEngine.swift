@@ -71,11 +71,7 @@ struct BrowserEngine {
     /// Starts querying on a new interface: a QU query now, and the back-off restarted (§5.2, §10.3).
     mutating func addInterface(index: Int, name: String, now: NIODeadline) -> Step {
         self.interfaces[index] = name
-        self.queryInterval = self.timing.initialQueryInterval
-        self.nextQueryAt = now + self.queryInterval
-        var step = Step()
-        step.queries = [(self.query(questions: [self.serviceQuestion(unicast: true)], on: index, now: now), index)]
-        return step
+        return self.restartQuerying(on: [index], unicast: true, now: now)
     }
 
     /// Stops using an interface and forgets what was heard on it.
@@ -92,9 +88,18 @@ struct BrowserEngine {
         let wasActive = self.scanMode == .active
         self.scanMode = mode
         guard mode == .active, !wasActive else { return Step() }
+        return self.restartQuerying(on: self.interfaces.keys.sorted(), unicast: false, now: now)
+    }
+
+    /// Queries now on `indices` and starts the back-off again: the next query in 1 s.
+    private mutating func restartQuerying(on indices: [Int], unicast: Bool, now: NIODeadline) -> Step {
         self.queryInterval = self.timing.initialQueryInterval
-        self.nextQueryAt = now
-        return self.advance(to: now)
+        self.nextQueryAt = now + self.queryInterval
+        var step = Step()
+        step.queries = indices.map {
+            (self.query(questions: [self.serviceQuestion(unicast: unicast)], on: $0, now: now), $0)
+        }
+        return step
     }
 
     /// Takes in a received message; only responses from port 5353 count (§6, §11).
@@ -129,8 +134,8 @@ struct BrowserEngine {
             let cap =
                 self.scanMode == .active
                 ? self.timing.activeMaximumQueryInterval : self.timing.passiveMaximumQueryInterval
-            self.nextQueryAt = now + self.queryInterval
             self.queryInterval = min(self.queryInterval * 2, cap)
+            self.nextQueryAt = now + self.queryInterval
         }
         for entry in self.cache.takeDueRefreshes(now: now) where self.interfaces[entry.interfaceIndex] != nil {
             questions[entry.interfaceIndex, default: []].append(

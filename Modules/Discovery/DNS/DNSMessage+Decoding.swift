@@ -60,6 +60,9 @@ struct DNSReader {
 
     /// Reads a possibly compressed name (RFC 1035 §4.1.4).
     ///
+    /// A pointer must land before where the name, or the previous pointer's
+    /// target, began; anything else is a loop or a forward reference.
+    ///
     /// ```
     /// 00xxxxxx  label of length x follows (0 ends the name)
     /// 11xxxxxx xxxxxxxx  pointer: the name continues at the 14-bit offset
@@ -71,6 +74,9 @@ struct DNSReader {
         var position = self.offset
         // Where reading resumes once the name is done: after the first pointer, if any.
         var resumeOffset: Int?
+        // Each pointer must land before the previous landing point (the name's start, at first):
+        // strictly falling targets cannot loop.
+        var pointerLimit = self.offset
         while true {
             guard position < self.bytes.count else { throw DNSMessageError(.truncated, at: position) }
             let length = self.bytes[position]
@@ -92,8 +98,9 @@ struct DNSReader {
                 guard position + 1 < self.bytes.count else { throw DNSMessageError(.truncated, at: position) }
                 let target = Int(length & 0x3F) << 8 | Int(self.bytes[position + 1])
                 guard target < self.bytes.count else { throw DNSMessageError(.pointerOutOfRange, at: position) }
-                guard target < position else { throw DNSMessageError(.pointerLoop, at: position) }
+                guard target < pointerLimit else { throw DNSMessageError(.pointerLoop, at: position) }
                 if resumeOffset == nil { resumeOffset = position + 2 }
+                pointerLimit = target
                 position = target
             default:
                 throw DNSMessageError(.reservedLabelType, at: position)
@@ -160,7 +167,8 @@ struct DNSReader {
                 guard self.offset + count <= end else { throw DNSMessageError(.malformedRecordData, at: self.offset) }
                 strings.append(Array(try self.readBytes(count)))
             }
-            return .txt(strings)
+            // RDLENGTH 0 is seen in the wild; it means what the proper form, one empty string, means.
+            return .txt(strings.isEmpty ? [[]] : strings)
         case .nsec:
             let next = try self.readName()
             var types: Set<DNSRecordType> = []

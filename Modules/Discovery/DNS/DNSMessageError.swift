@@ -6,7 +6,7 @@ package struct DNSMessageError: Error, Hashable, Sendable, CustomStringConvertib
         case truncated
         /// A compression pointer pointed at or past the end of the message.
         case pointerOutOfRange
-        /// A compression pointer did not point strictly backwards, which is how loops start.
+        /// A compression pointer did not point before the name or the previous pointer's target, which is how loops start.
         case pointerLoop
         /// A label's length byte used the reserved `01`/`10` prefixes (RFC 6891 §5).
         case reservedLabelType
