@@ -63,6 +63,7 @@ extension EventLog {
     /// Tests call this rather than `#require(try await log.next(...) { ... }.found)`:
     /// with Swift 6.3, a trailing closure inside `#require` was run again in
     /// place of the next call's predicate.
+    @discardableResult
     func nextFound(within timeout: Duration = .seconds(15)) async throws -> CastDevice {
         let event = try await self.next("found", within: timeout) { $0.found != nil }
         guard case .found(let device) = event else { throw TimedOut(what: "found") }
