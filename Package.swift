@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "CastTransport", targets: ["CastTransport"]),
         .library(name: "CastRemoteDisplay", targets: ["CastRemoteDisplay"]),
         .library(name: "CastEmulator", targets: ["CastEmulator"]),
+        .executable(name: "cast-discover", targets: ["cast-discover"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -95,6 +96,15 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "Modules/Emulator",
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Example senders
+
+        .executableTarget(
+            name: "cast-discover",
+            dependencies: ["CastDiscovery", "CastLogging"],
+            path: "Examples/CastDiscover",
             swiftSettings: strictSettings
         ),
 

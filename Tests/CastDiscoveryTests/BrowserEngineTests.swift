@@ -16,7 +16,8 @@ struct BrowserEngineTests {
             serviceType: Self.service,
             scanMode: mode,
             timing: BrowserEngine.Timing(
-                activeMaximumQueryInterval: .seconds(8), passiveMaximumQueryInterval: .seconds(64)),
+                startDelay: { .zero }, activeMaximumQueryInterval: .seconds(8),
+                passiveMaximumQueryInterval: .seconds(64)),
             cache: RecordCache(jitter: { 0 })
         )
     }
@@ -43,28 +44,31 @@ struct BrowserEngineTests {
         )
     }
 
-    /// Advances the engine second by second to `end`, returning the times PTR queries went out.
+    /// Advances the engine in `step`s from `begin` to `end`, returning the times PTR queries went out.
     static func queryTimes(_ engine: inout BrowserEngine, from begin: Double, to end: Double, step: Double = 0.25)
         -> [Double]
     {
         var times: [Double] = []
-        var now = begin
-        while now <= end {
-            let step = engine.advance(to: Self.at(now))
-            if step.queries.contains(where: {
+        for tick in 0...Int(((end - begin) / step).rounded()) {
+            let now = begin + Double(tick) * step
+            let result = engine.advance(to: Self.at(now))
+            if result.queries.contains(where: {
                 $0.message.questions.contains { $0.name == Self.service && $0.type == .ptr }
             }) {
                 times.append(now)
             }
-            now += 0.25
         }
         return times
     }
 
-    @Test("A new interface gets a QU query at once; then 1 s, doubling, capped (RFC 6762 §5.2)")
+    @Test("A new interface gets a QU query after the start delay; then 1 s later, doubling, capped (RFC 6762 §5.2)")
     func continuousQuerying() {
         var engine = Self.makeEngine()
-        let first = engine.addInterface(index: 2, name: "eth0", now: Self.at(0))
+        engine.timing.startDelay = { .milliseconds(70) }
+        engine.addInterface(index: 2, name: "eth0", now: Self.at(0))
+        #expect(engine.nextDeadline == Self.at(0.07))
+        #expect(engine.advance(to: Self.at(0.06)).queries.isEmpty)
+        let first = engine.advance(to: Self.at(0.07))
         #expect(first.queries.count == 1)
         #expect(first.queries[0].interfaceIndex == 2)
         #expect(
@@ -72,14 +76,16 @@ struct BrowserEngineTests {
                 DNSQuestion(name: Self.service, type: .ptr, prefersUnicastResponse: true)
             ])
         #expect(!first.queries[0].message.isResponse)
-        // 1, 1+2, 3+4, 7+8 (the cap), 15+8, ...
-        #expect(Self.queryTimes(&engine, from: 0.25, to: 40) == [1, 3, 7, 15, 23, 31, 39])
+        // 1.07, then intervals 2, 4, 8 (the cap), 8, ...
+        let times = Self.queryTimes(&engine, from: 0.25, to: 40, step: 0.01).map { ($0 * 100).rounded() / 100 }
+        #expect(times == [1.07, 3.07, 7.07, 15.07, 23.07, 31.07, 39.07])
     }
 
     @Test("Passive mode caps later; switching to active queries at once and restarts the back-off")
     func scanModes() {
         var engine = Self.makeEngine(mode: .passive)
-        _ = engine.addInterface(index: 2, name: "eth0", now: Self.at(0))
+        engine.addInterface(index: 2, name: "eth0", now: Self.at(0))
+        #expect(engine.advance(to: Self.at(0)).queries.count == 1)
         #expect(Self.queryTimes(&engine, from: 0.25, to: 130) == [1, 3, 7, 15, 31, 63, 127])
         let switched = engine.setScanMode(.active, now: Self.at(130))
         #expect(switched.queries.count == 1)
@@ -91,7 +97,7 @@ struct BrowserEngineTests {
     @Test("Queries carry the PTRs known with more than half their TTL left (RFC 6762 §7.1)")
     func knownAnswers() {
         var engine = Self.makeEngine()
-        _ = engine.addInterface(index: 2, name: "eth0", now: Self.at(0))
+        engine.addInterface(index: 2, name: "eth0", now: Self.at(0))
         _ = engine.receive(Self.response(ttl: 100), interfaceIndex: 2, sourcePort: 5353, now: Self.at(0.5))
         let query = engine.advance(to: Self.at(1)).queries[0].message
         #expect(query.answers == [DNSResourceRecord(name: Self.service, ttl: 99, data: .ptr(Self.instance))])
@@ -109,7 +115,7 @@ struct BrowserEngineTests {
     @Test("Records are refreshed at 80, 85, 90 and 95 % of their TTL, then expire")
     func refreshAndExpiry() {
         var engine = Self.makeEngine()
-        _ = engine.addInterface(index: 2, name: "eth0", now: Self.at(0))
+        engine.addInterface(index: 2, name: "eth0", now: Self.at(0))
         _ = engine.receive(Self.response(ttl: 1000), interfaceIndex: 2, sourcePort: 5353, now: Self.at(0))
         #expect(engine.devices.count == 1)
         var refreshTimes: [Double] = []
@@ -130,7 +136,7 @@ struct BrowserEngineTests {
     @Test("A goodbye removes the device one second later, with reason goodbye")
     func goodbye() {
         var engine = Self.makeEngine()
-        _ = engine.addInterface(index: 2, name: "eth0", now: Self.at(0))
+        engine.addInterface(index: 2, name: "eth0", now: Self.at(0))
         _ = engine.receive(Self.response(), interfaceIndex: 2, sourcePort: 5353, now: Self.at(0))
         let bye = DNSMessage(
             flags: DNSMessage.responseFlags,
@@ -145,7 +151,7 @@ struct BrowserEngineTests {
     @Test("Missing SRV/TXT and host addresses are asked for, with back-off, until they arrive")
     func resolution() {
         var engine = Self.makeEngine()
-        _ = engine.addInterface(index: 2, name: "eth0", now: Self.at(0))
+        engine.addInterface(index: 2, name: "eth0", now: Self.at(0))
         let onlyPTR = Self.response(records: [
             DNSResourceRecord(name: Self.service, ttl: 100, data: .ptr(Self.instance))
         ])
@@ -175,7 +181,7 @@ struct BrowserEngineTests {
     @Test("Queries, other ports, unknown interfaces and error codes are ignored")
     func ignoredMessages() {
         var engine = Self.makeEngine()
-        _ = engine.addInterface(index: 2, name: "eth0", now: Self.at(0))
+        engine.addInterface(index: 2, name: "eth0", now: Self.at(0))
         var query = Self.response()
         query.flags = 0
         _ = engine.receive(query, interfaceIndex: 2, sourcePort: 5353, now: Self.at(0))
@@ -190,7 +196,7 @@ struct BrowserEngineTests {
     @Test("A cache-flush TXT replaces the old one at once; a TXT without id makes no device")
     func cacheFlushAndMissingID() {
         var engine = Self.makeEngine()
-        _ = engine.addInterface(index: 2, name: "eth0", now: Self.at(0))
+        engine.addInterface(index: 2, name: "eth0", now: Self.at(0))
         _ = engine.receive(Self.response(), interfaceIndex: 2, sourcePort: 5353, now: Self.at(0))
         let renamed = Self.response(records: [
             Self.response(txt: ["id=0123456789abcdef0123456789abcdef", "fn=Den"]).answers[2]
@@ -201,7 +207,7 @@ struct BrowserEngineTests {
         #expect(engine.cache.records(named: Self.instance, type: .txt).count == 1, "the old TXT left after a second")
 
         var other = Self.makeEngine()
-        _ = other.addInterface(index: 2, name: "eth0", now: Self.at(0))
+        other.addInterface(index: 2, name: "eth0", now: Self.at(0))
         _ = other.receive(Self.response(txt: ["fn=No id"]), interfaceIndex: 2, sourcePort: 5353, now: Self.at(0))
         #expect(other.devices.isEmpty)
     }
@@ -209,7 +215,7 @@ struct BrowserEngineTests {
     @Test("Removing an interface forgets what was heard there, with reason interfaceDown")
     func interfaceRemoval() {
         var engine = Self.makeEngine()
-        _ = engine.addInterface(index: 2, name: "eth0", now: Self.at(0))
+        engine.addInterface(index: 2, name: "eth0", now: Self.at(0))
         _ = engine.receive(Self.response(), interfaceIndex: 2, sourcePort: 5353, now: Self.at(0))
         let step = engine.removeInterface(index: 2, now: Self.at(1))
         #expect(step.lossReasons == ["Chromecast-0123456789abcdef0123456789abcdef": .interfaceDown])

@@ -8,9 +8,9 @@ import NIOCore
 /// ``DiscoveryManager``; tests drive it with a fake clock.
 ///
 /// What it does, per RFC 6762/6763:
-/// - continuous PTR queries for the service: at start, after 1 s, then
-///   doubling up to the scan mode's cap (§5.2), the first on each interface
-///   asking for a unicast reply (QU, §5.4);
+/// - continuous PTR queries for the service: 20-120 ms after start, 1 s
+///   later, then doubling up to the scan mode's cap (§5.2), the first on each
+///   interface asking for a unicast reply (QU, §5.4);
 /// - known answers in each query: cached PTRs with more than half their TTL
 ///   left (§7.1);
 /// - refresh queries at 80/85/90/95 % of each record's TTL (§5.2);
@@ -28,6 +28,9 @@ struct BrowserEngine {
     /// The timing the scan modes use.
     struct Timing {
         var initialQueryInterval: TimeAmount = .seconds(1)
+        /// The wait before an interface's first query, 20-120 ms at random, so hosts joining a network
+        /// together do not query together (RFC 6762 §5.2).
+        var startDelay: () -> TimeAmount = { .milliseconds(Int64.random(in: 20...120)) }
         var activeMaximumQueryInterval: TimeAmount
         var passiveMaximumQueryInterval: TimeAmount
         /// How long to wait for records that often follow in the next packet before asking for them.
@@ -37,7 +40,7 @@ struct BrowserEngine {
 
     /// The service browsed: `_googlecast._tcp.local`.
     let serviceType: DNSName
-    private let timing: Timing
+    var timing: Timing
     private(set) var cache: RecordCache
     private(set) var scanMode: ScanMode
     /// Interface names by index, the interfaces queries go out on.
@@ -46,6 +49,8 @@ struct BrowserEngine {
     private(set) var devices: [String: CastDevice] = [:]
 
     private var nextQueryAt: NIODeadline?
+    /// Interfaces whose first query, a QU one, is still to go, and when it goes.
+    private var firstQueryAt: [Int: NIODeadline] = [:]
     private var queryInterval: TimeAmount
     private var resolveSchedule: [DNSQuestion: (next: NIODeadline, interval: TimeAmount)] = [:]
 
@@ -62,21 +67,26 @@ struct BrowserEngine {
 
     /// The next moment ``advance(to:)`` has work, if any.
     var nextDeadline: NIODeadline? {
-        ([self.nextQueryAt, self.cache.nextDeadline] + self.resolveSchedule.values.map { Optional($0.next) })
-            .compactMap { $0 }.min()
+        let pending = self.resolveSchedule.values.map(\.next) + self.firstQueryAt.values
+        return ([self.nextQueryAt, self.cache.nextDeadline].compactMap { $0 } + pending).min()
     }
 
     // MARK: Inputs
 
-    /// Starts querying on a new interface: a QU query now, and the back-off restarted (§5.2, §10.3).
-    mutating func addInterface(index: Int, name: String, now: NIODeadline) -> Step {
+    /// Starts querying on a new interface: a QU query after the start delay, and the back-off
+    /// restarted from it (§5.2, §5.4, §10.3).
+    mutating func addInterface(index: Int, name: String, now: NIODeadline) {
         self.interfaces[index] = name
-        return self.restartQuerying(on: [index], unicast: true, now: now)
+        let firstAt = now + self.timing.startDelay()
+        self.firstQueryAt[index] = firstAt
+        self.queryInterval = self.timing.initialQueryInterval
+        self.nextQueryAt = firstAt + self.queryInterval
     }
 
     /// Stops using an interface and forgets what was heard on it.
     mutating func removeInterface(index: Int, now: NIODeadline) -> Step {
         self.interfaces.removeValue(forKey: index)
+        self.firstQueryAt.removeValue(forKey: index)
         let lossReasons = self.rebuildDevices(after: self.cache.removeAll(onInterface: index))
         var step = self.advance(to: now)
         step.lossReasons.merge(lossReasons) { first, _ in first }
@@ -88,16 +98,11 @@ struct BrowserEngine {
         let wasActive = self.scanMode == .active
         self.scanMode = mode
         guard mode == .active, !wasActive else { return Step() }
-        return self.restartQuerying(on: self.interfaces.keys.sorted(), unicast: false, now: now)
-    }
-
-    /// Queries now on `indices` and starts the back-off again: the next query in 1 s.
-    private mutating func restartQuerying(on indices: [Int], unicast: Bool, now: NIODeadline) -> Step {
         self.queryInterval = self.timing.initialQueryInterval
         self.nextQueryAt = now + self.queryInterval
         var step = Step()
-        step.queries = indices.map {
-            (self.query(questions: [self.serviceQuestion(unicast: unicast)], on: $0, now: now), $0)
+        step.queries = self.interfaces.keys.sorted().map {
+            (self.query(questions: [self.serviceQuestion(unicast: false)], on: $0, now: now), $0)
         }
         return step
     }
@@ -127,6 +132,10 @@ struct BrowserEngine {
         step.lossReasons = self.rebuildDevices(after: removals)
 
         var questions: [Int: [DNSQuestion]] = [:]
+        for (index, firstAt) in self.firstQueryAt where firstAt <= now {
+            questions[index, default: []].append(self.serviceQuestion(unicast: true))
+            self.firstQueryAt.removeValue(forKey: index)
+        }
         if let nextQueryAt = self.nextQueryAt, nextQueryAt <= now {
             for index in self.interfaces.keys {
                 questions[index, default: []].append(self.serviceQuestion(unicast: false))

@@ -142,19 +142,13 @@ final class DiscoveryRuntime {
                     socket.close().whenComplete { _ in }
                     return false
                 }
-                let isNewInterface = !self.sockets.keys.contains { $0.index == key.index }
                 self.sockets[key] = socket
                 self.logger.info(
                     "querying on interface",
                     metadata: ["mdns.interface": "\(interface)", "mdns.family": "\(family == .ipv6 ? "ipv6" : "ipv4")"])
-                if isNewInterface {
-                    self.apply(self.engine.addInterface(index: interface.index, name: interface.name, now: .now()))
-                } else {
-                    // The interface's other IP version: ask there too.
-                    self.apply(
-                        self.engine.addInterface(index: interface.index, name: interface.name, now: .now()),
-                        only: socket)
-                }
+                // A new interface, or its other IP version: either way, ask afresh there.
+                self.engine.addInterface(index: interface.index, name: interface.name, now: .now())
+                self.apply(BrowserEngine.Step())
                 return true
             }.recover { error -> Bool in
                 self.opening.remove(key)
@@ -198,10 +192,9 @@ final class DiscoveryRuntime {
     // MARK: Outputs
 
     /// Sends the step's queries, publishes the device changes, and re-arms the timer.
-    private func apply(_ step: BrowserEngine.Step, only socket: MDNSSocket? = nil) {
+    private func apply(_ step: BrowserEngine.Step) {
         for (message, index) in step.queries {
-            for target in self.sockets.values
-            where target.interface.index == index && (socket == nil || target === socket) {
+            for target in self.sockets.values where target.interface.index == index {
                 target.send(message)
             }
         }
