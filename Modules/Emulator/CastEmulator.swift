@@ -31,6 +31,8 @@ public final class CastEmulator: Sendable {
     private let hub = EmulatorHub()
     private let group: any EventLoopGroup
     private let logger: Logger
+    /// The logger the emulator was made with, for the parts it creates (its mDNS responder).
+    let castLogger: CastLogger
     private let server = NIOLockedValueBox<(any Channel)?>(nil)
 
     /// Creates an emulator with a fresh TLS certificate; it listens after ``start()``.
@@ -49,10 +51,14 @@ public final class CastEmulator: Sendable {
         }
         self.tls = try TLSIdentity(validity: configuration.tlsCertificateValidity, name: configuration.name)
         self.group = eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
+        self.castLogger = logger
         var log = logger.makeLogger(subsystem: "Emulator.Platform")
         log[metadataKey: "cast.emulator"] = "\(configuration.name)"
         self.logger = log
     }
+
+    /// The event loops the emulator runs on.
+    var eventLoopGroup: any EventLoopGroup { self.group }
 
     /// The root certificate to configure as a sender's device-auth trust anchor.
     public var trustAnchor: Certificate { self.identity.rootCertificate }

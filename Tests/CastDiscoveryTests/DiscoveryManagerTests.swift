@@ -56,15 +56,17 @@ struct DiscoveryManagerTests {
     }
 
     @Test(
-        "On loopback, inside a namespace, the emulator is found when asked for",
+        "On loopback, inside a namespace, the emulator advertises itself and is found when asked for",
         .enabled(if: NamespacePair.isAvailable, "needs root and iproute2 to create network namespaces")
     )
     func loopback() async throws {
         try await NamespacePair.with { pair in
             let group = try pair.eventLoopGroup(in: pair.a)
-            let responder = MDNSResponder(
-                advertisement: CastAdvertisement(id: "0123456789abcdef0123456789abcdef", friendlyName: "Local"),
-                interfaces: .loopbackOnly, addressFamilies: .ipv4, eventLoopGroup: group, logger: quietLogger)
+            let emulator = try CastEmulator(
+                configuration: CastEmulatorConfiguration(name: "Emulated TV"), eventLoopGroup: group,
+                logger: quietLogger)
+            try await emulator.start()
+            let responder = emulator.makeResponder(addressFamilies: .ipv4)
             try await responder.start()
             let result = await outcome {
                 // The default selection leaves loopback out ...
@@ -73,15 +75,19 @@ struct DiscoveryManagerTests {
                     try await Task.sleep(for: .seconds(1.5))
                     #expect(discovery.devices.isEmpty)
                 }
-                // ... and loopback alone finds the device at 127.0.0.1 (and ::1, which the responder also has).
+                // ... and loopback alone finds the emulator at 127.0.0.1 (and ::1, which loopback also has).
                 let configuration = DiscoveryConfiguration(interfaces: .loopbackOnly, addressFamilies: .ipv4)
                 try await pair.withBrowser(in: pair.a, configuration: configuration) { _, log in
                     let device = try await log.nextFound()
                     #expect(device.addresses == [IPAddress("127.0.0.1")!, IPAddress("::1")!])
-                    #expect(device.friendlyName == "Local")
+                    #expect(device.friendlyName == "Emulated TV")
+                    #expect(device.port == emulator.port)
+                    #expect(device.id == emulator.advertisement.id)
+                    #expect(device.id.count == 32)
                 }
             }
             await responder.stop()
+            await emulator.stop()
             try await group.shutdownGracefully()
             try result.get()
         }

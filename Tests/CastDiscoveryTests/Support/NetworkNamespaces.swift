@@ -29,6 +29,20 @@ final class NamespacePair: Sendable {
 
     private static let counter = Counter()
 
+    /// Deletes, once per process, the namespaces of earlier test processes that died before
+    /// cleaning up (`castA<pid>x<n>`, `castB<pid>x<n>` whose process is gone).
+    private static let removeAbandoned: Void = {
+        guard let list = try? NamespacePair.ip("netns", "list") else { return }
+        for line in list.split(separator: "\n") {
+            let name = String(line.split(separator: " ").first ?? "")
+            guard name.hasPrefix("castA") || name.hasPrefix("castB"),
+                let pid = Int32(name.dropFirst(5).prefix { $0 != "x" }), pid != getpid(),
+                kill(pid, 0) != 0
+            else { continue }
+            _ = try? NamespacePair.ip("netns", "del", name)
+        }
+    }()
+
     private init(a: String, b: String, subnet: Int) {
         self.a = a
         self.b = b
@@ -37,8 +51,9 @@ final class NamespacePair: Sendable {
 
     /// Creates the namespaces, the link, the addresses; runs `body`; deletes them whatever happens.
     static func with<T>(_ body: (NamespacePair) async throws -> T) async throws -> T {
+        Self.removeAbandoned
         let number = Self.counter.next()
-        let tag = "\(getpid() % 10000)x\(number)"
+        let tag = "\(getpid())x\(number)"
         let pair = NamespacePair(a: "castA\(tag)", b: "castB\(tag)", subnet: number % 250 + 1)
         defer { pair.destroy() }
         try pair.create()
