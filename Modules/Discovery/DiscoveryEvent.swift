@@ -26,6 +26,8 @@ public enum DiscoveryEvent: Hashable, Sendable {
         case filteredOut
         /// The app removed the known host.
         case removed
+        /// mDNS found the known host; the found device, with everything its records say, stands in for it.
+        case replaced
         /// Discovery stopped.
         case stopped
     }

@@ -176,4 +176,26 @@ struct MulticastDiscoveryTests {
             #expect(found.device.id == Self.deviceID)
         }
     }
+
+    @Test("A known host that mDNS then finds is replaced by the found device")
+    func knownHostReplaced() async throws {
+        try await self.withDiscovery([]) { pair, _, discovery, log in
+            let known = await discovery.addKnownHost(IPAddress(pair.ipv4(pair.a))!)
+            #expect(try await log.nextFound() == known)
+            let group = try pair.eventLoopGroup(in: pair.a)
+            let responder = MDNSResponder(
+                advertisement: CastAdvertisement(id: Self.deviceID, friendlyName: "Projector"),
+                addressFamilies: .ipv4, eventLoopGroup: group, logger: quietLogger)
+            try await responder.start()
+            let result = await outcome {
+                let lost = try await log.next("replaced") { $0.lossReason != nil }
+                #expect(lost == .lost(known, reason: .replaced))
+                #expect(discovery.devices.map(\.friendlyName) == ["Projector"])
+                #expect(discovery.devices.first?.source == .multicastDNS)
+            }
+            await responder.stop()
+            try await group.shutdownGracefully()
+            try result.get()
+        }
+    }
 }

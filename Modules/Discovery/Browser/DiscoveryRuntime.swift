@@ -211,23 +211,27 @@ final class DiscoveryRuntime {
 
     /// Publishes the difference between the list as last published and as it is now.
     ///
-    /// A vanished mDNS device's reason comes from `lossReasons`; any other
-    /// vanished device (a filtered one, a removed known host) gets `defaultLoss`.
+    /// A vanished mDNS device's reason comes from `lossReasons`, a known host
+    /// that mDNS found is `replaced`; any other vanished device (a filtered
+    /// one, a removed known host) gets `defaultLoss`.
     private func publish(lossReasons: [String: DiscoveryEvent.LossReason], defaultLoss: DiscoveryEvent.LossReason) {
         var current: [String: CastDevice] = [:]
         for (name, device) in self.engine.devices where self.filter.accepts(device) {
             current[name] = device
         }
         let found = Array(current.values)
+        var replaced: Set<String> = []
         for (id, host) in self.knownHosts where self.filter.accepts(host) {
-            let shadowed = found.contains {
+            let isFound = found.contains {
                 $0.port == host.port && $0.addresses.contains { host.addresses.contains($0) }
             }
-            if !shadowed { current["known:" + id] = host }
+            if isFound { replaced.insert("known:" + id) } else { current["known:" + id] = host }
         }
         var events: [DiscoveryEvent] = []
         for (key, old) in self.visible.sorted(by: { $0.key < $1.key }) where current[key] == nil {
-            let reason = self.engine.devices[key] == nil ? lossReasons[key] ?? defaultLoss : .filteredOut
+            let reason: DiscoveryEvent.LossReason =
+                replaced.contains(key)
+                ? .replaced : self.engine.devices[key] == nil ? lossReasons[key] ?? defaultLoss : .filteredOut
             events.append(.lost(old, reason: reason))
         }
         for (key, device) in current.sorted(by: { $0.key < $1.key }) {

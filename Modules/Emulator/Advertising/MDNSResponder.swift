@@ -11,7 +11,8 @@ public import NIOPosix
 /// queries by multicast, by unicast when the question asks (QU) and to
 /// legacy queriers on other ports, leaves out answers the querier already
 /// knows, re-announces on ``update(_:)``, and says goodbye on ``stop(sendingGoodbye:)``.
-/// It does not probe for name conflicts: the emulator owns its test network.
+/// It does not probe for name conflicts (the emulator owns its test network),
+/// and it picks its interfaces and addresses once, at start.
 ///
 /// Sockets are created on the event loop's thread, so they live in that
 /// thread's network namespace.
