@@ -22,7 +22,8 @@ public import NIOPosix
 ///
 /// All work happens on one event loop of the group given. Sockets are
 /// created on that loop's thread, so they live in that thread's network
-/// namespace.
+/// namespace. Call ``stop()`` when done: until then the sockets and timers
+/// keep the manager alive.
 public final class DiscoveryManager: Sendable {
     private let eventLoop: any EventLoop
     private let runtime: NIOLoopBoundBox<DiscoveryRuntime>
