@@ -68,7 +68,7 @@ struct ZeroconfInteropTests {
             let outcome = await outcome {
                 let output = try NamespacePair.run(
                     "/usr/sbin/ip", "netns", "exec", pair.b, "python3",
-                    Self.scripts.appendingPathComponent("zeroconf_browse.py").path, pair.ipv4(pair.b), "4")
+                    Self.scripts.appendingPathComponent("zeroconf_browse.py").path, pair.ipv4(pair.b), "6")
                 let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("{") })
                 let found = try JSONDecoder().decode(ZeroconfService.self, from: Data(line.utf8))
                 #expect(found.name == "Chromecast-\(Self.deviceID)._googlecast._tcp.local.")
