@@ -137,6 +137,11 @@ let package = Package(
 
         // MARK: Tests
 
+        .target(
+            name: "CastTestSupport",
+            path: "Tests/CastTestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "CastLoggingTests",
             dependencies: ["CastLogging"],
@@ -145,6 +150,7 @@ let package = Package(
         .testTarget(
             name: "CastTransportTests",
             dependencies: [
+                "CastTestSupport",
                 "CastTransport",
                 "CastEmulator",
                 "CastLogging",
@@ -161,6 +167,7 @@ let package = Package(
         .testTarget(
             name: "CastDiscoveryTests",
             dependencies: [
+                "CastTestSupport",
                 "CastDiscovery",
                 "CastEmulator",
                 "CastLogging",

@@ -1,3 +1,4 @@
+import CastTestSupport
 import Testing
 
 @testable import CastDiscovery
@@ -252,22 +253,5 @@ struct DNSMessageCodecTests {
             index = next
         }
         return result
-    }
-}
-
-/// A small seeded generator, so random tests are the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        self.state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var value = self.state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import CastTestSupport
 import NIOCore
 import NIOEmbedded
 import NIOTestUtils

@@ -1,3 +1,4 @@
+import CastTestSupport
 import NIOCore
 import SwiftProtobuf
 import Testing
@@ -50,16 +51,16 @@ import Testing
         }
     }
 
-    @Test func rejectsZeroLengthAndOversizedPrefixes() {
+    @Test func rejectsZeroLengthAndOversizedPrefixes() async {
         var zero = ByteBuffer(bytes: [0, 0, 0, 0])
-        #expect(Self.code { _ = try CastMessageFramer.nextMessage(from: &zero) } == .emptyFrame)
+        #expect(await transportErrorCode { _ = try CastMessageFramer.nextMessage(from: &zero) } == .emptyFrame)
         #expect(zero.readableBytes == 4)
 
         var oversized = ByteBuffer(bytes: [0x00, 0x01, 0x00, 0x01])  // 65537
-        #expect(Self.code { _ = try CastMessageFramer.nextMessage(from: &oversized) } == .frameTooLarge)
+        #expect(await transportErrorCode { _ = try CastMessageFramer.nextMessage(from: &oversized) } == .frameTooLarge)
     }
 
-    @Test func acceptsExactlyTheLimitAndRejectsOneMoreOnSend() throws {
+    @Test func acceptsExactlyTheLimitAndRejectsOneMoreOnSend() async throws {
         // Grow a binary payload until the body is exactly 65536 bytes.
         var message = CastMessage(namespace: "n", sourceID: "s", destinationID: "d", payload: .binary([]))
         var payloadSize = 65_536 - 20
@@ -74,17 +75,17 @@ import Testing
         #expect(try CastMessageFramer.nextMessage(from: &frame) == message)
 
         message.payload = .binary([UInt8](repeating: 7, count: payloadSize + 1))
-        #expect(Self.code { _ = try CastMessageFramer.frame(message) } == .messageTooLarge)
+        #expect(await transportErrorCode { _ = try CastMessageFramer.frame(message) } == .messageTooLarge)
     }
 
-    @Test func rejectsEmptyIdsOnSend() {
+    @Test func rejectsEmptyIdsOnSend() async {
         let message = CastMessage(namespace: "", sourceID: "s", destinationID: "d", payload: .string("{}"))
-        #expect(Self.code { _ = try CastMessageFramer.frame(message) } == .invalidMessage)
+        #expect(await transportErrorCode { _ = try CastMessageFramer.frame(message) } == .invalidMessage)
     }
 
-    @Test func rejectsBodiesThatAreNotValidCastMessages() throws {
+    @Test func rejectsBodiesThatAreNotValidCastMessages() async throws {
         var garbage = ByteBuffer(bytes: [0, 0, 0, 8] + [UInt8](repeating: 0xFF, count: 8))
-        #expect(Self.code { _ = try CastMessageFramer.nextMessage(from: &garbage) } == .malformedMessage)
+        #expect(await transportErrorCode { _ = try CastMessageFramer.nextMessage(from: &garbage) } == .malformedMessage)
 
         var missingPayload = Cast_Channel_CastMessage()
         missingPayload.protocolVersion = .castv210
@@ -93,13 +94,13 @@ import Testing
         missingPayload.namespace = "n"
         missingPayload.payloadType = .string
         var buffer = try Self.framed(missingPayload)
-        #expect(Self.code { _ = try CastMessageFramer.nextMessage(from: &buffer) } == .malformedMessage)
+        #expect(await transportErrorCode { _ = try CastMessageFramer.nextMessage(from: &buffer) } == .malformedMessage)
 
         var missingRequired = Cast_Channel_CastMessage()
         missingRequired.payloadType = .string
         missingRequired.payloadUtf8 = "{}"
         buffer = try Self.framed(missingRequired, partial: true)
-        #expect(Self.code { _ = try CastMessageFramer.nextMessage(from: &buffer) } == .malformedMessage)
+        #expect(await transportErrorCode { _ = try CastMessageFramer.nextMessage(from: &buffer) } == .malformedMessage)
     }
 
     @Test func parsesAndIgnoresTheDeprecatedChunkingFields() throws {
@@ -144,30 +145,5 @@ import Testing
         buffer.writeInteger(UInt32(body.count))
         buffer.writeBytes(body)
         return buffer
-    }
-
-    static func code(_ body: () throws -> Void) -> CastTransportError.Code? {
-        do {
-            try body()
-            return nil
-        } catch let error as CastTransportError {
-            return error.code
-        } catch {
-            Issue.record("expected a CastTransportError, got \(error)")
-            return nil
-        }
-    }
-}
-
-/// A small seeded generator so random tests repeat exactly.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { self.state = seed }
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import CastTestSupport
 import Testing
 
 @testable import CastTransport

@@ -28,13 +28,22 @@ struct RecordCache {
         var reason: DiscoveryEvent.LossReason
     }
 
-    private struct Key: Hashable {
-        var interfaceIndex: Int
+    /// The records of one name and type: what a question asks for, and what cache-flush replaces.
+    private struct Group: Hashable {
         var name: DNSName
+        var type: DNSRecordType
+    }
+
+    /// One record within its group.
+    private struct Member: Hashable {
+        var interfaceIndex: Int
         var data: DNSRecordData
     }
 
-    private var entries: [Key: Entry] = [:]
+    /// The records, grouped so that a lookup by name and type costs the group's size, not the cache's.
+    private var groups: [Group: [Member: Entry]] = [:]
+    /// How many records the groups hold.
+    private(set) var count = 0
     private let jitter: () -> Double
     /// The most records kept; beyond it new records are refused, so a flood cannot exhaust memory.
     let capacity: Int
@@ -51,87 +60,101 @@ struct RecordCache {
     /// `false` also when the cache is full and the record is new.
     @discardableResult
     mutating func insert(_ record: DNSResourceRecord, interfaceIndex: Int, now: NIODeadline) -> Bool {
-        let key = Key(interfaceIndex: interfaceIndex, name: record.name, data: record.data)
+        let group = Group(name: record.name, type: record.type)
+        let member = Member(interfaceIndex: interfaceIndex, data: record.data)
         if record.ttl == 0 {
-            if var entry = self.entries[key] {
+            if var entry = self.groups[group]?[member] {
                 entry.expiresAt = min(entry.expiresAt, now + .seconds(1))
                 entry.isGoodbye = true
                 entry.refreshPoints = []
-                self.entries[key] = entry
+                self.groups[group]?[member] = entry
             }
             return false
         }
-        if record.isCacheFlush {
-            for (otherKey, other) in self.entries
-            where otherKey.interfaceIndex == interfaceIndex && otherKey.name == record.name
-                && other.record.type == record.type && otherKey.data != record.data
-                && other.receivedAt < now - .seconds(1)
+        if record.isCacheFlush, let members = self.groups[group] {
+            for (other, entry) in members
+            where other.interfaceIndex == interfaceIndex && other.data != record.data
+                && entry.receivedAt < now - .seconds(1)
             {
-                self.entries[otherKey]?.expiresAt = min(other.expiresAt, now + .seconds(1))
-                self.entries[otherKey]?.refreshPoints = []
+                self.groups[group]?[other]?.expiresAt = min(entry.expiresAt, now + .seconds(1))
+                self.groups[group]?[other]?.refreshPoints = []
             }
         }
-        let isNew = self.entries[key] == nil
-        guard !isNew || self.entries.count < self.capacity else { return false }
+        let isNew = self.groups[group]?[member] == nil
+        guard !isNew || self.count < self.capacity else { return false }
         let base = [0.80, 0.85, 0.90, 0.95]
-        self.entries[key] = Entry(
+        self.groups[group, default: [:]][member] = Entry(
             record: record,
             interfaceIndex: interfaceIndex,
             receivedAt: now,
             expiresAt: now + .seconds(Int64(record.ttl)),
             refreshPoints: base.map { $0 + self.jitter() }
         )
+        if isNew { self.count += 1 }
         return isNew
     }
 
     /// The live records named `name` of `type`, on any interface, newest first.
     func records(named name: DNSName, type: DNSRecordType) -> [Entry] {
-        self.entries.values
-            .filter { $0.record.name == name && $0.record.type == type }
-            .sorted { $0.receivedAt > $1.receivedAt }
+        (self.groups[Group(name: name, type: type)]?.values).map { $0.sorted { $0.receivedAt > $1.receivedAt } } ?? []
     }
 
     /// Every live record of `type`.
     func records(ofType type: DNSRecordType) -> [Entry] {
-        self.entries.values.filter { $0.record.type == type }
+        self.groups.filter { $0.key.type == type }.values.flatMap(\.values)
     }
 
     /// Whether the cache holds records named `name` of `type`.
     func contains(name: DNSName, type: DNSRecordType) -> Bool {
-        self.entries.values.contains { $0.record.name == name && $0.record.type == type }
+        self.groups[Group(name: name, type: type)] != nil
     }
 
     /// Removes the records whose time is up.
     mutating func removeExpired(now: NIODeadline) -> [Removal] {
-        let expired = self.entries.filter { $0.value.expiresAt <= now }
-        for key in expired.keys { self.entries.removeValue(forKey: key) }
-        return expired.values.map { Removal(entry: $0, reason: $0.isGoodbye ? .goodbye : .expired) }
+        self.removeAll { $0.expiresAt <= now }.map { Removal(entry: $0, reason: $0.isGoodbye ? .goodbye : .expired) }
     }
 
     /// Removes every record heard on `interfaceIndex`.
     mutating func removeAll(onInterface interfaceIndex: Int) -> [Removal] {
-        let gone = self.entries.filter { $0.key.interfaceIndex == interfaceIndex }
-        for key in gone.keys { self.entries.removeValue(forKey: key) }
-        return gone.values.map { Removal(entry: $0, reason: .interfaceDown) }
+        self.removeAll { $0.interfaceIndex == interfaceIndex }.map { Removal(entry: $0, reason: .interfaceDown) }
+    }
+
+    /// Removes the entries `predicate` picks, dropping groups left empty, and returns them.
+    private mutating func removeAll(where predicate: (Entry) -> Bool) -> [Entry] {
+        var removed: [Entry] = []
+        for (group, members) in self.groups {
+            let gone = members.filter { predicate($0.value) }
+            guard !gone.isEmpty else { continue }
+            removed += gone.values
+            let kept = members.filter { !predicate($0.value) }
+            self.groups[group] = kept.isEmpty ? nil : kept
+        }
+        self.count -= removed.count
+        return removed
     }
 
     /// The records that reached a refresh point by `now`; each point is reported once.
     mutating func takeDueRefreshes(now: NIODeadline) -> [Entry] {
         var due: [Entry] = []
-        for (key, entry) in self.entries {
-            guard let point = entry.refreshPoints.first, self.refreshTime(of: entry, at: point) <= now else { continue }
-            var updated = entry
-            updated.refreshPoints.removeAll { self.refreshTime(of: entry, at: $0) <= now }
-            self.entries[key] = updated
-            due.append(entry)
+        for (group, members) in self.groups {
+            for (member, entry) in members {
+                guard let point = entry.refreshPoints.first, self.refreshTime(of: entry, at: point) <= now else {
+                    continue
+                }
+                let remaining = entry.refreshPoints.filter { self.refreshTime(of: entry, at: $0) > now }
+                self.groups[group]?[member]?.refreshPoints = remaining
+                due.append(entry)
+            }
         }
         return due
     }
 
     /// The earliest moment an expiry or a refresh is due, if any.
     var nextDeadline: NIODeadline? {
-        self.entries.values.flatMap { entry in
-            [entry.expiresAt] + entry.refreshPoints.prefix(1).map { self.refreshTime(of: entry, at: $0) }
+        self.groups.values.lazy.flatMap(\.values).map { entry in
+            min(
+                entry.expiresAt,
+                entry.refreshPoints.first.map { self.refreshTime(of: entry, at: $0) } ?? entry.expiresAt)
         }.min()
     }
 

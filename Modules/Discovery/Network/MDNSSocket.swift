@@ -55,20 +55,12 @@ package final class MDNSSocket: Sendable {
         logger: Logger,
         receiver: @escaping Receiver
     ) -> EventLoopFuture<MDNSSocket> {
-        eventLoop.flatSubmit {
-            Self.makeSocket(
-                on: interface, family: family, port: port, eventLoop: eventLoop, logger: logger, receiver: receiver)
+        guard eventLoop.inEventLoop else {
+            return eventLoop.flatSubmit {
+                Self.open(
+                    on: interface, family: family, port: port, eventLoop: eventLoop, logger: logger, receiver: receiver)
+            }
         }
-    }
-
-    private static func makeSocket(
-        on interface: NetworkInterface,
-        family: AddressFamilies,
-        port: Int,
-        eventLoop: any EventLoop,
-        logger: Logger,
-        receiver: @escaping Receiver
-    ) -> EventLoopFuture<MDNSSocket> {
         let isIPv6 = family == .ipv6
         let group: SocketAddress
         do {

@@ -1,8 +1,11 @@
 /// The samples behind one ``AudioBuffer``: `channelCount` planes of
 /// `frameCapacity` floats, one allocation.
 //
-// @unchecked Sendable: mutable, but reachable only through one noncopyable
-// `AudioBuffer`, one `AudioFrameQueue` entry or a pool's free list at a time.
+// @unchecked Sendable: mutable, but each instance has exactly one owner at a
+// time: a noncopyable `AudioBuffer`, one `AudioFrameQueue` entry (the queue
+// guards its entries with its own mutex), or a `BoundedPool` free list. It
+// moves between threads only under the queue's or the pool's mutex, so two
+// threads never touch the samples at once.
 final class AudioStorage: @unchecked Sendable {
     let channelCount: Int
     let frameCapacity: Int

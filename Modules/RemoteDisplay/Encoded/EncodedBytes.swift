@@ -3,8 +3,10 @@
 /// It grows (by reallocation) only when a frame is bigger than any before
 /// it, so in steady state encoding allocates nothing.
 //
-// @unchecked Sendable: mutable, but reachable only through one noncopyable
-// `EncodedFrame` or its pool's free list at a time (see `PixelStorage`).
+// @unchecked Sendable: mutable, but each instance has exactly one owner at a
+// time: a noncopyable `EncodedFrame`, or the free list of its `BoundedPool`
+// while no frame holds it. It moves between threads only through the pool,
+// under its mutex, so two threads never touch the bytes at once.
 final class EncodedBytes: @unchecked Sendable {
     private(set) var bytes: UnsafeMutableRawPointer
     private(set) var capacity: Int

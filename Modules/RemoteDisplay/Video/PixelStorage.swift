@@ -1,10 +1,13 @@
 /// The memory behind one ``PixelBuffer``: one aligned allocation holding
 /// every plane, freed when the storage goes away.
 //
-// @unchecked Sendable: the bytes are mutable, but storage is only ever
-// reachable through one noncopyable `PixelBuffer` (or a pool's free list,
-// which holds it only while no buffer does), so two threads can never touch
-// the bytes at once. The pool hands it between threads under its mutex.
+// @unchecked Sendable: the bytes are mutable, but each storage has exactly
+// one owner at a time: a noncopyable `PixelBuffer`, the free list of its
+// `BoundedPool` (only while no buffer holds it), or, for the NV12→I420
+// conversion copy, the noncopyable `VP8Encoder` that made it and uses it only
+// in `mutating` methods. Ownership moves between threads only through the
+// pool, under its mutex, which orders the writes before and after.
+// Two threads therefore never touch the bytes at once.
 final class PixelStorage: @unchecked Sendable {
     let layout: PixelLayout
     let bytes: UnsafeMutableRawPointer
