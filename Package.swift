@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "CastLogging", targets: ["CastLogging"]),
         .library(name: "CastDiscovery", targets: ["CastDiscovery"]),
         .library(name: "CastTransport", targets: ["CastTransport"]),
+        .library(name: "CastChannels", targets: ["CastChannels"]),
+        .library(name: "CastKit", targets: ["CastKit"]),
         .library(name: "CastRemoteDisplay", targets: ["CastRemoteDisplay"]),
         .library(name: "CastEmulator", targets: ["CastEmulator"]),
         .executable(name: "cast-discover", targets: ["cast-discover"]),
@@ -72,6 +74,34 @@ let package = Package(
         ),
 
         .target(
+            name: "CastChannels",
+            dependencies: [
+                "CastLogging",
+                "CastTransport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Modules/Channels",
+            swiftSettings: strictSettings
+        ),
+
+        .target(
+            name: "CastKit",
+            dependencies: [
+                "CastLogging",
+                "CastDiscovery",
+                "CastTransport",
+                "CastChannels",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Modules/Kit",
+            swiftSettings: strictSettings
+        ),
+
+        .target(
             name: "CastRemoteDisplay",
             dependencies: ["CastLogging", "CVPX", "COpus", "CSampleRate"],
             path: "Modules/RemoteDisplay",
@@ -86,6 +116,7 @@ let package = Package(
                 "CastLogging",
                 "CastDiscovery",
                 "CastTransport",
+                "CastChannels",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -139,6 +170,12 @@ let package = Package(
 
         .target(
             name: "CastTestSupport",
+            dependencies: [
+                "CastTransport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             path: "Tests/CastTestSupport",
             swiftSettings: strictSettings
         ),
@@ -173,6 +210,19 @@ let package = Package(
                 "CastLogging",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CastChannelsTests",
+            dependencies: ["CastTestSupport", "CastChannels", "CastEmulator", "CastLogging", "CastTransport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CastKitTests",
+            dependencies: [
+                "CastTestSupport", "CastKit", "CastEmulator",
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings

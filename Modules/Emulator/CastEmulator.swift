@@ -28,12 +28,13 @@ public final class CastEmulator: Sendable {
     public let identity: ReceiverIdentity
 
     private let tls: TLSIdentity
-    private let hub = EmulatorHub()
+    private let hub: EmulatorHub
     private let group: any EventLoopGroup
     private let logger: Logger
     /// The logger the emulator was made with, for the parts it creates (its mDNS responder).
     let castLogger: CastLogger
     private let server = NIOLockedValueBox<(any Channel)?>(nil)
+    private let lastPort = NIOLockedValueBox<Int?>(nil)
 
     /// Creates an emulator with a fresh TLS certificate; it listens after ``start()``.
     ///
@@ -55,7 +56,11 @@ public final class CastEmulator: Sendable {
         var log = logger.makeLogger(subsystem: "Emulator.Platform")
         log[metadataKey: "cast.emulator"] = "\(configuration.name)"
         self.logger = log
+        self.hub = EmulatorHub(applications: configuration.applications, logger: log)
     }
+
+    /// The state every socket shares, for the receiver-platform extension.
+    var platformHub: EmulatorHub { self.hub }
 
     /// The event loops the emulator runs on.
     var eventLoopGroup: any EventLoopGroup { self.group }
@@ -84,11 +89,18 @@ public final class CastEmulator: Sendable {
 
     // MARK: Running
 
-    /// Starts listening on the configured host and port.
+    /// Starts listening on the configured host and `port`.
     ///
+    /// Started again after ``stop()``, the emulator keeps its receiver state
+    /// (the running app, the volume) as a device whose network went away and
+    /// came back, and listens on the port it had unless given another: a
+    /// different port is how a test moves the receiver to a new address.
+    ///
+    /// - Parameter port: the port to listen on; `nil` for the configured
+    ///   port at the first start, and the previous port after a stop.
     /// - Throws: ``CastEmulatorError/Code/invalidState`` if already started;
     ///   ``CastEmulatorError/Code/bindFailed`` if the address cannot be bound.
-    public func start() async throws(CastEmulatorError) {
+    public func start(port: Int? = nil) async throws(CastEmulatorError) {
         guard self.server.withLockedValue({ $0 == nil }) else {
             throw CastEmulatorError(.invalidState, "the emulator is already running")
         }
@@ -117,21 +129,23 @@ public final class CastEmulator: Sendable {
                     try sync.addHandler(EmulatorConnectionHandler(hub: hub, responder: responder, logger: logger))
                 }
             }
+        let port = port ?? self.lastPort.withLockedValue { $0 } ?? self.configuration.port
         let channel: any Channel
         do {
-            channel = try await bootstrap.bind(host: self.configuration.host, port: self.configuration.port).get()
+            channel = try await bootstrap.bind(host: self.configuration.host, port: port).get()
         } catch {
             throw CastEmulatorError(
                 .bindFailed,
-                "cannot listen on \(self.configuration.host):\(self.configuration.port)",
+                "cannot listen on \(self.configuration.host):\(port)",
                 cause: error
             )
         }
         self.server.withLockedValue { $0 = channel }
+        self.lastPort.withLockedValue { $0 = channel.localAddress?.port }
         self.logger.info("listening", metadata: ["cast.port": "\(channel.localAddress?.port ?? 0)"])
     }
 
-    /// Stops listening and closes every sender socket.
+    /// Stops listening and closes every sender socket; the receiver state stays.
     public func stop() async {
         let server = self.server.withLockedValue { server in
             defer { server = nil }
@@ -202,14 +216,7 @@ public final class CastEmulator: Sendable {
         to senderID: String,
         reason: VirtualConnectionCloseReason = .closedBySelf
     ) async {
-        for (_, channel) in self.hub.channels {
-            try? await channel.eventLoop.submit {
-                let sync = channel.pipeline.syncOperations
-                let handler = try sync.handler(type: EmulatorConnectionHandler.self)
-                let context = try sync.context(handler: handler)
-                handler.closeVirtualConnection(from: sourceID, to: senderID, reason: reason, context: context)
-            }.get()
-        }
+        self.hub.closeLinks(to: sourceID, senderID: senderID, reason: reason)
     }
 
     /// Stops (or resumes) reading from every sender socket, so senders' writes back up.

@@ -14,6 +14,9 @@ public struct CastEmulatorConfiguration: Sendable {
     public var identity: ReceiverIdentity?
     /// The name in the TLS certificate and logs.
     public var name: String
+    /// The apps the receiver can launch. Default ``EmulatedApplication/standard``:
+    /// the Default Media Receiver, mirroring and the Backdrop idle screen.
+    public var applications: [EmulatedApplication]
 
     /// Creates a configuration.
     public init(
@@ -22,7 +25,8 @@ public struct CastEmulatorConfiguration: Sendable {
         heartbeat: HeartbeatConfiguration = HeartbeatConfiguration(),
         tlsCertificateValidity: TLSCertificateValidity = .valid,
         identity: ReceiverIdentity? = nil,
-        name: String = "Cast Emulator"
+        name: String = "Cast Emulator",
+        applications: [EmulatedApplication] = EmulatedApplication.standard
     ) {
         self.host = host
         self.port = port
@@ -30,5 +34,6 @@ public struct CastEmulatorConfiguration: Sendable {
         self.tlsCertificateValidity = tlsCertificateValidity
         self.identity = identity
         self.name = name
+        self.applications = applications
     }
 }

@@ -6,11 +6,26 @@ public struct EmulatorFaults: Sendable, Hashable {
     public var isHeartbeatSilenced: Bool
     /// How the receiver answers a device-auth challenge.
     public var deviceAuthentication: DeviceAuthFault
+    /// How the receiver answers LAUNCH.
+    public var launch: LaunchFault
+    /// How long replies in the receiver namespace wait before they are sent. Default zero.
+    public var receiverReplyDelay: Duration
+    /// When `true`, requests in the receiver namespace take effect but get no reply.
+    public var dropsReceiverReplies: Bool
 
     /// Creates fault settings; the defaults are no faults.
-    public init(isHeartbeatSilenced: Bool = false, deviceAuthentication: DeviceAuthFault = .none) {
+    public init(
+        isHeartbeatSilenced: Bool = false,
+        deviceAuthentication: DeviceAuthFault = .none,
+        launch: LaunchFault = .none,
+        receiverReplyDelay: Duration = .zero,
+        dropsReceiverReplies: Bool = false
+    ) {
         self.isHeartbeatSilenced = isHeartbeatSilenced
         self.deviceAuthentication = deviceAuthentication
+        self.launch = launch
+        self.receiverReplyDelay = receiverReplyDelay
+        self.dropsReceiverReplies = dropsReceiverReplies
     }
 }
 
@@ -28,4 +43,17 @@ public enum DeviceAuthFault: Sendable, Hashable {
     case wrongNonce
     /// With a signature made by a key that is not the device certificate's.
     case wrongSigningKey
+}
+
+/// How the emulator answers LAUNCH.
+public enum LaunchFault: Sendable, Hashable {
+    /// It launches the app, or answers NOT_FOUND for an unknown one.
+    case none
+    /// With LAUNCH_ERROR and this `reason` (`CANCELLED`, `BAD_PARAMETER`,
+    /// `NOT_FOUND`, `SYSTEM_ERROR`, …) and optional `extendedError`; nothing launches.
+    case error(reason: String, extendedError: String? = nil)
+    /// With LAUNCH_STATUS `USER_PENDING_AUTHORIZATION`, then `USER_ALLOWED`, then the launch.
+    case requiresAuthorization
+    /// Not at all; nothing launches (the sender's launch timeout must fire).
+    case noReply
 }

@@ -1,5 +1,6 @@
 import CastDiscovery
 import CastEmulator
+import CastTestSupport
 import Testing
 
 /// The manager's own behaviour: lifecycle, known hosts, the list and its streams.

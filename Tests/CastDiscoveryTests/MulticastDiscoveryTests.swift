@@ -1,5 +1,6 @@
 import CastDiscovery
 import CastEmulator
+import CastTestSupport
 import NIOPosix
 import Testing
 

@@ -1,4 +1,5 @@
 import CastEmulator
+import CastTestSupport
 import NIOCore
 import NIOPosix
 import Testing

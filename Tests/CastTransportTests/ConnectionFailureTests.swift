@@ -1,4 +1,5 @@
 import CastEmulator
+import CastTestSupport
 import Testing
 
 @testable import CastTransport

@@ -1,4 +1,5 @@
 import CastEmulator
+import CastTestSupport
 import Foundation
 import Testing
 

@@ -1,20 +1,38 @@
+import CastChannels
 import CastTransport
+import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 
 /// The state every socket of one emulator shares: the fault knobs, the live
-/// sender channels, and the observation stream.
+/// sender channels and their virtual connections, the receiver platform,
+/// and the observation stream. Handlers on any event loop call in; writes
+/// to other sockets go through `Channel.writeAndFlush`, which is thread-safe.
 final class EmulatorHub: Sendable {
+    /// A virtual connection: from a sender id to a receiver endpoint (`receiver-0` or a transport).
+    struct Link: Hashable {
+        var senderID: String
+        var endpointID: String
+    }
+
     private struct State {
         var faults = EmulatorFaults()
         var channels: [Int: any Channel] = [:]
+        var links: [Int: Set<Link>] = [:]
         var nextConnectionID = 1
         var responders: [String: CastEmulator.Responder] = [:]
+        var platform: ReceiverPlatform
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state: NIOLockedValueBox<State>
+    private let logger: Logger
     /// What the emulator observes, fanned out to every listener.
     let events = EventBroadcaster<EmulatorEvent>(initial: nil)
+
+    init(applications: [EmulatedApplication], logger: Logger) {
+        self.state = NIOLockedValueBox(State(platform: ReceiverPlatform(applications: applications)))
+        self.logger = logger
+    }
 
     /// The current fault settings.
     var faults: EmulatorFaults {
@@ -32,6 +50,8 @@ final class EmulatorHub: Sendable {
         self.state.withLockedValue { $0.responders[namespace] = responder }
     }
 
+    // MARK: Sockets
+
     /// Registers a sender socket and returns its connection id.
     func register(_ channel: any Channel) -> Int {
         self.state.withLockedValue { state in
@@ -42,15 +62,157 @@ final class EmulatorHub: Sendable {
         }
     }
 
-    /// Forgets a sender socket.
+    /// Forgets a sender socket and its virtual connections.
     func unregister(_ connectionID: Int) {
-        _ = self.state.withLockedValue { $0.channels.removeValue(forKey: connectionID) }
+        self.state.withLockedValue { state in
+            state.channels[connectionID] = nil
+            state.links[connectionID] = nil
+        }
     }
 
     /// The live sender sockets.
     var channels: [(id: Int, channel: any Channel)] {
         self.state.withLockedValue { state in
             state.channels.sorted { $0.key < $1.key }.map { (id: $0.key, channel: $0.value) }
+        }
+    }
+
+    // MARK: Virtual connections
+
+    /// Records a CONNECT.
+    func open(_ link: Link, connectionID: Int) {
+        self.state.withLockedValue { _ = $0.links[connectionID, default: []].insert(link) }
+    }
+
+    /// Forgets a virtual connection; returns whether it was open.
+    func close(_ link: Link, connectionID: Int) -> Bool {
+        self.state.withLockedValue { $0.links[connectionID]?.remove(link) != nil }
+    }
+
+    /// Whether `link` is open on socket `connectionID`.
+    func isOpen(_ link: Link, connectionID: Int) -> Bool {
+        self.state.withLockedValue { $0.links[connectionID]?.contains(link) ?? false }
+    }
+
+    /// Sends CLOSE from `endpointID` to every sender connected to it — or,
+    /// given `senderID`, to that sender on every socket, connected or not —
+    /// and forgets those virtual connections.
+    func closeLinks(to endpointID: String, senderID: String? = nil, reason: VirtualConnectionCloseReason) {
+        let closing = self.state.withLockedValue { state in
+            var closing: [(Int, Link)] = []
+            for connectionID in state.channels.keys.sorted() {
+                if let senderID {
+                    let link = Link(senderID: senderID, endpointID: endpointID)
+                    state.links[connectionID]?.remove(link)
+                    closing.append((connectionID, link))
+                    continue
+                }
+                for link in state.links[connectionID] ?? [] where link.endpointID == endpointID {
+                    state.links[connectionID]?.remove(link)
+                    closing.append((connectionID, link))
+                }
+            }
+            return closing
+        }
+        guard let text = try? ConnectionMessage.close(reason: reason).text() else { return }
+        for (connectionID, link) in closing {
+            self.send(
+                CastMessage(
+                    namespace: TransportNamespace.connection, sourceID: endpointID, destinationID: link.senderID,
+                    payload: .string(text)),
+                toConnection: connectionID
+            )
+            self.events.yield(
+                .virtualConnectionClosed(connectionID: connectionID, sourceID: link.senderID, destinationID: endpointID)
+            )
+        }
+    }
+
+    // MARK: Receiver platform
+
+    /// Reads or changes the platform under the lock.
+    func withPlatform<Result>(_ body: (inout ReceiverPlatform) -> Result) -> Result {
+        self.state.withLockedValue { body(&$0.platform) }
+    }
+
+    /// Answers a receiver- or multizone-namespace request from `message`'s sender on `connectionID`.
+    func handlePlatformRequest(_ message: CastMessage, connectionID: Int) {
+        guard let text = message.text, let request = try? JSONValue(parsing: text) else {
+            self.logger.debug(
+                "dropping a platform message that is not JSON", metadata: ["cast.namespace": "\(message.namespace)"])
+            return
+        }
+        let (outcome, faults) = self.state.withLockedValue { state in
+            let outcome =
+                message.namespace == CastNamespace.multizone
+                ? state.platform.handleMultizoneRequest(request)
+                : state.platform.handleReceiverRequest(request, launchFault: state.faults.launch)
+            return (outcome, state.faults)
+        }
+        if !faults.dropsReceiverReplies {
+            for reply in outcome.replies {
+                self.send(
+                    reply, namespace: message.namespace, from: message.destinationID, to: message.sourceID,
+                    connectionID: connectionID, after: faults.receiverReplyDelay)
+            }
+        }
+        self.publish(outcome, namespace: message.namespace, excluding: connectionID)
+    }
+
+    /// Sends what a platform change means for the senders: CLOSE on stopped
+    /// apps' transports, then the broadcasts (requestId 0, destination `*`)
+    /// to every socket connected to `receiver-0`, but `excluding`.
+    func publish(_ outcome: ReceiverPlatform.Outcome, namespace: String, excluding: Int? = nil) {
+        for transportID in outcome.stoppedTransports {
+            self.closeLinks(to: transportID, reason: .closedBySelf)
+        }
+        guard !outcome.broadcasts.isEmpty else { return }
+        let platformID = TransportConstants.receiverPlatformID
+        let listeners = self.state.withLockedValue { state in
+            state.links.filter { id, links in id != excluding && links.contains { $0.endpointID == platformID } }
+                .keys.sorted()
+        }
+        for connectionID in listeners {
+            for broadcast in outcome.broadcasts {
+                self.send(
+                    broadcast, namespace: namespace, from: platformID, to: TransportConstants.broadcastID,
+                    connectionID: connectionID)
+            }
+        }
+    }
+
+    // MARK: Sending
+
+    private func send(
+        _ json: JSONValue, namespace: String, from sourceID: String, to destinationID: String,
+        connectionID: Int, after delay: Duration = .zero
+    ) {
+        guard let text = try? json.jsonText() else { return }
+        self.send(
+            CastMessage(namespace: namespace, sourceID: sourceID, destinationID: destinationID, payload: .string(text)),
+            toConnection: connectionID,
+            after: delay
+        )
+    }
+
+    /// Writes `message` on socket `connectionID`, now or after `delay`.
+    func send(_ message: CastMessage, toConnection connectionID: Int, after delay: Duration = .zero) {
+        guard let channel = self.state.withLockedValue({ $0.channels[connectionID] }) else { return }
+        let frame: ByteBuffer
+        do {
+            frame = try CastMessageFramer.frame(message, allocator: channel.allocator)
+        } catch {
+            self.logger.warning("cannot frame a message", metadata: ["cast.reason": "\(error)"])
+            return
+        }
+        guard delay > .zero else {
+            channel.writeAndFlush(frame, promise: nil)
+            return
+        }
+        let (seconds, attoseconds) = delay.components
+        let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        channel.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) {
+            channel.writeAndFlush(frame, promise: nil)
         }
     }
 }

@@ -48,6 +48,7 @@ public actor CastConnection {
     let virtualConnectionBroadcaster = EventBroadcaster<VirtualConnectionEvent>(initial: nil)
     var openVirtualConnections: [String: VirtualConnectionType] = [:]
     private var peerCloseListener: Task<Void, Never>?
+    private let requestIDs = RequestIDGenerator()
 
     /// Why device authentication failed, when the policy is
     /// ``DeviceAuthenticationPolicy/Requirement/optional`` and it did; `nil` otherwise.
@@ -114,6 +115,13 @@ public actor CastConnection {
         to destinationID: String? = nil
     ) -> AsyncStream<CastMessage> {
         self.router.subscribe(MessageFilter(namespace: namespace, sourceID: sourceID, destinationID: destinationID))
+    }
+
+    /// A fresh `requestId` for a request on this connection: positive,
+    /// increasing from 1, never 0, shared by every channel on the socket
+    /// so no two pending requests carry the same id (§5).
+    public nonisolated func makeRequestID() -> Int {
+        self.requestIDs.next()
     }
 
     // MARK: Connecting and closing

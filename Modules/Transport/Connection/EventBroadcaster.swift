@@ -2,7 +2,9 @@ import NIOConcurrencyHelpers
 
 /// Fans events out to any number of listeners, each through its own
 /// `AsyncStream`, so every listener sees every event. A new listener first
-/// receives the latest event (a connection's current state), then what follows.
+/// receives the latest event (a connection's current state), then what
+/// follows — unless made with `replaysLatest: false`, for streams of
+/// messages rather than states.
 package final class EventBroadcaster<Element: Sendable>: Sendable {
     private struct State {
         var latest: Element?
@@ -12,10 +14,13 @@ package final class EventBroadcaster<Element: Sendable>: Sendable {
     }
 
     private let state: NIOLockedValueBox<State>
+    private let replaysLatest: Bool
 
-    /// Creates a broadcaster whose new listeners start with `initial`, if given.
-    package init(initial: Element?) {
+    /// Creates a broadcaster whose new listeners start with `initial`, if
+    /// given, or (when `replaysLatest`) with the latest event.
+    package init(initial: Element?, replaysLatest: Bool = true) {
         self.state = NIOLockedValueBox(State(latest: initial))
+        self.replaysLatest = replaysLatest
     }
 
     /// A stream of the latest event and every later one, until ``finish()``.
@@ -42,7 +47,7 @@ package final class EventBroadcaster<Element: Sendable>: Sendable {
     /// Sends `event` to every listener.
     package func yield(_ event: Element) {
         let continuations = self.state.withLockedValue { state in
-            state.latest = event
+            if self.replaysLatest { state.latest = event }
             return Array(state.continuations.values)
         }
         for continuation in continuations {

@@ -1,5 +1,6 @@
 import CastEmulator
 import CastLogging
+import CastTestSupport
 import Testing
 
 @testable import CastTransport
@@ -36,28 +37,6 @@ struct EmulatorFixture {
         }
         await fixture.emulator.stop()
     }
-}
-
-/// The first element of `stream` that satisfies `predicate`, waiting at most `timeout`.
-func first<Element: Sendable>(
-    _ stream: AsyncStream<Element>,
-    within timeout: Duration = .seconds(10),
-    where predicate: @escaping @Sendable (Element) -> Bool
-) async -> Element? {
-    let matching = AsyncStream<Element> { continuation in
-        let task = Task {
-            for await element in stream where predicate(element) {
-                continuation.yield(element)
-                break
-            }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in task.cancel() }
-    }
-    if case .element(let element) = await firstElement(of: matching, within: timeout) {
-        return element
-    }
-    return nil
 }
 
 /// The reason a connection ended, once it has (waiting at most `timeout`).

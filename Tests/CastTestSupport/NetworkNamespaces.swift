@@ -1,8 +1,7 @@
-import CastDiscovery
-import Foundation
+public import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOPosix
+public import NIOPosix
 
 #if canImport(Glibc)
 import Glibc
@@ -16,16 +15,26 @@ import Glibc
 /// Code runs inside a namespace through an event loop group whose thread
 /// joined it (`setns(2)` applies to the calling thread), so sockets the
 /// loop creates belong to that namespace.
-final class NamespacePair: Sendable {
-    let a: String
-    let b: String
-    let subnet: Int
+public final class NamespacePair: Sendable {
+    /// The first namespace's name.
+    public let a: String
+    /// The second namespace's name.
+    public let b: String
+    /// The `n` in 10.201.n.0/24.
+    public let subnet: Int
 
     /// Whether this process may create namespaces: root and `ip` present.
-    static let isAvailable: Bool = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip")
+    public static let isAvailable: Bool = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip")
 
     /// Whether python3 with python-zeroconf is installed, for the interop tests.
-    static let hasZeroconf = (try? NamespacePair.run("/usr/bin/env", "python3", "-c", "import zeroconf")) != nil
+    public static let hasZeroconf = NamespacePair.hasPythonModule("zeroconf")
+
+    /// Whether python3 with pychromecast is installed, for the session interop tests.
+    public static let hasPychromecast = NamespacePair.hasPythonModule("pychromecast")
+
+    private static func hasPythonModule(_ name: String) -> Bool {
+        (try? NamespacePair.run("/usr/bin/env", "python3", "-c", "import \(name)")) != nil
+    }
 
     private static let counter = Counter()
 
@@ -50,7 +59,7 @@ final class NamespacePair: Sendable {
     }
 
     /// Creates the namespaces, the link, the addresses; runs `body`; deletes them whatever happens.
-    static func with<T>(_ body: (NamespacePair) async throws -> T) async throws -> T {
+    public static func with<T>(_ body: (NamespacePair) async throws -> T) async throws -> T {
         Self.removeAbandoned
         let number = Self.counter.next()
         let tag = "\(getpid())x\(number)"
@@ -61,11 +70,11 @@ final class NamespacePair: Sendable {
     }
 
     /// The IPv4 address of namespace `a` or `b`.
-    func ipv4(_ side: String) -> String { "10.201.\(self.subnet).\(side == self.a ? 1 : 2)" }
+    public func ipv4(_ side: String) -> String { "10.201.\(self.subnet).\(side == self.a ? 1 : 2)" }
     /// The global IPv6 address of namespace `a` or `b`.
-    func ipv6(_ side: String) -> String { "fd00:201:\(self.subnet)::\(side == self.a ? 1 : 2)" }
+    public func ipv6(_ side: String) -> String { "fd00:201:\(self.subnet)::\(side == self.a ? 1 : 2)" }
     /// The veth end inside `namespace`.
-    func interface(in namespace: String) -> String { namespace == self.a ? "vA" : "vB" }
+    public func interface(in namespace: String) -> String { namespace == self.a ? "vA" : "vB" }
 
     private func create() throws {
         for namespace in [self.a, self.b] {
@@ -92,12 +101,12 @@ final class NamespacePair: Sendable {
     }
 
     /// Takes the veth end in `namespace` down or up.
-    func setLink(in namespace: String, up: Bool) throws {
+    public func setLink(in namespace: String, up: Bool) throws {
         try Self.ip("-n", namespace, "link", "set", self.interface(in: namespace), up ? "up" : "down")
     }
 
     /// A one-thread event loop group whose thread lives in `namespace`.
-    func eventLoopGroup(in namespace: String) throws -> MultiThreadedEventLoopGroup {
+    public func eventLoopGroup(in namespace: String) throws -> MultiThreadedEventLoopGroup {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let path = "/var/run/netns/\(namespace)"
         try group.next().submit {
@@ -113,7 +122,7 @@ final class NamespacePair: Sendable {
     }
 
     /// Runs a program inside `namespace` in the background.
-    func spawn(in namespace: String, _ arguments: [String]) throws -> Process {
+    public func spawn(in namespace: String, _ arguments: [String]) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
         process.arguments = ["netns", "exec", namespace] + arguments
@@ -124,17 +133,17 @@ final class NamespacePair: Sendable {
     }
 
     @discardableResult
-    static func ip(_ arguments: String...) throws -> String {
+    public static func ip(_ arguments: String...) throws -> String {
         try Self.run(["/usr/sbin/ip"] + arguments)
     }
 
     @discardableResult
-    static func run(_ arguments: String...) throws -> String {
+    public static func run(_ arguments: String...) throws -> String {
         try Self.run(arguments)
     }
 
     @discardableResult
-    static func run(_ arguments: [String]) throws -> String {
+    public static func run(_ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: arguments[0])
         process.arguments = Array(arguments.dropFirst())
@@ -156,38 +165,27 @@ final class NamespacePair: Sendable {
 @_silgen_name("setns")
 private func linuxSetns(_ descriptor: CInt, _ type: CInt) -> CInt
 
-struct NamespaceError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { self.message }
+/// A namespace command failed.
+public struct NamespaceError: Error, CustomStringConvertible {
+    /// What failed.
+    public let message: String
+    /// The message.
+    public var description: String { self.message }
+
+    /// Creates an error saying what failed.
+    public init(message: String) {
+        self.message = message
+    }
 }
 
 /// A thread-safe counter for unique names.
 final class Counter: Sendable {
     private let value = NIOLockedValueBox(0)
+
     func next() -> Int {
         self.value.withLockedValue {
             $0 += 1
             return $0
         }
-    }
-}
-
-extension NamespacePair {
-    /// Runs a started ``DiscoveryManager`` in `namespace`, with a log of its events; stops it afterwards.
-    func withBrowser(
-        in namespace: String,
-        configuration: DiscoveryConfiguration = DiscoveryConfiguration(interfacePollInterval: .milliseconds(300)),
-        _ body: (DiscoveryManager, EventLog) async throws -> Void
-    ) async throws {
-        let group = try self.eventLoopGroup(in: namespace)
-        let discovery = DiscoveryManager(configuration: configuration, eventLoopGroup: group, logger: quietLogger)
-        let log = EventLog(discovery.events())
-        let result = await outcome {
-            try await discovery.start()
-            try await body(discovery, log)
-        }
-        await discovery.stop()
-        try await group.shutdownGracefully()
-        try result.get()
     }
 }

@@ -1,0 +1,57 @@
+public import CastChannels
+public import CastDiscovery
+public import CastLogging
+public import CastTransport
+
+/// How a ``CastContext`` discovers, connects and keeps sessions alive: the
+/// SDK's `GCKCastOptions`. The defaults are the SDK's and Chrome's.
+public struct CastOptions: Sendable {
+    /// The receiver app sessions launch (or join). Default: the Default Media Receiver.
+    public var receiverApplicationID: String
+    /// How the app launches: language, app types, relaunch if running.
+    public var launchOptions: LaunchOptions
+    /// Discovery criteria: interfaces, scan mode, and the device filter.
+    public var discovery: DiscoveryConfiguration
+    /// The connection: connect timeout, heartbeat, device authentication, queue limits.
+    public var connection: CastConnectionConfiguration
+    /// How to reconnect a session after the connection is lost.
+    public var reconnectPolicy: ReconnectPolicy
+    /// How long receiver requests wait for their reply. Default 10 s.
+    public var requestTimeout: Duration
+    /// How long a launch waits for the app. Default 60 s.
+    public var launchTimeout: Duration
+    /// Where the current session is remembered so a new process can resume
+    /// it; `nil` (the default) remembers nothing.
+    public var sessionStore: (any SessionStore)?
+    /// The log hub.
+    public var logger: CastLogger
+
+    /// Creates options.
+    public init(
+        receiverApplicationID: String = CastApplicationID.defaultMediaReceiver,
+        launchOptions: LaunchOptions = LaunchOptions(),
+        discovery: DiscoveryConfiguration = DiscoveryConfiguration(),
+        connection: CastConnectionConfiguration = CastConnectionConfiguration(),
+        reconnectPolicy: ReconnectPolicy = ReconnectPolicy(),
+        requestTimeout: Duration = .seconds(10),
+        launchTimeout: Duration = .seconds(60),
+        sessionStore: (any SessionStore)? = nil,
+        logger: CastLogger = .shared
+    ) {
+        self.receiverApplicationID = receiverApplicationID
+        self.launchOptions = launchOptions
+        self.discovery = discovery
+        self.connection = connection
+        self.reconnectPolicy = reconnectPolicy
+        self.requestTimeout = requestTimeout
+        self.launchTimeout = launchTimeout
+        self.sessionStore = sessionStore
+        self.logger = logger
+    }
+
+    /// Whether and how the receiver's identity is checked; the connection's setting.
+    public var deviceAuthentication: DeviceAuthenticationPolicy {
+        get { self.connection.deviceAuthentication }
+        set { self.connection.deviceAuthentication = newValue }
+    }
+}

@@ -1,0 +1,71 @@
+import CastChannels
+import CastDiscovery
+
+/// Getting a suspended session back: reconnect with back-off to the device
+/// as discovery now knows it, and look for the session on other devices
+/// when it left this one (stream transfer).
+extension SessionManager {
+    /// How many other devices stream transfer looks at, at most.
+    static let transferCandidateLimit = 8
+
+    /// Reconnects `session` with the policy's back-off until it is back, its
+    /// app is gone, or the attempts run out.
+    func reconnect(_ session: CastSession) async {
+        guard let sessionID = session.sessionID else {
+            await self.end(session, reason: .applicationStopped, stoppingApplication: false)
+            return
+        }
+        self.emit(.resuming(session))
+        var attempt = 1
+        var lastError: CastSessionError?
+        while let delay = self.options.reconnectPolicy.delay(beforeAttempt: attempt) {
+            try? await Task.sleep(for: delay)
+            guard !Task.isCancelled, self.currentSession === session, session.state == .suspended else { return }
+            let device = self.resolve(session.device)
+            do {
+                let link = try await self.establish(session, on: device, rejoining: sessionID)
+                guard self.currentSession === session, session.state == .suspended else {
+                    await link.connection.close()
+                    return
+                }
+                self.adopt(link, for: session)
+                self.emit(.resumed(session, device: link.device))
+                return
+            } catch {
+                lastError = error
+                if error.code == .applicationNotRunning { break }
+            }
+            attempt += 1
+        }
+        guard self.currentSession === session, session.state == .suspended else { return }
+        if let link = await self.findTransferredSession(session, sessionID: sessionID) {
+            self.adopt(link, for: session)
+            self.emit(.resumed(session, device: link.device))
+            return
+        }
+        if lastError?.code == .applicationNotRunning {
+            await self.end(session, reason: .applicationStopped, stoppingApplication: false)
+        } else {
+            let error = CastSessionError(
+                .reconnectFailed, "could not reconnect after \(attempt - 1) attempts", cause: lastError)
+            await self.end(session, reason: .reconnectFailed(error), stoppingApplication: false)
+        }
+    }
+
+    /// `device` as discovery knows it now (a new address or port), or as it was.
+    func resolve(_ device: CastDevice) -> CastDevice {
+        self.discoveryManager?.devices.first { $0.id == device.id } ?? device
+    }
+
+    /// The receiver-app session `sessionID` on another discovered device, connected, if it runs on one.
+    func findTransferredSession(_ session: CastSession, sessionID: String) async -> EstablishedLink? {
+        let current = session.device.id
+        let candidates = (self.discoveryManager?.devices ?? []).filter { $0.id != current }
+        for device in candidates.prefix(Self.transferCandidateLimit) {
+            if let link = try? await self.establish(session, on: device, rejoining: sessionID) {
+                return link
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,65 @@
+import CastChannels
+import Testing
+
+@Suite struct RequestTrackerTests {
+    @Test func aReplyResolvesTheRequestWithItsID() async throws {
+        let tracker = RequestTracker<String>()
+        let reply = try await tracker.perform(requestID: 7, timeout: .seconds(10)) { () throws(CastChannelError) in
+            // The reply arrives before the caller starts waiting: it must not be lost.
+            #expect(tracker.resolve(requestID: 7, with: .success("seven")))
+        }
+        #expect(reply == "seven")
+        #expect(tracker.pendingCount == 0)
+        #expect(!tracker.resolve(requestID: 7, with: .success("late")))
+    }
+
+    @Test func aRequestWithoutAReplyTimesOut() async {
+        let tracker = RequestTracker<String>()
+        let error = await channelError {
+            _ = try await tracker.perform(requestID: 1, timeout: .milliseconds(50)) { () throws(CastChannelError) in }
+        }
+        #expect(error?.code == .timedOut)
+        #expect(tracker.pendingCount == 0)
+    }
+
+    @Test func cancellingTheWaitingTaskCancelsTheRequest() async {
+        let tracker = RequestTracker<String>()
+        let task = Task {
+            await channelError {
+                _ = try await tracker.perform(requestID: 2, timeout: .seconds(30)) { () throws(CastChannelError) in }
+            }
+        }
+        while tracker.pendingCount == 0 { await Task.yield() }
+        task.cancel()
+        #expect(await task.value?.code == .cancelled)
+        #expect(tracker.pendingCount == 0)
+    }
+
+    @Test func failAllEndsEveryPendingRequestAtOnce() async {
+        let tracker = RequestTracker<String>()
+        let waiters = (1...3).map { id in
+            Task {
+                await channelError {
+                    _ = try await tracker.perform(requestID: id, timeout: .seconds(30)) { () throws(CastChannelError) in
+                    }
+                }
+            }
+        }
+        while tracker.pendingCount < 3 { await Task.yield() }
+        tracker.failAll(CastChannelError(.disconnected, "gone"))
+        for waiter in waiters {
+            #expect(await waiter.value?.code == .disconnected)
+        }
+    }
+
+    @Test func aSendThatFailsLeavesNothingPending() async {
+        let tracker = RequestTracker<String>()
+        let error = await channelError {
+            _ = try await tracker.perform(requestID: 3, timeout: .seconds(30)) { () throws(CastChannelError) in
+                throw CastChannelError(.notConnected, "no socket")
+            }
+        }
+        #expect(error?.code == .notConnected)
+        #expect(tracker.pendingCount == 0)
+    }
+}

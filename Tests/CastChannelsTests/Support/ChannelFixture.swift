@@ -1,0 +1,70 @@
+import CastChannels
+import CastEmulator
+import CastLogging
+import CastTransport
+
+let quietLogger = CastLogger(filter: CastLogFilter(minimumLevel: .none))
+
+/// A started emulator on 127.0.0.1 with one connected sender whose receiver
+/// channel is attached to `receiver-0`.
+struct ChannelFixture {
+    let emulator: CastEmulator
+    let connection: CastConnection
+    let receiver: ReceiverChannel
+
+    /// Runs `body` with a started emulator and a connected sender; tears both down whatever happens.
+    static func with(
+        _ configuration: CastEmulatorConfiguration = CastEmulatorConfiguration(),
+        connection connectionConfiguration: CastConnectionConfiguration = CastConnectionConfiguration(),
+        receiver: ReceiverChannel = ReceiverChannel(),
+        _ body: (ChannelFixture) async throws -> Void
+    ) async throws {
+        let emulator = try CastEmulator(configuration: configuration, logger: quietLogger)
+        try await emulator.start()
+        let connection = Self.connection(to: emulator, connectionConfiguration)
+        let fixture = ChannelFixture(emulator: emulator, connection: connection, receiver: receiver)
+        let result: Result<Void, any Error>
+        do {
+            try await connection.connect()
+            try await connection.openVirtualConnection(to: "receiver-0")
+            receiver.attach(to: connection, destinationID: "receiver-0", logger: quietLogger)
+            try await body(fixture)
+            result = .success(())
+        } catch {
+            result = .failure(error)
+        }
+        receiver.detach()
+        await connection.close()
+        await emulator.stop()
+        try result.get()
+    }
+
+    /// A second sender on the same emulator, with its own receiver channel attached.
+    func secondSender() async throws -> (CastConnection, ReceiverChannel) {
+        let connection = Self.connection(to: self.emulator)
+        try await connection.connect()
+        try await connection.openVirtualConnection(to: "receiver-0")
+        let receiver = ReceiverChannel()
+        receiver.attach(to: connection, destinationID: "receiver-0", logger: quietLogger)
+        return (connection, receiver)
+    }
+
+    private static func connection(
+        to emulator: CastEmulator,
+        _ configuration: CastConnectionConfiguration = CastConnectionConfiguration()
+    ) -> CastConnection {
+        CastConnection(host: "127.0.0.1", port: emulator.port, configuration: configuration, logger: quietLogger)
+    }
+}
+
+/// The error `body` throws as a ``CastChannelError``, or `nil` if it does not throw.
+func channelError(_ body: () async throws -> Void) async -> CastChannelError? {
+    do {
+        try await body()
+        return nil
+    } catch let error as CastChannelError {
+        return error
+    } catch {
+        return nil
+    }
+}

@@ -1,0 +1,158 @@
+import CastEmulator
+import CastKit
+import CastTestSupport
+import Foundation
+import Testing
+
+/// What goes wrong in a session's life, and how the manager reports or recovers from it.
+@Suite struct SessionFailureTests {
+    @Test func aLaunchErrorFailsTheStartWithTheReceiversReason() async throws {
+        try await SessionFixture.with { fixture in
+            fixture.emulator.faults.launch = .error(reason: "SYSTEM_ERROR", extendedError: "no memory")
+            let error = await sessionError { try await fixture.manager.startSession(on: fixture.device) }
+            #expect(error?.code == .launchFailed)
+            #expect(error?.launchErrorReason == .systemError)
+            #expect(await fixture.manager.currentSession == nil)
+            #expect(
+                await fixture.log.labels(through: "failedToStart(launchFailed)") == [
+                    "starting", "failedToStart(launchFailed)",
+                ])
+        }
+    }
+
+    @Test func aCancelledLaunchIsRetriedOnce() async throws {
+        try await SessionFixture.with { fixture in
+            fixture.emulator.faults.launch = .error(reason: "CANCELLED")
+            let observed = fixture.emulator.events()
+            let error = await sessionError { try await fixture.manager.startSession(on: fixture.device) }
+            #expect(error?.launchErrorReason == .cancelled)
+            var launches = 0
+            for await event in observed {
+                guard case .messageReceived(_, let message) = event else { continue }
+                if message.text?.contains("\"LAUNCH\"") == true { launches += 1 }
+                if launches == 2 { break }
+            }
+            #expect(launches == 2)
+        }
+    }
+
+    @Test func aLaunchWithoutReplyTimesOut() async throws {
+        try await SessionFixture.with(SessionFixture.options(launchTimeout: .milliseconds(400))) { fixture in
+            fixture.emulator.faults.launch = .noReply
+            let error = await sessionError { try await fixture.manager.startSession(on: fixture.device) }
+            #expect(error?.code == .requestFailed)
+            #expect((error?.cause as? CastChannelError)?.code == .timedOut)
+        }
+    }
+
+    @Test func aDeviceThatDoesNotAnswerFailsToConnect() async throws {
+        let manager = SessionManager(options: SessionFixture.options())
+        let nowhere = CastDevice(
+            id: "x", friendlyName: "Nowhere", modelName: "", capabilities: [],
+            addresses: [try #require(IPAddress("127.0.0.1"))],
+            port: 1)
+        let error = await sessionError { try await manager.startSession(on: nowhere) }
+        #expect(error?.code == .connectionFailed)
+        let noAddress = CastDevice(
+            id: "y", friendlyName: "Nameless", modelName: "", capabilities: [], addresses: [], port: 8009)
+        #expect(await sessionError { try await manager.startSession(on: noAddress) }?.code == .noAddress)
+    }
+
+    @Test func anAppStoppedByAnotherSenderEndsTheSession() async throws {
+        let storeURL = temporaryStoreURL()
+        try await SessionFixture.with(SessionFixture.options(store: FileSessionStore(fileURL: storeURL))) { fixture in
+            let session = try await fixture.manager.startSession(on: fixture.device)
+            #expect(FileManager.default.fileExists(atPath: storeURL.path))
+            let other = CastConnection(host: "127.0.0.1", port: fixture.emulator.port, logger: quietLogger)
+            try await other.connect()
+            try await other.openVirtualConnection(to: "receiver-0")
+            let receiver = ReceiverChannel()
+            receiver.attach(to: other, destinationID: "receiver-0", logger: quietLogger)
+            try await receiver.stop(sessionID: try #require(session.sessionID))
+            let ended = await fixture.log.wait(for: "ended(applicationStopped)")
+            #expect(ended != nil)
+            #expect(session.state == .ended)
+            #expect(await fixture.manager.currentSession == nil)
+            #expect(!FileManager.default.fileExists(atPath: storeURL.path))
+            receiver.detach()
+            await other.close()
+        }
+    }
+
+    @Test func theReceiverStoppingTheAppEndsTheSession() async throws {
+        try await SessionFixture.with { fixture in
+            _ = try await fixture.manager.startSession(on: fixture.device)
+            fixture.emulator.stopApplication()
+            #expect(await fixture.log.wait(for: "ended(applicationStopped)") != nil)
+        }
+    }
+
+    @Test func heartbeatLossSuspendsThenTheSessionResumes() async throws {
+        let options = SessionFixture.options(
+            applicationID: echoApplication.appID,
+            heartbeat: HeartbeatConfiguration(pingInterval: .milliseconds(200), timeout: .milliseconds(800)))
+        try await SessionFixture.with(options) { fixture in
+            fixture.echo()
+            let session = try await fixture.manager.startSession(on: fixture.device)
+            let echo = try GenericChannel(namespace: echoNamespace)
+            session.add(echo)
+            fixture.emulator.faults.isHeartbeatSilenced = true
+            #expect(await fixture.log.wait(for: "suspended(heartbeat)") != nil)
+            #expect(!echo.isConnected)
+            fixture.emulator.faults.isHeartbeatSilenced = false
+            #expect(await fixture.log.wait(for: "resumed") != nil)
+            #expect(session.state == .connected)
+            #expect(session.sessionID == fixture.emulator.runningApplication?.sessionID)
+            #expect(echo.isConnected)
+            #expect(try await roundTrip(echo, "back") == .string("echo:back"))
+        }
+    }
+
+    @Test func anEmulatorRestartedMidSessionIsRejoined() async throws {
+        try await SessionFixture.with { fixture in
+            let session = try await fixture.manager.startSession(on: fixture.device)
+            let sessionID = session.sessionID
+            await fixture.emulator.stop()
+            #expect(await fixture.log.wait(for: "suspended(connectionLost)") != nil)
+            try await Task.sleep(for: .milliseconds(300))
+            try await fixture.emulator.start()
+            guard case .resumed(let resumed, let device)? = await fixture.log.wait(for: "resumed") else {
+                Issue.record("the session did not resume; events: \(fixture.log.labels)")
+                return
+            }
+            #expect(resumed === session)
+            #expect(device.id == fixture.device.id)
+            #expect(session.sessionID == sessionID)
+            #expect(
+                await fixture.log.labels(through: "resumed") == [
+                    "starting", "started", "suspended(connectionLost)", "resuming", "resumed",
+                ])
+        }
+    }
+
+    @Test func reconnectionGivesUpAfterThePolicysAttempts() async throws {
+        let policy = ReconnectPolicy(initialDelay: .milliseconds(50), jitter: 0, maximumAttempts: 2)
+        try await SessionFixture.with(SessionFixture.options(reconnect: policy)) { fixture in
+            _ = try await fixture.manager.startSession(on: fixture.device)
+            await fixture.emulator.stop()
+            guard case .ended(_, .reconnectFailed(let error))? = await fixture.log.wait(for: "ended(reconnectFailed)")
+            else {
+                Issue.record("the session did not give up; events: \(fixture.log.labels)")
+                return
+            }
+            #expect(error.code == .reconnectFailed)
+            #expect((error.cause as? CastSessionError)?.code == .connectionFailed)
+        }
+    }
+
+    @Test func theAppStoppedWhileDisconnectedEndsTheSessionOnReconnect() async throws {
+        try await SessionFixture.with { fixture in
+            _ = try await fixture.manager.startSession(on: fixture.device)
+            await fixture.emulator.stop()
+            fixture.emulator.stopApplication()
+            #expect(await fixture.log.wait(for: "suspended(connectionLost)") != nil)
+            try await fixture.emulator.start()
+            #expect(await fixture.log.wait(for: "ended(applicationStopped)") != nil)
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import CastEmulator
+import CastKit
+import CastTestSupport
+import Testing
+
+/// Starting, joining, leaving and stopping sessions end to end over TLS against the emulator.
+@Suite struct SessionLifecycleTests {
+    @Test func startingLaunchesTheAppAndAttachesItsChannels() async throws {
+        try await SessionFixture.with(SessionFixture.options(applicationID: echoApplication.appID)) { fixture in
+            fixture.echo()
+            let secondListener = SessionEventLog(fixture.manager.events())
+            let session = try await fixture.manager.startSession(on: fixture.device)
+            #expect(await fixture.manager.currentSession === session)
+            #expect(session.state == .connected)
+            let running = try #require(fixture.emulator.runningApplication)
+            #expect(running.application.appID == echoApplication.appID)
+            #expect(session.sessionID == running.sessionID)
+            #expect(session.application?.transportID == running.transportID)
+            #expect(await fixture.log.labels(through: "started") == ["starting", "started"])
+            #expect(await secondListener.wait(for: "started") != nil)
+
+            // A channel added after the start attaches at once; text and binary round trips.
+            let echo = try GenericChannel(namespace: echoNamespace)
+            session.add(echo)
+            #expect(echo.isConnected)
+            #expect(try await roundTrip(echo, "hello") == .string("echo:hello"))
+            let binary = echo.messages()
+            try await echo.sendBinaryMessage([1, 2, 3])
+            #expect(await first(binary) { _ in true } == .binary([3, 2, 1]))
+
+            // A channel the app does not list stays disconnected.
+            let foreign = try GenericChannel(namespace: "urn:x-cast:com.example.unlisted")
+            session.add(foreign)
+            #expect(!foreign.isConnected)
+            #expect(!session.supports(namespace: "urn:x-cast:com.example.unlisted"))
+        }
+    }
+
+    @Test func channelsAddedBeforeTheSessionConnectWithIt() async throws {
+        try await SessionFixture.with(SessionFixture.options(applicationID: echoApplication.appID)) { fixture in
+            fixture.echo()
+            let echo = try GenericChannel(namespace: echoNamespace)
+            let connections = echo.connectionEvents()
+            // The manager hands out the session before it connects only through events; add on `starting`.
+            let events = fixture.manager.events()
+            let starting = Task {
+                for await event in events {
+                    if case .starting(let session) = event {
+                        session.add(echo)
+                        return
+                    }
+                }
+            }
+            let session = try await fixture.manager.startSession(on: fixture.device)
+            await starting.value
+            #expect(await first(connections) { $0 == .connected } == .connected)
+            #expect(session.channels.count == 1)
+            #expect(try await roundTrip(echo, "early") == .string("echo:early"))
+        }
+    }
+
+    @Test func aRunningAppIsJoinedNotRelaunched() async throws {
+        try await SessionFixture.with { fixture in
+            let running = try fixture.emulator.launch(appID: CastApplicationID.defaultMediaReceiver)
+            let observed = fixture.emulator.events()
+            let session = try await fixture.manager.startSession(on: fixture.device)
+            #expect(session.sessionID == running.sessionID)
+            #expect(fixture.emulator.runningApplication?.sessionID == running.sessionID)
+            await fixture.manager.endSession()
+            var launches = 0
+            for await event in observed {
+                guard case .messageReceived(_, let message) = event else { continue }
+                if message.text?.contains("\"LAUNCH\"") == true { launches += 1 }
+                if message.text?.contains("\"CLOSE\"") == true { break }
+            }
+            #expect(launches == 0)
+        }
+    }
+
+    @Test func leavingKeepsTheAppRunningAndStoppingStopsIt() async throws {
+        try await SessionFixture.with { fixture in
+            let first = try await fixture.manager.startSession(on: fixture.device)
+            await fixture.manager.endSession()
+            #expect(first.state == .ended)
+            #expect(await fixture.manager.currentSession == nil)
+            #expect(fixture.emulator.runningApplication?.sessionID == first.sessionID)
+            #expect(
+                await fixture.log.labels(through: "ended(requested)") == [
+                    "starting", "started", "ending", "ended(requested)",
+                ])
+
+            let second = try await fixture.manager.startSession(on: fixture.device)
+            #expect(second.sessionID == first.sessionID)
+            await fixture.manager.endSession(stoppingApplication: true)
+            #expect(fixture.emulator.runningApplication == nil)
+        }
+    }
+
+    @Test func volumeAndMuteGoThroughTheSessionsReceiverChannel() async throws {
+        try await SessionFixture.with { fixture in
+            let session = try await fixture.manager.startSession(on: fixture.device)
+            try await session.receiver.setVolume(0.4)
+            try await session.receiver.setMuted(true)
+            #expect(fixture.emulator.volume == ReceiverVolume(level: 0.4, isMuted: true))
+            #expect(session.receiver.status?.volume.isMuted == true)
+        }
+    }
+
+    @Test func startingASecondSessionReplacesTheFirst() async throws {
+        try await SessionFixture.with { fixture in
+            let first = try await fixture.manager.startSession(on: fixture.device)
+            let second = try await fixture.manager.startSession(on: fixture.device)
+            #expect(first.state == .ended)
+            #expect(second.state == .connected)
+            #expect(
+                await fixture.log.labels(through: "started", occurrence: 2) == [
+                    "starting", "started", "ending", "ended(replaced)", "starting", "started",
+                ])
+        }
+    }
+
+    @Test func remoteDisplaySupportNeedsVideoOutAndTheMirroringApp() async throws {
+        try await SessionFixture.with { fixture in
+            var video = fixture.device
+            video.capabilities = [.videoOut, .audioOut]
+            #expect(await fixture.manager.isRemoteDisplaySupported(on: video))
+            #expect(await !fixture.manager.isRemoteDisplaySupported(on: fixture.device))
+            _ = try await fixture.manager.startSession(on: fixture.device)
+            #expect(await fixture.manager.isRemoteDisplaySupported(on: video))
+        }
+        let audioOnly = CastEmulatorConfiguration(applications: [.defaultMediaReceiver])
+        try await SessionFixture.with(emulator: audioOnly) { fixture in
+            var video = fixture.device
+            video.capabilities = [.videoOut]
+            #expect(await !fixture.manager.isRemoteDisplaySupported(on: video))
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import CastEmulator
+import CastKit
+import CastTestSupport
+import Foundation
+import NIOConcurrencyHelpers
+import Testing
+
+let quietLogger = CastLogger(filter: CastLogFilter(minimumLevel: .none))
+
+/// A custom receiver app with an echo namespace, for channel round trips.
+let echoNamespace = "urn:x-cast:com.example.echo"
+let echoApplication = EmulatedApplication(appID: "ABCD1234", displayName: "Echo", namespaces: [echoNamespace])
+
+/// Quick reconnection for tests: 100 ms, growing to 1 s, many attempts.
+let quickReconnect = ReconnectPolicy(
+    initialDelay: .milliseconds(100), multiplier: 1.5, maximumDelay: .seconds(1), jitter: 0.2, maximumAttempts: 40)
+
+/// Every session event a manager reports, kept in order, with waiting by label.
+final class SessionEventLog: Sendable {
+    private let events = NIOLockedValueBox<[SessionEvent]>([])
+    private let task: Task<Void, Never>
+
+    init(_ stream: AsyncStream<SessionEvent>) {
+        let events = self.events
+        self.task = Task {
+            for await event in stream {
+                events.withLockedValue { $0.append(event) }
+            }
+        }
+    }
+
+    deinit { self.task.cancel() }
+
+    /// The labels of every event so far.
+    var labels: [String] { self.events.withLockedValue { $0.map(\.label) } }
+
+    /// The labels of every event up to and including the `occurrence`-th
+    /// labelled `label`, once it has been seen (waiting at most `timeout`).
+    func labels(through label: String, occurrence: Int = 1, within timeout: Duration = .seconds(15)) async -> [String] {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let labels = self.labels
+            let ends = labels.indices.filter { labels[$0] == label }
+            if ends.count >= occurrence { return Array(labels[...ends[occurrence - 1]]) }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return self.labels
+    }
+
+    /// Waits until an event labelled `label` has been seen (at most `timeout`); returns it.
+    @discardableResult
+    func wait(for label: String, within timeout: Duration = .seconds(15)) async -> SessionEvent? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let event = self.events.withLockedValue({ $0.first { $0.label == label } }) { return event }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+}
+
+extension SessionEvent {
+    /// A short name for asserting sequences: `started`, `suspended(heartbeat)`, `ended(applicationStopped)`…
+    var label: String {
+        switch self {
+        case .starting: "starting"
+        case .started: "started"
+        case .failedToStart(_, let error): "failedToStart(\(error.code))"
+        case .suspended(_, .heartbeatTimedOut): "suspended(heartbeat)"
+        case .suspended(_, .connectionLost): "suspended(connectionLost)"
+        case .suspended(_, .applicationMoved): "suspended(applicationMoved)"
+        case .resuming: "resuming"
+        case .resumed: "resumed"
+        case .ending: "ending"
+        case .ended(_, .requested): "ended(requested)"
+        case .ended(_, .applicationStopped): "ended(applicationStopped)"
+        case .ended(_, .reconnectFailed): "ended(reconnectFailed)"
+        case .ended(_, .replaced): "ended(replaced)"
+        }
+    }
+}
+
+/// A started emulator on 127.0.0.1 and a session manager that knows it as a known host.
+struct SessionFixture {
+    let emulator: CastEmulator
+    let discovery: DiscoveryManager
+    let manager: SessionManager
+    let device: CastDevice
+    let log: SessionEventLog
+
+    static func options(
+        applicationID: String = CastApplicationID.defaultMediaReceiver,
+        reconnect: ReconnectPolicy = quickReconnect,
+        heartbeat: HeartbeatConfiguration = HeartbeatConfiguration(),
+        launchTimeout: Duration = .seconds(10),
+        store: (any SessionStore)? = nil
+    ) -> CastOptions {
+        CastOptions(
+            receiverApplicationID: applicationID,
+            connection: CastConnectionConfiguration(connectTimeout: .seconds(3), heartbeat: heartbeat),
+            reconnectPolicy: reconnect,
+            requestTimeout: .seconds(5),
+            launchTimeout: launchTimeout,
+            sessionStore: store,
+            logger: quietLogger
+        )
+    }
+
+    /// Runs `body` with a started emulator and a manager; ends the session and stops the emulator afterwards.
+    static func with(
+        _ options: CastOptions = SessionFixture.options(),
+        emulator configuration: CastEmulatorConfiguration = CastEmulatorConfiguration(
+            applications: EmulatedApplication.standard + [echoApplication]),
+        _ body: (SessionFixture) async throws -> Void
+    ) async throws {
+        let emulator = try CastEmulator(configuration: configuration, logger: quietLogger)
+        try await emulator.start()
+        let discovery = DiscoveryManager(configuration: options.discovery, logger: quietLogger)
+        let device = await discovery.addKnownHost(
+            try #require(IPAddress("127.0.0.1")), port: emulator.port, friendlyName: configuration.name)
+        let manager = SessionManager(options: options, discoveryManager: discovery)
+        let fixture = SessionFixture(
+            emulator: emulator, discovery: discovery, manager: manager, device: device,
+            log: SessionEventLog(manager.events()))
+        let result: Result<Void, any Error>
+        do {
+            try await body(fixture)
+            result = .success(())
+        } catch {
+            result = .failure(error)
+        }
+        await manager.endSession()
+        await emulator.stop()
+        try result.get()
+    }
+
+    /// Makes the emulator echo the echo namespace: text as "echo:<text>", binary reversed.
+    func echo(on emulator: CastEmulator? = nil) {
+        (emulator ?? self.emulator).respond(to: echoNamespace) { message in
+            let payload: CastMessage.Payload =
+                switch message.payload {
+                case .string(let text): .string("echo:\(text)")
+                case .binary(let bytes): .binary(bytes.reversed())
+                }
+            return [
+                CastMessage(
+                    namespace: message.namespace, sourceID: message.destinationID, destinationID: message.sourceID,
+                    payload: payload)
+            ]
+        }
+    }
+}
+
+/// Sends `text` on `channel` and returns the first message back.
+func roundTrip(_ channel: CastChannel, _ text: String) async throws -> CastMessage.Payload? {
+    let messages = channel.messages()
+    try await channel.sendTextMessage(text)
+    return await first(messages) { _ in true }
+}
+
+/// The error `body` throws as a ``CastSessionError``, or `nil` if it does not throw.
+func sessionError(_ body: () async throws -> Void) async -> CastSessionError? {
+    do {
+        try await body()
+        return nil
+    } catch let error as CastSessionError {
+        return error
+    } catch {
+        return nil
+    }
+}
+
+/// A fresh file path for a session store.
+func temporaryStoreURL() -> URL {
+    FileManager.default.temporaryDirectory.appendingPathComponent("cast-session-\(UUID().uuidString).json")
+}
