@@ -13,17 +13,21 @@ packages=(
     libssl-dev          # COpenSSL: AES-128-CTR frame crypto
     pkg-config          # SwiftPM finds the libraries above through it
     iproute2            # discovery tests: network namespaces and veth pairs (`ip netns`)
-    python3-pip         # discovery interop tests: pip installs python-zeroconf
+    python3-pip         # interop tests: pip installs python-zeroconf and pychromecast
 )
 
-# python-zeroconf, the independent mDNS peer of the discovery interop tests.
-# Installed at the end, once python3 and pip are certainly there.
-install_zeroconf() {
-    python3 -c "import zeroconf" 2>/dev/null && return 0
-    echo "setup: installing python-zeroconf (pip)" >&2
-    python3 -m pip install --quiet --disable-pip-version-check zeroconf 2>/dev/null \
-        || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages zeroconf \
-        || { echo "setup: pip could not install zeroconf; the interop tests will be skipped." >&2; return 0; }
+# The independent peers of the interop tests, from PyPI: python-zeroconf (mDNS,
+# discovery tests) and pychromecast (a Cast sender, session tests). Installed
+# at the end, once python3 and pip are certainly there.
+install_python_peers() {
+    local module
+    for module in zeroconf pychromecast; do
+        python3 -c "import $module" 2>/dev/null && continue
+        echo "setup: installing $module (pip)" >&2
+        python3 -m pip install --quiet --disable-pip-version-check "$module" 2>/dev/null \
+            || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "$module" \
+            || echo "setup: pip could not install $module; its interop tests will be skipped." >&2
+    done
 }
 
 missing=()
@@ -33,7 +37,7 @@ for package in "${packages[@]}"; do
     fi
 done
 if [ ${#missing[@]} -eq 0 ]; then
-    install_zeroconf
+    install_python_peers
     exit 0
 fi
 
@@ -58,4 +62,4 @@ export DEBIAN_FRONTEND=noninteractive
 "${as_root[@]}" apt-get update -qq >/dev/null || fail "apt-get update failed."
 "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
     || fail "apt-get install failed."
-install_zeroconf
+install_python_peers

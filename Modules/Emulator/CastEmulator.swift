@@ -109,30 +109,36 @@ public final class CastEmulator: Sendable {
         let responder = DeviceAuthResponder(identity: self.identity, tlsCertificateDER: self.tls.certificateDER)
         let heartbeat = self.configuration.heartbeat
         let logger = self.logger
-        let bootstrap = ServerBootstrap(group: self.group)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(NIOSSLServerHandler(context: context))
-                    try sync.addHandler(ByteToMessageHandler(CastMessageDecoder()))
-                    try sync.addHandler(
-                        HeartbeatHandler(
-                            configuration: heartbeat,
-                            localID: TransportConstants.receiverPlatformID,
-                            peerID: TransportConstants.senderPlatformID,
-                            isSilenced: { hub.faults.isHeartbeatSilenced },
-                            logger: logger
+        let loop = self.group.next()
+        let makeBootstrap: @Sendable () -> ServerBootstrap = {
+            ServerBootstrap(group: loop)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let sync = channel.pipeline.syncOperations
+                        try sync.addHandler(NIOSSLServerHandler(context: context))
+                        try sync.addHandler(ByteToMessageHandler(CastMessageDecoder()))
+                        try sync.addHandler(
+                            HeartbeatHandler(
+                                configuration: heartbeat,
+                                localID: TransportConstants.receiverPlatformID,
+                                peerID: TransportConstants.senderPlatformID,
+                                isSilenced: { hub.faults.isHeartbeatSilenced },
+                                logger: logger
+                            )
                         )
-                    )
-                    try sync.addHandler(EmulatorConnectionHandler(hub: hub, responder: responder, logger: logger))
+                        try sync.addHandler(EmulatorConnectionHandler(hub: hub, responder: responder, logger: logger))
+                    }
                 }
-            }
+        }
+        let host = self.configuration.host
         let port = port ?? self.lastPort.withLockedValue { $0 } ?? self.configuration.port
         let channel: any Channel
         do {
-            channel = try await bootstrap.bind(host: self.configuration.host, port: port).get()
+            // Bound from the loop's thread: on Linux a socket belongs to its
+            // creating thread's network namespace, and the loop may have joined one.
+            channel = try await loop.flatSubmit { makeBootstrap().bind(host: host, port: port) }.get()
         } catch {
             throw CastEmulatorError(
                 .bindFailed,

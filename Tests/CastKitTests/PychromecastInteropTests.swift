@@ -1,0 +1,43 @@
+import CastEmulator
+import CastKit
+import CastTestSupport
+import Foundation
+import Testing
+
+/// pychromecast, a sender written by others, uses our emulator as it would a
+/// real receiver: proof that the emulator speaks the protocol, not just our
+/// own reading of it.
+@Suite(.enabled(if: NamespacePair.hasPychromecast, "needs python3 with pychromecast (make setup installs it)"))
+struct PychromecastInteropTests {
+    static let script = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("scripts/interop/pychromecast_session.py").path
+
+    @Test func pychromecastLaunchesTheDefaultMediaReceiverAndReadsStatusAndVolume() async throws {
+        let emulator = try CastEmulator(logger: quietLogger)
+        try await emulator.start()
+        let port = emulator.port
+        let output = try await Task.detached {
+            try NamespacePair.run("/usr/bin/env", "python3", Self.script, "interop", "127.0.0.1", "\(port)")
+        }.value
+        let line = try #require(output.split(separator: "\n").last.map(String.init))
+        let report = try JSONValue(parsing: line)
+
+        #expect(report["connected"]?["app_id"] == .string(CastApplicationID.backdrop))
+        #expect(report["connected"]?["volume_level"] == 1)
+        #expect(report["connected"]?["volume_muted"] == false)
+
+        let running = try #require(emulator.runningApplication)
+        #expect(running.application.appID == CastApplicationID.defaultMediaReceiver)
+        #expect(report["launched"]?["app_id"] == .string(CastApplicationID.defaultMediaReceiver))
+        #expect(report["launched"]?["session_id"] == .string(running.sessionID))
+        #expect(report["launched"]?["transport_id"] == .string(running.transportID))
+        #expect(report["launched"]?["namespaces"]?.arrayValue?.contains(.string(CastNamespace.media)) == true)
+
+        #expect(report["set_volume"] == 0.4)
+        #expect(report["volume"]?["volume_level"] == 0.4)
+        #expect(report["volume"]?["volume_muted"] == true)
+        #expect(emulator.volume == ReceiverVolume(level: 0.4, isMuted: true))
+        await emulator.stop()
+    }
+}
