@@ -61,6 +61,16 @@ let package = Package(
             path: "TransportBenchmarks",
             plugins: benchmarkPlugin
         ),
+        // Not a package-benchmark target: one comparison run against pychromecast
+        // (scripts/measure-session-start.sh), printed as medians and a ratio.
+        .executableTarget(
+            name: "SessionStartComparison",
+            dependencies: [
+                .product(name: "CastKit", package: "swift-cast"),
+                .product(name: "CastEmulator", package: "swift-cast"),
+            ],
+            path: "SessionStartComparison"
+        ),
         // The C baselines: libvpx, libsamplerate and libopus called directly.
         .target(
             name: "RawCodecs",

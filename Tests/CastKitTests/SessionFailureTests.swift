@@ -20,6 +20,16 @@ import Testing
         }
     }
 
+    @Test func aReceiverThatFailsDeviceAuthenticationGetsNoSession() async throws {
+        try await SessionFixture.with { fixture in
+            fixture.emulator.faults.deviceAuthentication = .wrongSigningKey
+            let error = await sessionError { try await fixture.manager.startSession(on: fixture.device) }
+            #expect(error?.code == .connectionFailed)
+            #expect((error?.cause as? CastTransportError)?.code == .signatureInvalid)
+            #expect(fixture.emulator.runningApplication == nil)
+        }
+    }
+
     @Test func aCancelledLaunchIsRetriedOnce() async throws {
         try await SessionFixture.with { fixture in
             fixture.emulator.faults.launch = .error(reason: "CANCELLED")

@@ -119,6 +119,16 @@ import Testing
         }
     }
 
+    @Test func appAvailabilityIsAskedOfTheDevice() async throws {
+        try await SessionFixture.with { fixture in
+            #expect(await fixture.manager.availability(on: fixture.device) == .available)
+            #expect(await fixture.manager.availability(ofApplication: "0000FFFF", on: fixture.device) == .unavailable)
+            var gone = fixture.device
+            gone.port = 1
+            #expect(await fixture.manager.availability(on: gone) == .unknown)
+        }
+    }
+
     @Test func remoteDisplaySupportNeedsVideoOutAndTheMirroringApp() async throws {
         try await SessionFixture.with { fixture in
             var video = fixture.device

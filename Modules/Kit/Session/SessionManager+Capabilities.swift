@@ -1,17 +1,21 @@
 import CastChannels
-import CastDiscovery
+public import CastDiscovery
 import CastTransport
 
+/// What a device can run, asked before (or without) starting a session.
 extension SessionManager {
-    /// Whether `device` can run Remote Display: it has video out, and its
-    /// receiver reports the mirroring app (`0F5096E8`) available. Asks over
-    /// the current session's connection when it is on `device`, and over a
-    /// short-lived connection otherwise; any failure answers `false`.
-    public func isRemoteDisplaySupported(on device: CastDevice) async -> Bool {
-        guard device.capabilities.contains(.videoOut) else { return false }
+    /// Whether `device` can run `appID` (the configured receiver app by
+    /// default), asked with GET_APP_AVAILABILITY over the current session's
+    /// connection when it is on `device`, and over a short-lived connection
+    /// otherwise. mDNS does not say which apps a device runs, so this is how
+    /// a picker narrows discovered devices to those that can run the app.
+    ///
+    /// - Returns: the receiver's answer; ``AppAvailability/unknown`` when it
+    ///   cannot be asked or does not answer.
+    public func availability(ofApplication appID: String? = nil, on device: CastDevice) async -> AppAvailability {
+        let appID = appID ?? self.options.receiverApplicationID
         if let session = self.currentSession, session.device.id == device.id, session.state == .connected {
-            let answers = try? await session.receiver.availability(of: [CastApplicationID.mirroring])
-            return answers?[CastApplicationID.mirroring] == .available
+            return (try? await session.receiver.availability(of: [appID]))?[appID] ?? .unknown
         }
         let probe = ReceiverChannel(requestTimeout: self.options.requestTimeout)
         for address in device.addresses {
@@ -24,13 +28,21 @@ extension SessionManager {
                 try await connection.openVirtualConnection(to: TransportConstants.receiverPlatformID)
                 probe.attach(
                     to: connection, destinationID: TransportConstants.receiverPlatformID, logger: self.options.logger)
-                let answers = try await probe.availability(of: [CastApplicationID.mirroring])
+                let answers = try await probe.availability(of: [appID])
                 await connection.close()
-                return answers[CastApplicationID.mirroring] == .available
+                return answers[appID] ?? .unknown
             } catch {
                 await connection.close()
             }
         }
-        return false
+        return .unknown
+    }
+
+    /// Whether `device` can run Remote Display: it has video out, and its
+    /// receiver reports the mirroring app (`0F5096E8`) available. The hook
+    /// the Remote Display session asks before it starts.
+    public func isRemoteDisplaySupported(on device: CastDevice) async -> Bool {
+        guard device.capabilities.contains(.videoOut) else { return false }
+        return await self.availability(ofApplication: CastApplicationID.mirroring, on: device) == .available
     }
 }

@@ -115,6 +115,9 @@ struct SessionFixture {
     ) async throws {
         let emulator = try CastEmulator(configuration: configuration, logger: quietLogger)
         try await emulator.start()
+        // Every session test authenticates the emulator, as a sender should a real device.
+        var options = options
+        options.deviceAuthentication = .required(trusting: [emulator.trustAnchor])
         let discovery = DiscoveryManager(configuration: options.discovery, logger: quietLogger)
         let device = await discovery.addKnownHost(
             try #require(IPAddress("127.0.0.1")), port: emulator.port, friendlyName: configuration.name)
