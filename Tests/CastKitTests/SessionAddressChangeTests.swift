@@ -34,7 +34,6 @@ struct SessionAddressChangeTests {
                 options: CastOptions(
                     discovery: DiscoveryConfiguration(
                         addressFamilies: .ipv4, interfacePollInterval: .milliseconds(300)),
-                    connection: CastConnectionConfiguration(connectTimeout: .seconds(3)),
                     reconnectPolicy: quickReconnect,
                     logger: quietLogger),
                 eventLoopGroup: senderLoops)

@@ -88,12 +88,14 @@ enum CastClientBootstrap {
             handshake.fail(error)
             channel.close(promise: nil)
         }
+        // Cancelled on the loop the moment the handshake ends: a task resumed
+        // late (a busy machine) must not find its new connection closed by a
+        // deadline that passed after the handshake had succeeded.
+        handshake.futureResult.whenComplete { _ in timeout.cancel() }
         do {
             let certificate = try await handshake.futureResult.get()
-            timeout.cancel()
             return ConnectedChannel(channel: channel, peerCertificateDER: certificate)
         } catch {
-            timeout.cancel()
             try? await channel.close()
             throw InboundMessageHandler.transportError(for: error)
         }

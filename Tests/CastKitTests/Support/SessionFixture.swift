@@ -97,7 +97,7 @@ struct SessionFixture {
     ) -> CastOptions {
         CastOptions(
             receiverApplicationID: applicationID,
-            connection: CastConnectionConfiguration(connectTimeout: .seconds(3), heartbeat: heartbeat),
+            connection: CastConnectionConfiguration(heartbeat: heartbeat),
             reconnectPolicy: reconnect,
             requestTimeout: .seconds(5),
             launchTimeout: launchTimeout,
