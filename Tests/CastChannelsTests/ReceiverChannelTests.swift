@@ -213,9 +213,18 @@ import Testing
     @Test func pendingRequestsFailAtOnceWhenTheConnectionDrops() async throws {
         try await ChannelFixture.with { fixture in
             fixture.emulator.faults.dropsReceiverReplies = true
+            let observed = fixture.emulator.events()
             let pending = Task { await channelError { try await fixture.receiver.requestStatus() } }
             let other = Task { await channelError { try await fixture.receiver.setMuted(true) } }
-            try await Task.sleep(for: .milliseconds(200))
+            // Both requests reached the receiver, which will never answer them.
+            var received = 0
+            for await event in observed {
+                guard case .messageReceived(_, let message) = event, message.namespace == CastNamespace.receiver else {
+                    continue
+                }
+                received += 1
+                if received == 2 { break }
+            }
             await fixture.emulator.closeConnections()
             #expect(await pending.value?.code == .disconnected)
             #expect(await other.value?.code == .disconnected)

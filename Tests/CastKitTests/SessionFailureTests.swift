@@ -100,7 +100,8 @@ import Testing
     @Test func heartbeatLossSuspendsThenTheSessionResumes() async throws {
         let options = SessionFixture.options(
             applicationID: echoApplication.appID,
-            heartbeat: HeartbeatConfiguration(pingInterval: .milliseconds(200), timeout: .milliseconds(800)))
+            // Short enough to test quickly, long enough for a busy machine's TLS handshakes.
+            heartbeat: HeartbeatConfiguration(pingInterval: .milliseconds(500), timeout: .milliseconds(2_500)))
         try await SessionFixture.with(options) { fixture in
             fixture.echo()
             let session = try await fixture.manager.startSession(on: fixture.device)

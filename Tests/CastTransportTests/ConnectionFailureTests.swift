@@ -9,7 +9,8 @@ import Testing
 @Suite struct ConnectionFailureTests {
     @Test func heartbeatTimeoutIsDetected() async throws {
         try await EmulatorFixture.with { fixture in
-            let heartbeat = HeartbeatConfiguration(pingInterval: .milliseconds(100), timeout: .milliseconds(300))
+            // The timeout also runs while TLS connects: long enough for a busy machine's handshake.
+            let heartbeat = HeartbeatConfiguration(pingInterval: .milliseconds(250), timeout: .milliseconds(1_500))
             let connection = fixture.connection(CastConnectionConfiguration(heartbeat: heartbeat))
             try await connection.connect()
             fixture.emulator.faults.isHeartbeatSilenced = true
@@ -19,12 +20,12 @@ import Testing
 
     @Test func anAnsweringReceiverKeepsTheConnectionUp() async throws {
         try await EmulatorFixture.with { fixture in
-            // Generous timeout: the test machine may be busy with other suites' encoders.
-            let heartbeat = HeartbeatConfiguration(pingInterval: .milliseconds(250), timeout: .seconds(3))
+            // Generous timeout: the test machine may be busy with other suites' encoders and TLS handshakes.
+            let heartbeat = HeartbeatConfiguration(pingInterval: .milliseconds(250), timeout: .seconds(5))
             let connection = fixture.connection(CastConnectionConfiguration(heartbeat: heartbeat))
             try await connection.connect()
             // Many ping intervals and more than two timeouts pass with nothing but heartbeats on the wire.
-            try await Task.sleep(for: .milliseconds(6_500))
+            try await Task.sleep(for: .milliseconds(11_000))
             #expect(await connection.currentState.isConnected)
             await connection.close()
         }
