@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "CastDiscovery", targets: ["CastDiscovery"]),
         .library(name: "CastTransport", targets: ["CastTransport"]),
         .library(name: "CastChannels", targets: ["CastChannels"]),
+        .library(name: "CastMedia", targets: ["CastMedia"]),
         .library(name: "CastKit", targets: ["CastKit"]),
         .library(name: "CastRemoteDisplay", targets: ["CastRemoteDisplay"]),
         .library(name: "CastEmulator", targets: ["CastEmulator"]),
@@ -82,6 +83,13 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             path: "Modules/Channels",
+            swiftSettings: strictSettings
+        ),
+
+        .target(
+            name: "CastMedia",
+            dependencies: ["CastLogging", "CastTransport", "CastChannels"],
+            path: "Modules/Media",
             swiftSettings: strictSettings
         ),
 
@@ -217,6 +225,11 @@ let package = Package(
         .testTarget(
             name: "CastChannelsTests",
             dependencies: ["CastTestSupport", "CastChannels", "CastEmulator", "CastLogging", "CastTransport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CastMediaTests",
+            dependencies: ["CastMedia", "CastChannels"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,0 +1,68 @@
+/// The media namespace's string enumerations (Docs/spec/castv2-control.md §4,
+/// Media). Each is a struct over its wire string rather than a closed enum:
+/// receivers add values, and a status with one this version does not know
+/// must still decode. Compare against the static members.
+
+/// How the media is delivered (`streamType`).
+public struct MediaStreamType: RawRepresentable, Codable, Hashable, Sendable {
+    /// The wire string.
+    public let rawValue: String
+    /// Wraps a wire string.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Neither buffered nor live.
+    public static let none = MediaStreamType(rawValue: "NONE")
+    /// A file or on-demand stream with a duration.
+    public static let buffered = MediaStreamType(rawValue: "BUFFERED")
+    /// A live stream; its duration is -1.
+    public static let live = MediaStreamType(rawValue: "LIVE")
+}
+
+/// What the player is doing (`playerState`).
+public struct PlayerState: RawRepresentable, Codable, Hashable, Sendable {
+    /// The wire string.
+    public let rawValue: String
+    /// Wraps a wire string.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Nothing plays; ``MediaStatus/idleReason`` says why.
+    public static let idle = PlayerState(rawValue: "IDLE")
+    /// Playing.
+    public static let playing = PlayerState(rawValue: "PLAYING")
+    /// Paused.
+    public static let paused = PlayerState(rawValue: "PAUSED")
+    /// Waiting for data.
+    public static let buffering = PlayerState(rawValue: "BUFFERING")
+    /// Loading (reported only inside `extendedStatus`).
+    public static let loading = PlayerState(rawValue: "LOADING")
+}
+
+/// Why the player is idle (`idleReason`).
+public struct IdleReason: RawRepresentable, Codable, Hashable, Sendable {
+    /// The wire string.
+    public let rawValue: String
+    /// Wraps a wire string.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// A sender stopped playback.
+    public static let cancelled = IdleReason(rawValue: "CANCELLED")
+    /// A new load replaced the media.
+    public static let interrupted = IdleReason(rawValue: "INTERRUPTED")
+    /// The media played to its end.
+    public static let finished = IdleReason(rawValue: "FINISHED")
+    /// Playback failed.
+    public static let error = IdleReason(rawValue: "ERROR")
+}
+
+/// How a queue repeats (`repeatMode`).
+public struct RepeatMode: RawRepresentable, Codable, Hashable, Sendable {
+    /// The wire string.
+    public let rawValue: String
+    /// Wraps a wire string.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Stop after the last item.
+    public static let off = RepeatMode(rawValue: "REPEAT_OFF")
+    /// Start again after the last item.
+    public static let all = RepeatMode(rawValue: "REPEAT_ALL")
+    /// Repeat the current item.
+    public static let single = RepeatMode(rawValue: "REPEAT_SINGLE")
+    /// Start again after the last item, shuffling each time.
+    public static let allAndShuffle = RepeatMode(rawValue: "REPEAT_ALL_AND_SHUFFLE")
+}

@@ -1,0 +1,77 @@
+import CastChannels
+import CastMedia
+import Testing
+
+@Suite struct MediaStatusCacheTests {
+    static let full: JSONValue = [
+        "type": "MEDIA_STATUS", "requestId": 0,
+        "status": [
+            [
+                "mediaSessionId": 1, "playbackRate": 1, "playerState": "PLAYING", "currentTime": 12.5,
+                "supportedMediaCommands": 15, "volume": ["level": 1, "muted": false], "activeTrackIds": [1],
+                "media": [
+                    "contentId": "https://x/a.mp4", "contentType": "video/mp4", "streamType": "BUFFERED",
+                    "duration": 60,
+                ],
+            ]
+        ],
+    ]
+
+    @Test func partialUpdatesMergeIntoTheCachedStatus() throws {
+        var cache = MediaStatusCache()
+        let first = try #require(try cache.apply(Self.full))
+        #expect(first.media?.contentID == "https://x/a.mp4")
+        #expect(first.playerState == .playing)
+
+        let update: JSONValue = [
+            "type": "MEDIA_STATUS", "requestId": 4,
+            "status": [["mediaSessionId": 1, "playerState": "PAUSED", "currentTime": 20]],
+        ]
+        let merged = try #require(try cache.apply(update))
+        #expect(merged.playerState == .paused)
+        #expect(merged.currentTime == 20)
+        #expect(merged.media?.duration == 60)
+        #expect(merged.activeTrackIDs == [1])
+        #expect(merged.supportedMediaCommands == [.pause, .seek, .streamVolume, .streamMute])
+        #expect(cache.status == merged)
+    }
+
+    @Test func aFirstStatusWithoutASessionIDIsRefused() {
+        var cache = MediaStatusCache()
+        #expect(throws: CastChannelError.self) {
+            try cache.apply(["type": "MEDIA_STATUS", "status": [["playerState": "PLAYING"]]])
+        }
+        #expect(cache.status == nil)
+    }
+
+    @Test func aNewMediaSessionStartsAfresh() throws {
+        var cache = MediaStatusCache()
+        try cache.apply(Self.full)
+        let next = try #require(
+            try cache.apply(["type": "MEDIA_STATUS", "status": [["mediaSessionId": 2, "playerState": "BUFFERING"]]]))
+        #expect(next.mediaSessionID == 2)
+        #expect(next.media == nil)
+        #expect(next.activeTrackIDs == nil)
+    }
+
+    @Test func anEmptyStatusArrayMeansNoMediaSession() throws {
+        var cache = MediaStatusCache()
+        try cache.apply(Self.full)
+        #expect(try cache.apply(["type": "MEDIA_STATUS", "status": []]) == nil)
+        #expect(cache.status == nil)
+    }
+
+    @Test func aMalformedStatusIsRefusedAndLeavesTheCacheAlone() throws {
+        var cache = MediaStatusCache()
+        let before = try cache.apply(Self.full)
+        for bad: JSONValue in [
+            ["type": "MEDIA_STATUS"],
+            ["type": "MEDIA_STATUS", "status": ["garbage"]],
+            ["type": "MEDIA_STATUS", "status": [["mediaSessionId": 1, "currentTime": "soon"]]],
+        ] {
+            let error = #expect(throws: CastChannelError.self) { try cache.apply(bad) }
+            #expect(error?.code == .unexpectedReply)
+            #expect(cache.status == before)
+        }
+    }
+}
