@@ -88,7 +88,11 @@ let package = Package(
 
         .target(
             name: "CastMedia",
-            dependencies: ["CastLogging", "CastTransport", "CastChannels"],
+            dependencies: [
+                "CastLogging", "CastTransport", "CastChannels",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             path: "Modules/Media",
             swiftSettings: strictSettings
         ),
@@ -100,6 +104,7 @@ let package = Package(
                 "CastDiscovery",
                 "CastTransport",
                 "CastChannels",
+                "CastMedia",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

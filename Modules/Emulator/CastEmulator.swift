@@ -35,6 +35,7 @@ public final class CastEmulator: Sendable {
     let castLogger: CastLogger
     private let server = NIOLockedValueBox<(any Channel)?>(nil)
     private let lastPort = NIOLockedValueBox<Int?>(nil)
+    private let mediaTicks = NIOLockedValueBox<RepeatedTask?>(nil)
 
     /// Creates an emulator with a fresh TLS certificate; it listens after ``start()``.
     ///
@@ -108,6 +109,7 @@ public final class CastEmulator: Sendable {
         let context = self.tls.context
         let responder = DeviceAuthResponder(identity: self.identity, tlsCertificateDER: self.tls.certificateDER)
         let heartbeat = self.configuration.heartbeat
+        let clock = self.configuration.mediaClock
         let logger = self.logger
         let loop = self.group.next()
         let makeBootstrap: @Sendable () -> ServerBootstrap = {
@@ -128,7 +130,8 @@ public final class CastEmulator: Sendable {
                                 logger: logger
                             )
                         )
-                        try sync.addHandler(EmulatorConnectionHandler(hub: hub, responder: responder, logger: logger))
+                        try sync.addHandler(
+                            EmulatorConnectionHandler(hub: hub, clock: clock, responder: responder, logger: logger))
                     }
                 }
         }
@@ -148,6 +151,11 @@ public final class CastEmulator: Sendable {
         }
         self.server.withLockedValue { $0 = channel }
         self.lastPort.withLockedValue { $0 = channel.localAddress?.port }
+        // The media player's own transitions (an item ends, a clip ends) reach senders within 100 ms.
+        let ticks = loop.scheduleRepeatedTask(initialDelay: .milliseconds(100), delay: .milliseconds(100)) { _ in
+            hub.tickMedia(now: clock.now)
+        }
+        self.mediaTicks.withLockedValue { $0 = ticks }
         self.logger.info("listening", metadata: ["cast.port": "\(channel.localAddress?.port ?? 0)"])
     }
 
@@ -158,6 +166,10 @@ public final class CastEmulator: Sendable {
             return server
         }
         try? await server?.close()
+        self.mediaTicks.withLockedValue { ticks in
+            ticks?.cancel()
+            ticks = nil
+        }
         await self.closeConnections()
         self.logger.info("stopped")
     }

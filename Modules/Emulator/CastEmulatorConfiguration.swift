@@ -17,6 +17,8 @@ public struct CastEmulatorConfiguration: Sendable {
     /// The apps the receiver can launch. Default ``EmulatedApplication/standard``:
     /// the Default Media Receiver, mirroring and the Backdrop idle screen.
     public var applications: [EmulatedApplication]
+    /// The time the media player runs on. Default: the machine's clock.
+    public var mediaClock: EmulatorMediaClock
 
     /// Creates a configuration.
     public init(
@@ -26,7 +28,8 @@ public struct CastEmulatorConfiguration: Sendable {
         tlsCertificateValidity: TLSCertificateValidity = .valid,
         identity: ReceiverIdentity? = nil,
         name: String = "Cast Emulator",
-        applications: [EmulatedApplication] = EmulatedApplication.standard
+        applications: [EmulatedApplication] = EmulatedApplication.standard,
+        mediaClock: EmulatorMediaClock = .system()
     ) {
         self.host = host
         self.port = port
@@ -35,5 +38,6 @@ public struct CastEmulatorConfiguration: Sendable {
         self.identity = identity
         self.name = name
         self.applications = applications
+        self.mediaClock = mediaClock
     }
 }

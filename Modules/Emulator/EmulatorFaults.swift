@@ -12,6 +12,8 @@ public struct EmulatorFaults: Sendable, Hashable {
     public var receiverReplyDelay: Duration
     /// When `true`, requests in the receiver namespace take effect but get no reply.
     public var dropsReceiverReplies: Bool
+    /// Media whose LOAD fails with LOAD_FAILED (detailed error 104), by `contentUrl` or `contentId`.
+    public var failingContentIDs: Set<String>
 
     /// Creates fault settings; the defaults are no faults.
     public init(
@@ -19,13 +21,15 @@ public struct EmulatorFaults: Sendable, Hashable {
         deviceAuthentication: DeviceAuthFault = .none,
         launch: LaunchFault = .none,
         receiverReplyDelay: Duration = .zero,
-        dropsReceiverReplies: Bool = false
+        dropsReceiverReplies: Bool = false,
+        failingContentIDs: Set<String> = []
     ) {
         self.isHeartbeatSilenced = isHeartbeatSilenced
         self.deviceAuthentication = deviceAuthentication
         self.launch = launch
         self.receiverReplyDelay = receiverReplyDelay
         self.dropsReceiverReplies = dropsReceiverReplies
+        self.failingContentIDs = failingContentIDs
     }
 }
 

@@ -2,4 +2,5 @@
 @_exported public import CastChannels
 @_exported public import CastDiscovery
 @_exported public import CastLogging
+@_exported public import CastMedia
 @_exported public import CastTransport

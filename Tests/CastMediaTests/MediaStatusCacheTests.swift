@@ -25,14 +25,14 @@ import Testing
 
         let update: JSONValue = [
             "type": "MEDIA_STATUS", "requestId": 4,
-            "status": [["mediaSessionId": 1, "playerState": "PAUSED", "currentTime": 20]],
+            "status": [["mediaSessionId": 1, "playerState": "PAUSED", "currentTime": 20, "supportedMediaCommands": 3]],
         ]
         let merged = try #require(try cache.apply(update))
         #expect(merged.playerState == .paused)
         #expect(merged.currentTime == 20)
-        #expect(merged.media?.duration == 60)
-        #expect(merged.activeTrackIDs == [1])
-        #expect(merged.supportedMediaCommands == [.pause, .seek, .streamVolume, .streamMute])
+        #expect(merged.media?.duration == 60)  // left out, kept
+        #expect(merged.supportedMediaCommands == [.pause, .seek])
+        #expect(merged.activeTrackIDs == nil)  // left out of a status: none
         #expect(cache.status == merged)
     }
 
@@ -42,6 +42,22 @@ import Testing
             try cache.apply(["type": "MEDIA_STATUS", "status": [["playerState": "PLAYING"]]])
         }
         #expect(cache.status == nil)
+    }
+
+    @Test func fieldsWhoseAbsenceMeansNoneDoNotLinger() throws {
+        var cache = MediaStatusCache()
+        try cache.apply([
+            "status": [
+                [
+                    "mediaSessionId": 3, "playerState": "IDLE", "idleReason": "FINISHED",
+                    "breakStatus": ["breakId": "b", "breakClipId": "c"], "media": ["contentId": "x"],
+                ]
+            ]
+        ])
+        let playing = try #require(try cache.apply(["status": [["mediaSessionId": 3, "playerState": "PLAYING"]]]))
+        #expect(playing.idleReason == nil)
+        #expect(playing.breakStatus == nil)
+        #expect(playing.media?.contentID == "x")
     }
 
     @Test func aNewMediaSessionStartsAfresh() throws {

@@ -68,7 +68,7 @@ open class CastChannel: @unchecked Sendable {
     }
 
     /// Creates a channel for one of the platform's namespaces, known to be valid.
-    init(platformNamespace namespace: String) {
+    package init(platformNamespace namespace: String) {
         self.namespace = namespace
         self.state = NIOLockedValueBox(State(logger: Self.makeLogger(.shared, namespace: namespace)))
     }
@@ -140,16 +140,20 @@ open class CastChannel: @unchecked Sendable {
     /// connection (§5), sends it, and waits for the reply with that id,
     /// which the subclass hands to `tracker` from its receive hook.
     ///
+    /// - Parameter willSend: called with the request's id just before it is
+    ///   sent (a media client uses it to supersede an older load).
     /// - Throws: a send error, ``CastChannelError/Code/timedOut``,
     ///   ``CastChannelError/Code/cancelled``, ``CastChannelError/Code/disconnected``,
     ///   or whatever the reply means as an error.
     public func sendRequest<Reply: Sendable>(
         _ payload: [String: JSONValue],
         tracker: RequestTracker<Reply>,
-        timeout: Duration
+        timeout: Duration,
+        willSend: (Int) -> Void = { _ in }
     ) async throws(CastChannelError) -> Reply {
         let (connection, _) = try self.requireLink()
         let requestID = connection.makeRequestID()
+        willSend(requestID)
         var body = payload
         body["requestId"] = .integer(requestID)
         let text = try JSONValue.object(body).jsonText()

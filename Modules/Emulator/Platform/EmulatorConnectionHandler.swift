@@ -7,18 +7,20 @@ import NIOCore
 /// and the drop rule (Docs/spec/castv2-control.md §3: every non-`tp.*`
 /// message without a virtual connection for its source and destination is
 /// dropped), the device-auth responder, the receiver and multizone
-/// namespaces (through the hub), scripted responders, and observation.
+/// and media namespaces (through the hub), scripted responders, and observation.
 final class EmulatorConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = CastMessage
     typealias OutboundOut = ByteBuffer
 
     private let hub: EmulatorHub
+    private let clock: EmulatorMediaClock
     private let responder: DeviceAuthResponder
     private let logger: Logger
     private var connectionID = 0
 
-    init(hub: EmulatorHub, responder: DeviceAuthResponder, logger: Logger) {
+    init(hub: EmulatorHub, clock: EmulatorMediaClock, responder: DeviceAuthResponder, logger: Logger) {
         self.hub = hub
+        self.clock = clock
         self.responder = responder
         self.logger = logger
     }
@@ -82,6 +84,8 @@ final class EmulatorConnectionHandler: ChannelInboundHandler {
             message.namespace == CastNamespace.receiver || message.namespace == CastNamespace.multizone
         {
             self.hub.handlePlatformRequest(message, connectionID: self.connectionID)
+        } else if message.namespace == CastNamespace.media {
+            self.hub.handleMediaRequest(message, connectionID: self.connectionID, now: self.clock.now)
         }
     }
 

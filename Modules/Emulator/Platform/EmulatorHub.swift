@@ -181,6 +181,56 @@ final class EmulatorHub: Sendable {
         }
     }
 
+    // MARK: Media
+
+    /// Answers a media-namespace request to the running app's transport at
+    /// the media clock's `now`; others connected to the app hear the change.
+    func handleMediaRequest(_ message: CastMessage, connectionID: Int, now: Double) {
+        guard let text = message.text, let request = try? JSONValue(parsing: text) else {
+            self.logger.debug("dropping a media message that is not JSON")
+            return
+        }
+        let outcome: MediaPlayer.Outcome? = self.state.withLockedValue { state in
+            guard state.platform.mediaTransportID == message.destinationID else { return nil }
+            state.platform.media.failingContentIDs = state.faults.failingContentIDs
+            return state.platform.media.handle(request, now: now)
+        }
+        guard let outcome else {
+            self.logger.debug("dropping a media message for an app that does not play media")
+            return
+        }
+        for reply in outcome.replies {
+            self.send(
+                reply, namespace: CastNamespace.media, from: message.destinationID, to: message.sourceID,
+                connectionID: connectionID)
+        }
+        self.broadcastMedia(outcome.broadcasts, from: message.destinationID, excluding: connectionID)
+    }
+
+    /// Moves the player on to `now` and tells every sender of the app what changed.
+    func tickMedia(now: Double) {
+        let (transportID, broadcasts) = self.state.withLockedValue { state in
+            (state.platform.mediaTransportID, state.platform.media.tick(now: now))
+        }
+        guard let transportID else { return }
+        self.broadcastMedia(broadcasts, from: transportID, excluding: nil)
+    }
+
+    private func broadcastMedia(_ broadcasts: [JSONValue], from transportID: String, excluding: Int?) {
+        guard !broadcasts.isEmpty else { return }
+        let listeners = self.state.withLockedValue { state in
+            state.links.filter { id, links in id != excluding && links.contains { $0.endpointID == transportID } }
+                .keys.sorted()
+        }
+        for connectionID in listeners {
+            for broadcast in broadcasts {
+                self.send(
+                    broadcast, namespace: CastNamespace.media, from: transportID, to: TransportConstants.broadcastID,
+                    connectionID: connectionID)
+            }
+        }
+    }
+
     // MARK: Sending
 
     private func send(

@@ -54,6 +54,17 @@ extension CastEmulator {
         return moved
     }
 
+    // MARK: Media
+
+    /// Moves a manual media clock forward by `duration` and lets the player
+    /// catch up at once: buffering ends, clips and items finish, and every
+    /// sender of the app hears the changes. Does nothing to a system clock's time.
+    public func advanceMediaClock(by duration: Duration) {
+        let clock = self.configuration.mediaClock
+        clock.advance(by: duration)
+        self.platformHub.tickMedia(now: clock.now)
+    }
+
     // MARK: Multizone group
 
     /// Adds a speaker to this emulator's group, or updates it if it is a

@@ -20,6 +20,8 @@ struct ReceiverPlatform {
     private(set) var isMuted = false
     private(set) var groupMembers: [MultizoneDevice] = []
     private(set) var castingGroups: [CastingGroup] = []
+    /// The running app's player (the Default Media Receiver's, for any app listing the media namespace).
+    var media = MediaPlayer()
     private var nextTransportNumber = 1
 
     init(applications: [EmulatedApplication]) {
@@ -173,6 +175,7 @@ struct ReceiverPlatform {
     @discardableResult
     mutating func start(_ application: EmulatedApplication, sessionID: String? = nil) -> EmulatedAppSession? {
         let replaced = self.runningApp
+        self.media = MediaPlayer()
         self.running = EmulatedAppSession(
             application: application,
             sessionID: sessionID ?? UUID().uuidString,
@@ -190,9 +193,9 @@ struct ReceiverPlatform {
         return running
     }
 
-    /// Whether `appID` is known.
-    func knows(appID: String) -> Bool {
-        self.applications[appID] != nil
+    /// The transport of the running app if it plays media.
+    var mediaTransportID: String? {
+        self.runningApp.flatMap { $0.application.namespaces.contains(CastNamespace.media) ? $0.transportID : nil }
     }
 
     private mutating func showIdleScreen() {

@@ -1,5 +1,6 @@
 public import CastChannels
 public import CastDiscovery
+public import CastMedia
 public import CastTransport
 import NIOConcurrencyHelpers
 
@@ -36,6 +37,7 @@ public final class CastSession: Sendable, CustomStringConvertible {
         var sessionID: String?
         var application: ReceiverApplication?
         var channels: [ObjectIdentifier: CastChannel] = [:]
+        var remoteMediaClient: RemoteMediaClient?
         var generation = 0
     }
 
@@ -48,11 +50,24 @@ public final class CastSession: Sendable, CustomStringConvertible {
     private let storage: NIOLockedValueBox<Storage>
     private let logger: CastLogger
 
-    init(device: CastDevice, applicationID: String, receiver: ReceiverChannel, logger: CastLogger) {
+    private let mediaRequestTimeout: Duration
+
+    init(
+        device: CastDevice, applicationID: String, receiver: ReceiverChannel, requestTimeout: Duration,
+        logger: CastLogger
+    ) {
         self.applicationID = applicationID
         self.receiver = receiver
+        self.mediaRequestTimeout = requestTimeout
         self.logger = logger
         self.storage = NIOLockedValueBox(Storage(device: device))
+    }
+
+    /// Media control, once the session has connected to an app that lists
+    /// the media namespace; `nil` otherwise. One per session, kept across
+    /// reconnections, with as many listeners as the app wants.
+    public var remoteMediaClient: RemoteMediaClient? {
+        self.storage.withLockedValue { $0.remoteMediaClient }
     }
 
     /// The device the session runs on (after stream transfer, the new one).
@@ -120,6 +135,12 @@ public final class CastSession: Sendable, CustomStringConvertible {
         -> Int
     {
         let (channels, generation) = self.storage.withLockedValue { storage in
+            if application.supports(namespace: CastNamespace.media), storage.remoteMediaClient == nil {
+                let client = RemoteMediaClient(requestTimeout: self.mediaRequestTimeout)
+                storage.remoteMediaClient = client
+                storage.channels[ObjectIdentifier(client)] = client
+            }
+            storage.remoteMediaClient?.applicationSessionID = application.sessionID
             storage.link = Link(connection: connection, application: application, transportID: transportID)
             storage.device = device
             storage.sessionID = application.sessionID

@@ -400,6 +400,7 @@ public actor SessionManager {
             applicationID: self.options.receiverApplicationID,
             receiver: ReceiverChannel(
                 requestTimeout: self.options.requestTimeout, launchTimeout: self.options.launchTimeout),
+            requestTimeout: self.options.requestTimeout,
             logger: self.options.logger
         )
     }

@@ -2,13 +2,17 @@ public import CastChannels
 import Foundation
 
 /// The media session's status as the sender knows it, kept from MEDIA_STATUS
-/// messages (Docs/spec/castv2-control.md §4): updates are partial — a
-/// receiver often leaves out `media` and other fields that did not change —
-/// so each update is merged over what is cached, key by key, for the same
-/// media session; a new `mediaSessionId` starts afresh; an empty `status`
-/// array means there is no media session.
+/// messages (Docs/spec/castv2-control.md §4). Updates are partial: a
+/// receiver leaves out `media` (and the queue's `items` and `queueData`)
+/// when they did not change, so for the same media session those are kept
+/// from the cache. Every other field is the update's own — its absence
+/// means none (no `idleReason` while playing, no `breakStatus` outside a
+/// break), so nothing stale lingers. A new `mediaSessionId` starts afresh;
+/// an empty `status` array means there is no media session.
 public struct MediaStatusCache: Sendable {
     private var fields: [String: JSONValue]?
+    /// What a partial update leaves out when it did not change.
+    private static let stickyKeys = ["media", "items", "queueData"]
 
     /// The merged status, or `nil` without a media session.
     public private(set) var status: MediaStatus?
@@ -38,7 +42,9 @@ public struct MediaStatusCache: Sendable {
         if let cached = self.fields,
             entry["mediaSessionId"] == nil || entry["mediaSessionId"] == cached["mediaSessionId"]
         {
-            merged = cached.merging(entry) { _, update in update }
+            for key in Self.stickyKeys where merged[key] == nil {
+                merged[key] = cached[key]
+            }
         }
         let status: MediaStatus
         do {

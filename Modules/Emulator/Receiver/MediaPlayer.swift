@@ -1,0 +1,534 @@
+import CastChannels
+
+/// The Default Media Receiver's player as a value with no I/O and no clock
+/// of its own: requests and ticks come with `now` (seconds on the emulator's
+/// media clock). States IDLE → BUFFERING → PLAYING ⇄ PAUSED → IDLE with
+/// FINISHED / CANCELLED / INTERRUPTED / ERROR; a queue with repeat modes;
+/// tracks, text style, rate, stream volume; ad breaks whose clips play
+/// before the content at the break's position (Docs/spec/castv2-control.md §4, Media).
+struct MediaPlayer {
+    /// What a request or tick did: replies for the requester, broadcasts for every sender of the app.
+    struct Outcome {
+        var replies: [JSONValue] = []
+        var broadcasts: [JSONValue] = []
+    }
+
+    private struct Item {
+        var itemID: Int
+        var entry: [String: JSONValue]
+        var media: JSONValue? { self.entry["media"] }
+        var duration: Double? { self.media?["duration"]?.doubleValue }
+    }
+
+    private struct AdPlayback {
+        var breakIndex: Int
+        var clipIndex: Int
+        var clipStartedAt: Double
+    }
+
+    /// How close to an end counts as the end: media-clock sums carry rounding.
+    private static let tolerance = 1e-6
+
+    /// Content URLs whose LOAD fails with LOAD_FAILED (detailed error 104, source not supported).
+    var failingContentIDs: Set<String> = []
+
+    private var mediaSessionID = 0
+    private var nextMediaSessionID = 1
+    private var items: [Item] = []
+    private var currentIndex: Int?
+    private var nextItemID = 1
+    private var playerState = "IDLE"
+    private var idleReason: String?
+    private var position = 0.0
+    private var anchor = 0.0
+    private var rate = 1.0
+    private var level = 1.0
+    private var muted = false
+    private var activeTrackIDs: [Int]?
+    private var textTrackStyle: JSONValue?
+    private var repeatMode = "REPEAT_OFF"
+    private var watchedBreaks: Set<String> = []
+    private var ad: AdPlayback?
+    private var autoplayAfterBuffering = true
+    /// How many times an item started playing: a repeated item is a change too.
+    private var plays = 0
+    /// The media clock's time at the last request or tick.
+    private var now = 0.0
+
+    // MARK: Requests
+
+    /// Applies one media-namespace request at `now`.
+    mutating func handle(_ request: JSONValue, now: Double) -> Outcome {
+        self.advance(to: now)
+        let requestID = request["requestId"]?.intValue ?? 0
+        let type = request["type"]?.stringValue ?? ""
+        switch type {
+        case "LOAD":
+            return self.load(request, requestID: requestID, now: now)
+        case "QUEUE_LOAD":
+            return self.queueLoad(request, requestID: requestID, now: now)
+        case "GET_STATUS":
+            return Outcome(replies: [self.statusMessage(requestID: requestID, includingMedia: true)])
+        default:
+            break
+        }
+        guard self.mediaSessionID != 0 else {
+            return Outcome(replies: [["type": "INVALID_PLAYER_STATE", "requestId": .integer(requestID)]])
+        }
+        guard request["mediaSessionId"]?.intValue == self.mediaSessionID else {
+            return Outcome(replies: [Self.invalidRequest(requestID, "INVALID_MEDIA_SESSION_ID")])
+        }
+        var includeMedia = false
+        switch type {
+        case "PLAY":
+            guard self.playerState != "IDLE" else { return Self.invalidState(requestID) }
+            self.setState("PLAYING", now: now)
+        case "PAUSE":
+            guard self.playerState != "IDLE" else { return Self.invalidState(requestID) }
+            self.setState("PAUSED", now: now)
+        case "STOP":
+            self.endSession(reason: "CANCELLED")
+        case "SEEK":
+            guard self.playerState != "IDLE", self.ad == nil else { return Self.invalidState(requestID) }
+            if let time = request["currentTime"]?.doubleValue {
+                self.position = time
+            } else if let delta = request["relativeTime"]?.doubleValue {
+                self.position += delta
+            }
+            self.position = max(0, min(self.position, self.currentDuration ?? .infinity))
+            self.anchor = now
+            switch request["resumeState"]?.stringValue {
+            case "PLAYBACK_START": self.setState("PLAYING", now: now)
+            case "PLAYBACK_PAUSE": self.setState("PAUSED", now: now)
+            default: break
+            }
+        case "SET_VOLUME":
+            if let level = request["volume"]?["level"]?.doubleValue { self.level = min(max(level, 0), 1) }
+            if let muted = request["volume"]?["muted"]?.boolValue { self.muted = muted }
+        case "EDIT_TRACKS_INFO":
+            if let ids = request["activeTrackIds"]?.arrayValue { self.activeTrackIDs = ids.compactMap(\.intValue) }
+            if let style = request["textTrackStyle"] {
+                self.textTrackStyle = style
+                includeMedia = true
+            }
+        case "SET_PLAYBACK_RATE":
+            guard let rate = request["playbackRate"]?.doubleValue, rate > 0, rate <= 8 else {
+                return Outcome(replies: [Self.invalidRequest(requestID, "INVALID_PARAMS")])
+            }
+            self.position = self.contentPosition(at: now)
+            self.anchor = now
+            self.rate = rate
+        case "SKIP_AD":
+            guard let ad = self.ad, let clip = self.clip(of: ad), let skippable = clip["whenSkippable"]?.doubleValue,
+                now - ad.clipStartedAt >= skippable - Self.tolerance
+            else { return Self.invalidState(requestID) }
+            self.nextClip(now: now)
+        case "QUEUE_UPDATE":
+            if let failure = self.queueUpdate(request, requestID: requestID, now: now) { return failure }
+            includeMedia = true
+        case "QUEUE_INSERT":
+            let inserted = self.insert(request["items"]?.arrayValue ?? [], before: request["insertBefore"]?.intValue)
+            return self.reply(
+                requestID, queueChange: ["changeType": "INSERT", "itemIds": .array(inserted.map(JSONValue.integer))])
+        case "QUEUE_REMOVE":
+            let ids = request["itemIds"]?.arrayValue?.compactMap(\.intValue) ?? []
+            self.remove(ids, now: now)
+            return self.reply(
+                requestID, queueChange: ["changeType": "REMOVE", "itemIds": .array(ids.map(JSONValue.integer))])
+        case "QUEUE_REORDER":
+            let ids = request["itemIds"]?.arrayValue?.compactMap(\.intValue) ?? []
+            self.reorder(ids, before: request["insertBefore"]?.intValue)
+            return self.reply(
+                requestID, queueChange: ["changeType": "UPDATE", "itemIds": .array(ids.map(JSONValue.integer))])
+        case "QUEUE_GET_ITEM_IDS":
+            return Outcome(replies: [
+                [
+                    "type": "QUEUE_ITEM_IDS", "requestId": .integer(requestID),
+                    "itemIds": .array(self.items.map { .integer($0.itemID) }),
+                ]
+            ])
+        case "QUEUE_GET_ITEMS":
+            let wanted = Set(request["itemIds"]?.arrayValue?.compactMap(\.intValue) ?? [])
+            let entries = self.items.filter { wanted.contains($0.itemID) }.map { JSONValue.object($0.entry) }
+            return Outcome(replies: [
+                ["type": "QUEUE_ITEMS", "requestId": .integer(requestID), "items": .array(entries)]
+            ])
+        default:
+            return Outcome(replies: [Self.invalidRequest(requestID, "INVALID_COMMAND")])
+        }
+        return Outcome(
+            replies: [self.statusMessage(requestID: requestID, includingMedia: includeMedia)],
+            broadcasts: [self.statusMessage(requestID: 0, includingMedia: includeMedia)])
+    }
+
+    /// Moves time on to `now`: buffering ends, clips and items finish. Returns the broadcasts, if anything changed.
+    mutating func tick(now: Double) -> [JSONValue] {
+        let before = self.snapshot
+        self.advance(to: now)
+        return self.snapshot == before
+            ? [] : [self.statusMessage(requestID: 0, includingMedia: before.itemID != self.currentItemID)]
+    }
+
+    // MARK: Loading
+
+    private mutating func load(_ request: JSONValue, requestID: Int, now: Double) -> Outcome {
+        guard let media = request["media"], media.objectValue != nil else {
+            return Outcome(replies: [Self.invalidRequest(requestID, "INVALID_PARAMS")])
+        }
+        let contentID = media["contentUrl"]?.stringValue ?? media["contentId"]?.stringValue ?? ""
+        if self.failingContentIDs.contains(contentID) {
+            self.endSession(reason: "ERROR")
+            return Outcome(
+                replies: [["type": "LOAD_FAILED", "requestId": .integer(requestID), "detailedErrorCode": 104]],
+                broadcasts: [self.statusMessage(requestID: 0, includingMedia: false)])
+        }
+        var entry: [String: JSONValue] = ["media": media, "autoplay": request["autoplay"] ?? true]
+        if let ids = request["activeTrackIds"] { entry["activeTrackIds"] = ids }
+        return self.start(
+            [entry], startIndex: 0, at: request["currentTime"]?.doubleValue ?? 0, requestID: requestID,
+            rate: request["playbackRate"]?.doubleValue.flatMap { $0 > 0 && $0 <= 8 ? $0 : nil } ?? 1, now: now)
+    }
+
+    private mutating func queueLoad(_ request: JSONValue, requestID: Int, now: Double) -> Outcome {
+        let entries = (request["items"]?.arrayValue ?? []).compactMap(\.objectValue)
+        guard !entries.isEmpty else { return Outcome(replies: [Self.invalidRequest(requestID, "INVALID_PARAMS")]) }
+        self.repeatMode = request["repeatMode"]?.stringValue ?? "REPEAT_OFF"
+        let startIndex = min(max(request["startIndex"]?.intValue ?? 0, 0), entries.count - 1)
+        return self.start(
+            entries, startIndex: startIndex, at: request["currentTime"]?.doubleValue, requestID: requestID, rate: 1,
+            now: now)
+    }
+
+    private mutating func start(
+        _ entries: [[String: JSONValue]], startIndex: Int, at time: Double?, requestID: Int, rate: Double, now: Double
+    ) -> Outcome {
+        self.mediaSessionID = self.nextMediaSessionID
+        self.nextMediaSessionID += 1
+        self.items = []
+        self.currentIndex = nil
+        self.ad = nil
+        self.watchedBreaks = []
+        self.textTrackStyle = nil
+        self.rate = rate
+        _ = self.insert(entries.map(JSONValue.object), before: nil)
+        self.play(index: startIndex, from: time, now: now)
+        return Outcome(
+            replies: [self.statusMessage(requestID: requestID, includingMedia: true)],
+            broadcasts: [self.statusMessage(requestID: 0, includingMedia: true)])
+    }
+
+    /// Starts item `index` from `time` (its start time when `nil`), buffering first.
+    private mutating func play(index: Int, from time: Double?, now: Double) {
+        guard self.items.indices.contains(index) else { return }
+        self.plays += 1
+        self.currentIndex = index
+        let entry = self.items[index].entry
+        self.position = time ?? entry["startTime"]?.doubleValue ?? 0
+        self.activeTrackIDs = entry["activeTrackIds"]?.arrayValue?.compactMap(\.intValue)
+        self.ad = nil
+        self.idleReason = nil
+        self.playerState = "BUFFERING"
+        self.anchor = now
+        self.autoplayAfterBuffering = entry["autoplay"]?.boolValue ?? true
+    }
+
+    // MARK: Time
+
+    private mutating func advance(to now: Double) {
+        self.now = max(self.now, now)
+        // Bounded: each step ends a clip, a buffering or an item.
+        for _ in 0..<64 {
+            guard self.step(now: now) else { return }
+        }
+    }
+
+    /// One transition due by `now`, if any.
+    private mutating func step(now: Double) -> Bool {
+        guard self.mediaSessionID != 0, self.currentIndex != nil else { return false }
+        switch self.playerState {
+        case "BUFFERING":
+            // Buffering takes no time on the media clock: the next tick plays.
+            guard now > self.anchor else { return false }
+            self.playerState = self.autoplayAfterBuffering ? "PLAYING" : "PAUSED"
+            self.anchor = now
+            self.startDueBreak(now: now)
+            return true
+        case "PLAYING":
+            if let ad = self.ad, let clip = self.clip(of: ad) {
+                let length = clip["duration"]?.doubleValue ?? 0
+                guard now - ad.clipStartedAt >= length - Self.tolerance else { return false }
+                self.nextClip(now: ad.clipStartedAt + length)
+                return true
+            }
+            let position = self.contentPosition(at: now)
+            if let due = self.dueBreak(upTo: position) {
+                self.position = due.position
+                self.anchor = now
+                self.ad = AdPlayback(breakIndex: due.index, clipIndex: 0, clipStartedAt: now)
+                return true
+            }
+            guard let duration = self.currentDuration, duration > 0, position >= duration - Self.tolerance else {
+                return false
+            }
+            let finishedAt = self.anchor + (duration - self.position) / self.rate
+            self.itemFinished(at: finishedAt)
+            return true
+        default:
+            return false
+        }
+    }
+
+    private func contentPosition(at now: Double) -> Double {
+        guard self.playerState == "PLAYING", self.ad == nil else { return self.position }
+        return self.position + (now - self.anchor) * self.rate
+    }
+
+    /// The item playing, if the index is valid (queue edits move it).
+    private var currentItem: Item? {
+        guard let index = self.currentIndex, self.items.indices.contains(index) else { return nil }
+        return self.items[index]
+    }
+
+    private var currentDuration: Double? {
+        self.currentItem?.duration
+    }
+
+    private var currentItemID: Int? {
+        self.currentItem?.itemID
+    }
+
+    private mutating func setState(_ state: String, now: Double) {
+        self.position = self.contentPosition(at: now)
+        self.anchor = now
+        if self.playerState != "BUFFERING" {
+            self.playerState = state
+        } else {
+            self.autoplayAfterBuffering = state == "PLAYING"
+        }
+    }
+
+    /// The current item played to its end: the next one by the repeat mode, or IDLE FINISHED.
+    private mutating func itemFinished(at time: Double) {
+        guard let index = self.currentIndex, self.items.indices.contains(index) else { return }
+        switch self.repeatMode {
+        case "REPEAT_SINGLE":
+            self.play(index: index, from: nil, now: time)
+        case "REPEAT_ALL", "REPEAT_ALL_AND_SHUFFLE":
+            self.play(index: (index + 1) % self.items.count, from: nil, now: time)
+        default:
+            if index + 1 < self.items.count {
+                self.play(index: index + 1, from: nil, now: time)
+            } else {
+                self.position = self.currentDuration ?? self.position
+                self.playerState = "IDLE"
+                self.idleReason = "FINISHED"
+            }
+        }
+    }
+
+    private mutating func endSession(reason: String) {
+        self.playerState = "IDLE"
+        self.idleReason = reason
+        self.ad = nil
+    }
+
+    // MARK: Ad breaks
+
+    private var breaks: [JSONValue] {
+        self.currentItem?.media?["breaks"]?.arrayValue ?? []
+    }
+
+    private func dueBreak(upTo position: Double) -> (index: Int, position: Double)? {
+        for (index, adBreak) in self.breaks.enumerated() {
+            guard let id = adBreak["id"]?.stringValue, !self.watchedBreaks.contains(id),
+                let at = adBreak["position"]?.doubleValue, at >= 0, at <= position
+            else { continue }
+            return (index, at)
+        }
+        return nil
+    }
+
+    private mutating func startDueBreak(now: Double) {
+        if let due = self.dueBreak(upTo: self.position) {
+            self.ad = AdPlayback(breakIndex: due.index, clipIndex: 0, clipStartedAt: now)
+        }
+    }
+
+    private func clip(of ad: AdPlayback) -> JSONValue? {
+        guard ad.breakIndex < self.breaks.count,
+            let ids = self.breaks[ad.breakIndex]["breakClipIds"]?.arrayValue, ad.clipIndex < ids.count
+        else { return nil }
+        let clips = self.currentItem?.media?["breakClips"]?.arrayValue ?? []
+        return clips.first { $0["id"] == ids[ad.clipIndex] }
+    }
+
+    /// The clip ended or was skipped: the next clip, or back to the content with the break watched.
+    private mutating func nextClip(now: Double) {
+        guard var ad = self.ad else { return }
+        ad.clipIndex += 1
+        ad.clipStartedAt = now
+        if self.clip(of: ad) != nil {
+            self.ad = ad
+            return
+        }
+        if self.breaks.indices.contains(ad.breakIndex), let id = self.breaks[ad.breakIndex]["id"]?.stringValue {
+            self.watchedBreaks.insert(id)
+        }
+        self.ad = nil
+        self.anchor = now
+    }
+
+    // MARK: Queue
+
+    private mutating func queueUpdate(_ request: JSONValue, requestID: Int, now: Double) -> Outcome? {
+        if let mode = request["repeatMode"]?.stringValue { self.repeatMode = mode }
+        if request["shuffle"]?.boolValue == true, let current = self.currentIndex, self.items.indices.contains(current)
+        {
+            let playing = self.items[current]
+            var rest = self.items
+            rest.remove(at: current)
+            rest.reverse()
+            self.items = [playing] + rest
+            self.currentIndex = 0
+        }
+        if let jump = request["jump"]?.intValue, let index = self.currentIndex, !self.items.isEmpty {
+            var target = index + max(-self.items.count, min(jump, self.items.count))
+            if target < 0 || target >= self.items.count {
+                guard self.repeatMode == "REPEAT_ALL" || self.repeatMode == "REPEAT_ALL_AND_SHUFFLE" else {
+                    return Outcome(replies: [Self.invalidRequest(requestID, "END_OF_QUEUE")])
+                }
+                target = (target + self.items.count) % self.items.count
+            }
+            self.play(index: target, from: nil, now: now)
+        }
+        if let itemID = request["currentItemId"]?.intValue {
+            guard let index = self.items.firstIndex(where: { $0.itemID == itemID }) else {
+                return Outcome(replies: [Self.invalidRequest(requestID, "INVALID_PARAMS")])
+            }
+            self.play(index: index, from: request["currentTime"]?.doubleValue, now: now)
+        }
+        for update in (request["items"]?.arrayValue ?? []).compactMap(\.objectValue) {
+            guard let id = update["itemId"]?.intValue, let index = self.items.firstIndex(where: { $0.itemID == id })
+            else { continue }
+            self.items[index].entry.merge(update) { _, new in new }
+        }
+        return nil
+    }
+
+    /// Inserts entries before the item `insertBefore` (at the end when `nil` or unknown); returns their ids.
+    private mutating func insert(_ entries: [JSONValue], before insertBefore: Int?) -> [Int] {
+        let current = self.currentItemID
+        var position = insertBefore.flatMap { id in self.items.firstIndex { $0.itemID == id } } ?? self.items.count
+        var ids: [Int] = []
+        for case .object(var entry) in entries {
+            let id = self.nextItemID
+            self.nextItemID += 1
+            entry["itemId"] = .integer(id)
+            self.items.insert(Item(itemID: id, entry: entry), at: position)
+            position += 1
+            ids.append(id)
+        }
+        self.currentIndex = current.flatMap { id in self.items.firstIndex { $0.itemID == id } } ?? self.currentIndex
+        return ids
+    }
+
+    private mutating func remove(_ ids: [Int], now: Double) {
+        let current = self.currentItemID
+        let currentIndex = self.currentIndex ?? 0
+        self.items.removeAll { ids.contains($0.itemID) }
+        if let current, ids.contains(current) {
+            if self.items.isEmpty {
+                self.currentIndex = nil
+                self.endSession(reason: "INTERRUPTED")
+            } else {
+                self.play(index: min(currentIndex, self.items.count - 1), from: nil, now: now)
+            }
+        } else {
+            self.currentIndex = current.flatMap { id in self.items.firstIndex { $0.itemID == id } }
+        }
+    }
+
+    private mutating func reorder(_ ids: [Int], before insertBefore: Int?) {
+        let current = self.currentItemID
+        let moving = ids.compactMap { id in self.items.first { $0.itemID == id } }
+        self.items.removeAll { ids.contains($0.itemID) }
+        let position = insertBefore.flatMap { id in self.items.firstIndex { $0.itemID == id } } ?? self.items.count
+        self.items.insert(contentsOf: moving, at: position)
+        self.currentIndex = current.flatMap { id in self.items.firstIndex { $0.itemID == id } }
+    }
+
+    private mutating func reply(_ requestID: Int, queueChange: [String: JSONValue]) -> Outcome {
+        var change = queueChange
+        change["type"] = "QUEUE_CHANGE"
+        change["requestId"] = 0
+        // QUEUE_CHANGE goes to every sender of the app, the requester too.
+        return Outcome(
+            replies: [.object(change), self.statusMessage(requestID: requestID, includingMedia: false)],
+            broadcasts: [.object(change), self.statusMessage(requestID: 0, includingMedia: false)])
+    }
+
+    // MARK: Status
+
+    private struct Snapshot: Equatable {
+        var state: String
+        var plays: Int
+        var itemID: Int?
+        var clip: Int?
+        var breakIndex: Int?
+    }
+
+    private var snapshot: Snapshot {
+        Snapshot(
+            state: self.playerState, plays: self.plays, itemID: self.currentItemID, clip: self.ad?.clipIndex,
+            breakIndex: self.ad?.breakIndex)
+    }
+
+    /// The commands the current media accepts.
+    private var supportedCommands: Int {
+        guard self.mediaSessionID != 0 else { return 0 }
+        var bits = 1 | 2 | 4 | 8 | 4096 | 8192 | 1024 | 2048 | 256
+        if self.items.count > 1 { bits |= 64 | 128 }
+        if let ad = self.ad, self.clip(of: ad)?["whenSkippable"] != nil { bits |= 512 }
+        return bits
+    }
+
+    /// MEDIA_STATUS; `media` only when asked (LOAD, a new item, GET_STATUS), as receivers send partial updates.
+    func statusMessage(requestID: Int, includingMedia: Bool) -> JSONValue {
+        guard self.mediaSessionID != 0 else {
+            return ["type": "MEDIA_STATUS", "requestId": .integer(requestID), "status": []]
+        }
+        var entry: [String: JSONValue] = [
+            "mediaSessionId": .integer(self.mediaSessionID),
+            "playbackRate": .number(self.rate),
+            "playerState": .string(self.playerState),
+            "currentTime": .number(self.contentPosition(at: self.now)),
+            "supportedMediaCommands": .integer(self.supportedCommands),
+            "volume": ["level": .number(self.level), "muted": .bool(self.muted)],
+            "repeatMode": .string(self.repeatMode),
+        ]
+        if let reason = self.idleReason, self.playerState == "IDLE" { entry["idleReason"] = .string(reason) }
+        if let itemID = self.currentItemID { entry["currentItemId"] = .integer(itemID) }
+        if let ids = self.activeTrackIDs { entry["activeTrackIds"] = .array(ids.map(JSONValue.integer)) }
+        if includingMedia, var media = self.currentItem?.media?.objectValue {
+            if let style = self.textTrackStyle { media["textTrackStyle"] = style }
+            entry["media"] = .object(media)
+            entry["items"] = .array(self.items.map { ["itemId": .integer($0.itemID)] })
+        }
+        if let ad = self.ad, let clip = self.clip(of: ad) {
+            var status: [String: JSONValue] = [
+                "breakId": self.breaks[ad.breakIndex]["id"] ?? .null, "breakClipId": clip["id"] ?? .null,
+            ]
+            if let skippable = clip["whenSkippable"] { status["whenSkippable"] = skippable }
+            entry["breakStatus"] = .object(status)
+        }
+        return ["type": "MEDIA_STATUS", "requestId": .integer(requestID), "status": [.object(entry)]]
+    }
+
+    private static func invalidRequest(_ requestID: Int, _ reason: String) -> JSONValue {
+        ["type": "INVALID_REQUEST", "requestId": .integer(requestID), "reason": .string(reason)]
+    }
+
+    private static func invalidState(_ requestID: Int) -> Outcome {
+        Outcome(replies: [["type": "INVALID_PLAYER_STATE", "requestId": .integer(requestID)]])
+    }
+}

@@ -1,0 +1,339 @@
+import CastEmulator
+import CastKit
+import CastTestSupport
+import Foundation
+import Testing
+
+/// A session with the Default Media Receiver and a manual media clock, its
+/// media client, and helpers to wait for statuses.
+struct MediaFixture {
+    let session: SessionFixture
+    let client: RemoteMediaClient
+
+    static func with(_ body: (MediaFixture) async throws -> Void) async throws {
+        let configuration = CastEmulatorConfiguration(mediaClock: .manual())
+        try await SessionFixture.with(emulator: configuration) { fixture in
+            let session = try await fixture.manager.startSession(on: fixture.device)
+            let client = try #require(session.remoteMediaClient)
+            #expect(client.isConnected)
+            try await body(MediaFixture(session: fixture, client: client))
+        }
+    }
+
+    var emulator: CastEmulator { self.session.emulator }
+
+    /// Moves the receiver's clock and waits until the client's status satisfies `predicate`
+    /// (the current one may, unless `onlyLater`).
+    @discardableResult
+    func advance(
+        by duration: Duration,
+        onlyLater: Bool = false,
+        until predicate: @escaping @Sendable (MediaStatus?) -> Bool
+    ) async -> MediaStatus? {
+        let events = self.client.events()
+        self.emulator.advanceMediaClock(by: duration)
+        if !onlyLater, predicate(self.client.mediaStatus) { return self.client.mediaStatus }
+        let event = await first(events) { event in
+            if case .statusChanged(let status) = event { return predicate(status) }
+            return false
+        }
+        if case .statusChanged(let status)? = event { return status }
+        return nil
+    }
+
+    /// The JSON of the first `type` message in the media namespace, `matching`, that the emulator
+    /// receives while `body` runs (the emulator's event stream starts with its latest event, so
+    /// `matching` tells a fresh message from an earlier one of the same type).
+    func sentJSON(
+        _ type: String,
+        matching: @escaping @Sendable (JSONValue) -> Bool = { _ in true },
+        _ body: () async throws -> Void
+    ) async throws -> JSONValue? {
+        let observed = self.emulator.events()
+        try await body()
+        let event = await first(observed) { event in
+            guard case .messageReceived(_, let message) = event, message.namespace == CastNamespace.media,
+                let json = try? JSONValue(parsing: message.text ?? "")
+            else { return false }
+            return json["type"] == .string(type) && matching(json)
+        }
+        guard case .messageReceived(_, let message)? = event, let text = message.text else { return nil }
+        return try JSONValue(parsing: text)
+    }
+}
+
+func movie(_ id: String, duration: Double = 60, breaks: [AdBreakInfo]? = nil, clips: [AdBreakClipInfo]? = nil)
+    -> MediaInformation
+{
+    var metadata = MediaMetadata(type: .movie)
+    metadata.setString("Movie \(id)", forKey: .title)
+    return MediaInformation(
+        contentID: "https://media.example/\(id).mp4", contentType: "video/mp4", metadata: metadata, duration: duration,
+        tracks: [MediaTrack(trackID: 1, kind: .text, subtype: .subtitles, contentID: "https://media.example/en.vtt")],
+        breaks: breaks, breakClips: clips)
+}
+
+@Suite struct MediaSessionTests {
+    @Test func loadSendsTheWireShapeThenBuffersThenPlays() async throws {
+        try await MediaFixture.with { fixture in
+            let sent = try await fixture.sentJSON("LOAD") {
+                let loaded = try await fixture.client.load(
+                    MediaLoadRequestData(mediaInformation: movie("a"), currentTime: 5, activeTrackIDs: [1]))
+                #expect(loaded?.playerState == .buffering)
+            }
+            #expect(sent?["type"] == "LOAD")
+            #expect(sent?["sessionId"] == .string(fixture.session.emulator.runningApplication?.sessionID ?? ""))
+            #expect(sent?["media"]?["contentId"] == "https://media.example/a.mp4")
+            #expect(sent?["media"]?["metadata"]?["metadataType"] == 1)
+            #expect(sent?["autoplay"] == true)
+            #expect(sent?["currentTime"] == 5)
+            #expect(sent?["activeTrackIds"] == [1])
+            #expect((sent?["requestId"]?.intValue ?? 0) > 0)
+
+            let playing = await fixture.advance(by: .milliseconds(100)) { $0?.playerState == .playing }
+            #expect(playing?.currentTime ?? 0 >= 5)
+            #expect(playing?.media?.contentID == "https://media.example/a.mp4")
+            #expect(playing?.activeTrackIDs == [1])
+            #expect(playing?.supportedMediaCommands.contains([.pause, .seek, .streamVolume, .playbackRate]) == true)
+        }
+    }
+
+    @Test func transportControlsChangeTheStateAndPartialStatusesKeepTheMedia() async throws {
+        try await MediaFixture.with { fixture in
+            try await fixture.client.load(MediaLoadRequestData(mediaInformation: movie("b")))
+            await fixture.advance(by: .milliseconds(100)) { $0?.playerState == .playing }
+            fixture.emulator.advanceMediaClock(by: .seconds(10))
+
+            let pauseJSON = try await fixture.sentJSON("PAUSE") { try await fixture.client.pause() }
+            #expect(pauseJSON?["type"] == "PAUSE")
+            #expect(pauseJSON?["mediaSessionId"] == .integer(fixture.client.mediaStatus?.mediaSessionID ?? -1))
+            let paused = try #require(fixture.client.mediaStatus)
+            #expect(paused.playerState == .paused)
+            #expect(abs(paused.currentTime - 10) < 0.01)
+            #expect(paused.media?.contentID == "https://media.example/b.mp4")  // merged: the update left media out
+
+            let seekJSON = try await fixture.sentJSON("SEEK") {
+                try await fixture.client.seek(MediaSeekOptions(interval: 30, resumeState: .play))
+            }
+            #expect(seekJSON?["currentTime"] == 30)
+            #expect(seekJSON?["resumeState"] == "PLAYBACK_START")
+            #expect(fixture.client.mediaStatus?.playerState == .playing)
+            let relative = try await fixture.client.seek(MediaSeekOptions(interval: -5, relative: true))
+            #expect(relative?.currentTime == 25)
+
+            let rateJSON = try await fixture.sentJSON("SET_PLAYBACK_RATE") {
+                try await fixture.client.setPlaybackRate(2)
+            }
+            #expect(rateJSON?["playbackRate"] == 2)
+            #expect(fixture.client.mediaStatus?.playbackRate == 2)
+            let ahead = fixture.client.approximateStreamPosition(at: .now + .seconds(3)) ?? 0
+            #expect(abs(ahead - 31) < 0.5)
+
+            try await fixture.client.setStreamVolume(0.25)
+            let muteJSON = try await fixture.sentJSON("SET_VOLUME", matching: { $0["volume"]?["muted"] != nil }) {
+                try await fixture.client.setStreamMuted(true)
+            }
+            #expect(muteJSON?["volume"] == ["muted": true])
+            #expect(fixture.client.mediaStatus?.volume == StreamVolume(level: 0.25, muted: true))
+
+            try await fixture.client.setActiveTrackIDs([])
+            #expect(fixture.client.mediaStatus?.activeTrackIDs == [])
+            var style = TextTrackStyle.createDefault()
+            style.fontScale = 2
+            let styleJSON = try await fixture.sentJSON("EDIT_TRACKS_INFO", matching: { $0["textTrackStyle"] != nil }) {
+                try await fixture.client.setTextTrackStyle(style)
+            }
+            #expect(styleJSON?["textTrackStyle"]?["fontScale"] == 2)
+            #expect(fixture.client.mediaStatus?.media?.textTrackStyle?.fontScale == 2)
+
+            let stopped = try await fixture.client.stop()
+            #expect(stopped?.playerState == .idle)
+            #expect(stopped?.idleReason == .cancelled)
+        }
+    }
+
+    @Test func errorsAreTyped() async throws {
+        try await MediaFixture.with { fixture in
+            let none = await mediaError { try await fixture.client.pause() }
+            #expect(none?.code == .noMediaSession)
+
+            fixture.emulator.faults.failingContentIDs = ["https://media.example/broken.mp4"]
+            let failed = await mediaError {
+                try await fixture.client.load(MediaLoadRequestData(mediaInformation: movie("broken")))
+            }
+            #expect(failed?.code == .loadFailed)
+            #expect(failed?.detailedErrorCode == 104)
+
+            try await fixture.client.load(MediaLoadRequestData(mediaInformation: movie("c")))
+            let notSkippable = await mediaError { try await fixture.client.skipAd() }
+            #expect(notSkippable?.code == .unsupportedCommand)
+
+            // Another sender's stale media session id is refused by the receiver.
+            let raw = try GenericChannel(namespace: CastNamespace.media)
+            await fixture.session.manager.currentSession?.add(raw)
+            let replies = raw.messages()
+            try await raw.sendTextMessage(#"{"type":"PAUSE","requestId":9000,"mediaSessionId":999}"#)
+            let reply = await first(replies) { payload in
+                if case .string(let text) = payload { return text.contains("9000") }
+                return false
+            }
+            guard case .string(let text)? = reply else {
+                Issue.record("no reply to a wrong media session id")
+                return
+            }
+            let json = try JSONValue(parsing: text)
+            #expect(json["type"] == "INVALID_REQUEST")
+            #expect(json["reason"] == "INVALID_MEDIA_SESSION_ID")
+        }
+    }
+
+    @Test func aNewerLoadSupersedesAPendingOne() async throws {
+        try await MediaFixture.with { fixture in
+            // The receiver reads nothing for a while, so the first load is certainly pending when the second goes.
+            await fixture.emulator.setReadingPaused(true)
+            let first = Task {
+                await mediaError { try await fixture.client.load(MediaLoadRequestData(mediaInformation: movie("one"))) }
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            let second = Task { try await fixture.client.load(MediaLoadRequestData(mediaInformation: movie("two"))) }
+            #expect(await first.value?.code == .superseded)
+            await fixture.emulator.setReadingPaused(false)
+            let loaded = try await second.value
+            #expect(loaded?.media?.contentID == "https://media.example/two.mp4")
+        }
+    }
+
+    @Test func anotherSendersChangesArriveAsStatusUpdates() async throws {
+        try await MediaFixture.with { fixture in
+            try await fixture.client.load(MediaLoadRequestData(mediaInformation: movie("shared")))
+            await fixture.advance(by: .milliseconds(100)) { $0?.playerState == .playing }
+            let other = SessionManager(options: SessionFixture.options())
+            let otherSession = try await other.startSession(on: fixture.session.device)
+            let otherClient = try #require(otherSession.remoteMediaClient)
+            try await otherClient.requestStatus()
+            #expect(otherClient.mediaStatus?.media?.contentID == "https://media.example/shared.mp4")
+
+            let events = fixture.client.events()
+            try await otherClient.pause()
+            let seen = await first(events) { event in
+                if case .statusChanged(let status) = event { return status?.playerState == .paused }
+                return false
+            }
+            #expect(seen != nil)
+            #expect(fixture.client.mediaStatus?.playerState == .paused)
+            await other.endSession()
+        }
+    }
+
+    @Test(arguments: [RepeatMode.off, .all, .single, .allAndShuffle])
+    func aQueueWalksToItsEndByTheRepeatMode(mode: RepeatMode) async throws {
+        try await MediaFixture.with { fixture in
+            let items = ["q1", "q2", "q3"].map { MediaQueueItem(media: movie($0, duration: 10)) }
+            let loaded = try #require(try await fixture.client.queueLoad(items: items, repeatMode: mode))
+            let ids = try await fixture.client.queueItemIDs()
+            #expect(ids.count == 3)
+            #expect(loaded.currentItemID == ids[0])
+            await fixture.advance(by: .milliseconds(100)) { $0?.playerState == .playing }
+
+            var visited: [Int] = []
+            for _ in 0..<4 where fixture.client.mediaStatus?.playerState != .idle {
+                // Each item is 10 s: the next status is the next item, the same again, or the end.
+                let after = await fixture.advance(by: .seconds(10.05), onlyLater: true) { _ in true }
+                if let id = after?.currentItemID { visited.append(id) }
+            }
+            switch mode {
+            case .off:
+                #expect(Array(visited.prefix(2)) == [ids[1], ids[2]])
+                #expect(fixture.client.mediaStatus?.playerState == .idle)
+                #expect(fixture.client.mediaStatus?.idleReason == .finished)
+            case .single:
+                #expect(visited == [ids[0], ids[0], ids[0], ids[0]])
+                #expect(fixture.client.mediaStatus?.playerState == .playing)
+            default:
+                #expect(visited == [ids[1], ids[2], ids[0], ids[1]])
+            }
+        }
+    }
+
+    @Test func queueEditingAndNavigation() async throws {
+        try await MediaFixture.with { fixture in
+            let items = ["e1", "e2"].map { MediaQueueItem(media: movie($0, duration: 100)) }
+            try await fixture.client.queueLoad(items: items)
+            var ids = try await fixture.client.queueItemIDs()
+            let changes = fixture.client.events()
+            try await fixture.client.queueInsert([MediaQueueItem(media: movie("e3"))], before: ids[1])
+            let change = await first(changes) { if case .queueChanged = $0 { true } else { false } }
+            guard case .queueChanged(let inserted)? = change else {
+                Issue.record("no QUEUE_CHANGE")
+                return
+            }
+            #expect(inserted.changeType == "INSERT")
+            ids = try await fixture.client.queueItemIDs()
+            #expect(ids == [ids[0], inserted.itemIDs[0], ids[2]])
+
+            let next = try await fixture.client.queueNext()
+            #expect(next?.currentItemID == ids[1])
+            let previous = try await fixture.client.queuePrevious()
+            #expect(previous?.currentItemID == ids[0])
+            let endOfQueue = await mediaError {
+                try await fixture.client.queuePrevious()
+            }
+            #expect(endOfQueue?.code == .invalidRequest)
+            #expect(endOfQueue?.reason == "END_OF_QUEUE")
+            try await fixture.client.queueJump(toItemID: ids[2])
+            #expect(fixture.client.mediaStatus?.currentItemID == ids[2])
+
+            try await fixture.client.queueReorder(itemIDs: [ids[2]], before: ids[0])
+            #expect(try await fixture.client.queueItemIDs() == [ids[2], ids[0], ids[1]])
+            try await fixture.client.queueRemove(itemIDs: [ids[1]])
+            #expect(try await fixture.client.queueItemIDs() == [ids[2], ids[0]])
+            let full = try await fixture.client.queueItems(ids: [ids[0]])
+            #expect(full.map(\.itemID) == [ids[0]])
+            #expect(full.first?.media?.contentID == "https://media.example/e1.mp4")
+            try await fixture.client.setRepeatMode(.all)
+            #expect(fixture.client.mediaStatus?.repeatMode == .all)
+            try await fixture.client.queueShuffle()
+        }
+    }
+
+    @Test func anAdBreakIsSkippedOnlyOnceSkippable() async throws {
+        try await MediaFixture.with { fixture in
+            let media = movie(
+                "with-ads", duration: 120,
+                breaks: [AdBreakInfo(id: "pre", breakClipIDs: ["ad1", "ad2"], position: 0)],
+                clips: [
+                    AdBreakClipInfo(
+                        id: "ad1", contentURL: "https://media.example/ad1.mp4", duration: 30, whenSkippable: 5),
+                    AdBreakClipInfo(id: "ad2", contentURL: "https://media.example/ad2.mp4", duration: 10),
+                ])
+            try await fixture.client.load(MediaLoadRequestData(mediaInformation: media))
+            let inBreak = await fixture.advance(by: .milliseconds(100)) { $0?.breakStatus?.breakClipID == "ad1" }
+            #expect(inBreak?.breakStatus?.breakID == "pre")
+            #expect(inBreak?.supportedMediaCommands.contains(.skipAd) == true)
+
+            let early = await mediaError { try await fixture.client.skipAd() }
+            #expect(early?.code == .invalidPlayerState)
+
+            fixture.emulator.advanceMediaClock(by: .seconds(5))
+            let skipped = try await fixture.client.skipAd()
+            #expect(skipped?.breakStatus?.breakClipID == "ad2")
+            #expect(skipped?.supportedMediaCommands.contains(.skipAd) == false)
+
+            let content = await fixture.advance(by: .seconds(10)) { $0?.breakStatus == nil }
+            #expect(content?.playerState == .playing)
+            #expect(content?.currentTime == 0)
+        }
+    }
+}
+
+/// The error `body` throws as a ``CastMediaError``, or `nil` if it does not throw.
+func mediaError(_ body: () async throws -> Void) async -> CastMediaError? {
+    do {
+        try await body()
+        return nil
+    } catch let error as CastMediaError {
+        return error
+    } catch {
+        return nil
+    }
+}
