@@ -40,4 +40,27 @@ struct PychromecastInteropTests {
         #expect(emulator.volume == ReceiverVolume(level: 0.4, isMuted: true))
         await emulator.stop()
     }
+
+    @Test func pychromecastsMediaControllerPlaysPausesSeeksAndChangesTheRate() async throws {
+        let emulator = try CastEmulator(logger: quietLogger)
+        try await emulator.start()
+        let port = emulator.port
+        let output = try await Task.detached {
+            try NamespacePair.run("/usr/bin/env", "python3", Self.script, "media", "127.0.0.1", "\(port)")
+        }.value
+        await emulator.stop()
+        let line = try #require(output.split(separator: "\n").last.map(String.init))
+        let report = try JSONValue(parsing: line)
+
+        #expect(report["playing"]?["player_state"] == "PLAYING")
+        #expect(report["playing"]?["content_id"] == "https://media.example/bbb.mp4")
+        #expect(report["playing"]?["content_type"] == "video/mp4")
+        #expect(report["playing"]?["supports_pause"] == true)
+        #expect(report["playing"]?["supports_seek"] == true)
+        #expect(report["paused"]?["player_state"] == "PAUSED")
+        #expect(report["seeked"]?["player_state"] == "PLAYING")
+        #expect(abs((report["seeked"]?["current_time"]?.doubleValue ?? 0) - 30) < 0.5)
+        #expect(report["rate"]?["playback_rate"] == 1.5)
+        #expect(report["rate"]?["media_session_id"] == report["playing"]?["media_session_id"])
+    }
 }

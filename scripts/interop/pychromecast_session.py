@@ -6,6 +6,11 @@ Usage:
       Connects, reads the receiver status, launches the Default Media
       Receiver, sets the volume to 0.4 and mutes; prints one JSON object with
       what pychromecast saw at each step.
+  pychromecast_session.py media HOST PORT
+      Connects, plays a video through pychromecast's media controller, then
+      pauses, seeks to 30 s (which resumes playing) and sets the rate to 1.5,
+      waiting for each state;
+      prints one JSON object with the media status after each step.
   pychromecast_session.py measure HOST PORT RUNS
       RUNS times: connect, launch the Default Media Receiver, and time that
       (connect -> app session started); then stop the app and disconnect,
@@ -57,6 +62,49 @@ def interop(host: str, port: int) -> None:
     print(json.dumps(report))
 
 
+def wait_for(cast: pychromecast.Chromecast, predicate, seconds: float = 10) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate(cast.media_controller.status):
+            return
+        time.sleep(0.05)
+    raise TimeoutError(f"the media status did not reach the expected state: {cast.media_controller.status}")
+
+
+def media_of(cast: pychromecast.Chromecast) -> dict:
+    status = cast.media_controller.status
+    return {
+        "player_state": status.player_state,
+        "content_id": status.content_id,
+        "content_type": status.content_type,
+        "current_time": status.current_time,
+        "playback_rate": status.playback_rate,
+        "media_session_id": status.media_session_id,
+        "supports_pause": status.supports_pause,
+        "supports_seek": status.supports_seek,
+    }
+
+
+def media(host: str, port: int) -> None:
+    cast = connect(host, port)
+    controller = cast.media_controller
+    controller.play_media("https://media.example/bbb.mp4", "video/mp4", title="Big Buck Bunny")
+    controller.block_until_active(timeout=10)
+    wait_for(cast, lambda status: status.player_state == "PLAYING")
+    report = {"playing": media_of(cast)}
+    controller.pause()
+    wait_for(cast, lambda status: status.player_state == "PAUSED")
+    report["paused"] = media_of(cast)
+    controller.seek(30)  # pychromecast resumes playback after a seek (resumeState PLAYBACK_START)
+    wait_for(cast, lambda status: status.player_state == "PLAYING" and abs(status.current_time - 30) < 0.5)
+    report["seeked"] = media_of(cast)
+    controller.set_playback_rate(1.5)
+    wait_for(cast, lambda status: status.playback_rate == 1.5)
+    report["rate"] = media_of(cast)
+    cast.disconnect(timeout=5)
+    print(json.dumps(report))
+
+
 def measure(host: str, port: int, runs: int) -> None:
     durations = []
     for _ in range(runs):
@@ -73,6 +121,8 @@ def main() -> None:
     mode, host, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
     if mode == "interop":
         interop(host, port)
+    elif mode == "media":
+        media(host, port)
     elif mode == "measure":
         measure(host, port, int(sys.argv[4]))
     else:
