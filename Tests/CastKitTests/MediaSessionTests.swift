@@ -337,3 +337,103 @@ func mediaError(_ body: () async throws -> Void) async -> CastMediaError? {
         return nil
     }
 }
+
+/// The remaining commands and every error path of a media request.
+@Suite struct MediaRequestTests {
+    @Test func playStatusAndQueueUpdateGoOutAsTheProtocolSays() async throws {
+        try await MediaFixture.with { fixture in
+            try await fixture.client.queueLoad(items: [
+                MediaQueueItem(media: movie("p1")), MediaQueueItem(media: movie("p2")),
+            ])
+            try await fixture.client.pause()
+            let playJSON = try await fixture.sentJSON("PLAY") { try await fixture.client.play() }
+            #expect(playJSON?["mediaSessionId"] == .integer(fixture.client.mediaStatus?.mediaSessionID ?? -1))
+            #expect(fixture.client.mediaStatus?.playerState != .paused)
+
+            let statusJSON = try await fixture.sentJSON("GET_STATUS") { try await fixture.client.requestStatus() }
+            #expect(statusJSON?["mediaSessionId"] != nil)
+            #expect(fixture.client.mediaStatus?.media?.contentID == "https://media.example/p1.mp4")
+
+            let ids = try await fixture.client.queueItemIDs()
+            var changed = MediaQueueItem(itemID: ids[1], media: movie("p2"), autoplay: false)
+            changed.startTime = 7
+            let updateJSON = try await fixture.sentJSON("QUEUE_UPDATE", matching: { $0["items"] != nil }) {
+                try await fixture.client.queueUpdate([changed])
+            }
+            #expect(updateJSON?["items"]?.arrayValue?.first?["itemId"] == .integer(ids[1]))
+            let stored = try await fixture.client.queueItems(ids: [ids[1]])
+            #expect(stored.first?.startTime == 7)
+            #expect(stored.first?.autoplay == false)
+        }
+    }
+
+    @Test func aNewLoadInterruptsTheMediaThatWasPlaying() async throws {
+        try await MediaFixture.with { fixture in
+            try await fixture.client.load(MediaLoadRequestData(mediaInformation: movie("first")))
+            let firstSession = fixture.client.mediaStatus?.mediaSessionID
+            let events = fixture.client.events()
+            try await fixture.client.load(MediaLoadRequestData(mediaInformation: movie("second")))
+            let interrupted = await first(events) { event in
+                if case .statusChanged(let status) = event { return status?.idleReason == .interrupted }
+                return false
+            }
+            guard case .statusChanged(let status)? = interrupted else {
+                Issue.record("no INTERRUPTED status")
+                return
+            }
+            #expect(status?.mediaSessionID == firstSession)
+            #expect(fixture.client.mediaStatus?.mediaSessionID != firstSession)
+        }
+    }
+
+    @Test func timeoutsDisconnectionsAndCancellationAreTyped() async throws {
+        try await MediaFixture.with { fixture in
+            try await fixture.client.load(MediaLoadRequestData(mediaInformation: movie("t")))
+            let session = try #require(await fixture.session.manager.currentSession)
+            let connection = try #require(session.connection)
+            let quick = RemoteMediaClient(requestTimeout: .milliseconds(300))
+            quick.attach(
+                to: connection, destinationID: try #require(session.application?.transportID), logger: quietLogger)
+            await fixture.emulator.setReadingPaused(true)
+            #expect(await mediaError { try await quick.requestStatus() }?.code == .timedOut)
+
+            let cancelled = Task { await mediaError { try await quick.requestStatus() } }
+            try await Task.sleep(for: .milliseconds(50))
+            cancelled.cancel()
+            #expect(await cancelled.value?.code == .cancelled)
+
+            let pending = Task { await mediaError { try await fixture.client.requestStatus() } }
+            try await Task.sleep(for: .milliseconds(100))
+            await fixture.emulator.closeConnections()
+            #expect(await pending.value?.code == .disconnected)
+            quick.detach()
+            await fixture.emulator.setReadingPaused(false)
+        }
+    }
+
+    @Test(arguments: [
+        ("LOAD_CANCELLED", CastMediaError.Code.loadCancelled), ("ERROR", .playerError),
+        ("INVALID_PLAYER_STATE", .invalidPlayerState), ("INVALID_REQUEST", .invalidRequest),
+    ])
+    func everyRefusalIsTyped(reply type: String, code: CastMediaError.Code) async throws {
+        try await MediaFixture.with { fixture in
+            // A scripted receiver app refuses every media request with `type`.
+            fixture.emulator.respond(to: CastNamespace.media) { message in
+                let requestID = (try? JSONValue(parsing: message.text ?? ""))?["requestId"]?.intValue ?? 0
+                let text =
+                    #"{"type":"\#(type)","requestId":\#(requestID),"reason":"INVALID_PARAMS","detailedErrorCode":110}"#
+                return [
+                    CastMessage(
+                        namespace: message.namespace, sourceID: message.destinationID, destinationID: message.sourceID,
+                        payload: .string(text))
+                ]
+            }
+            let error = await mediaError {
+                try await fixture.client.load(MediaLoadRequestData(mediaInformation: movie("x")))
+            }
+            #expect(error?.code == code)
+            if code == .playerError { #expect(error?.detailedErrorCode == 110) }
+            if code == .invalidRequest { #expect(error?.reason == "INVALID_PARAMS") }
+        }
+    }
+}

@@ -202,6 +202,12 @@ struct MediaPlayer {
     private mutating func start(
         _ entries: [[String: JSONValue]], startIndex: Int, at time: Double?, requestID: Int, rate: Double, now: Double
     ) -> Outcome {
+        // A session that was still going ends INTERRUPTED before the new one starts.
+        var interrupted: [JSONValue] = []
+        if self.mediaSessionID != 0, self.playerState != "IDLE" {
+            self.endSession(reason: "INTERRUPTED")
+            interrupted = [self.statusMessage(requestID: 0, includingMedia: false)]
+        }
         self.mediaSessionID = self.nextMediaSessionID
         self.nextMediaSessionID += 1
         self.items = []
@@ -213,8 +219,8 @@ struct MediaPlayer {
         _ = self.insert(entries.map(JSONValue.object), before: nil)
         self.play(index: startIndex, from: time, now: now)
         return Outcome(
-            replies: [self.statusMessage(requestID: requestID, includingMedia: true)],
-            broadcasts: [self.statusMessage(requestID: 0, includingMedia: true)])
+            replies: interrupted + [self.statusMessage(requestID: requestID, includingMedia: true)],
+            broadcasts: interrupted + [self.statusMessage(requestID: 0, includingMedia: true)])
     }
 
     /// Starts item `index` from `time` (its start time when `nil`), buffering first.
