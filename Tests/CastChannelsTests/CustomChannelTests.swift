@@ -53,18 +53,7 @@ final class RecordingDelegate: GenericChannelDelegate {
 
     /// Makes the emulator echo text as "echo:<text>" and binary reversed, from the app's transport.
     static func echo(on emulator: CastEmulator) {
-        emulator.respond(to: Self.namespace) { message in
-            let payload: CastMessage.Payload =
-                switch message.payload {
-                case .string(let text): .string("echo:\(text)")
-                case .binary(let bytes): .binary(bytes.reversed())
-                }
-            return [
-                CastMessage(
-                    namespace: message.namespace, sourceID: message.destinationID, destinationID: message.sourceID,
-                    payload: payload)
-            ]
-        }
+        emulator.respond(to: Self.namespace, with: echoReplies(to:))
     }
 
     @Test(arguments: ["", "urn:x-cast:", "com.example.echo", "urn:x-castcom.example", "URN:X-CAST:upper"])

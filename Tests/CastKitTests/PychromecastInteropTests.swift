@@ -13,15 +13,19 @@ struct PychromecastInteropTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("scripts/interop/pychromecast_session.py").path
 
+    /// Runs the script in `mode` against `emulator` and returns the JSON it prints last.
+    static func report(_ mode: String, against emulator: CastEmulator) async throws -> JSONValue {
+        let port = emulator.port
+        let output = try await Task.detached {
+            try NamespacePair.run("/usr/bin/env", "python3", Self.script, mode, "127.0.0.1", "\(port)")
+        }.value
+        return try JSONValue(parsing: try #require(output.split(separator: "\n").last.map(String.init)))
+    }
+
     @Test func pychromecastLaunchesTheDefaultMediaReceiverAndReadsStatusAndVolume() async throws {
         let emulator = try CastEmulator(logger: quietLogger)
         try await emulator.start()
-        let port = emulator.port
-        let output = try await Task.detached {
-            try NamespacePair.run("/usr/bin/env", "python3", Self.script, "interop", "127.0.0.1", "\(port)")
-        }.value
-        let line = try #require(output.split(separator: "\n").last.map(String.init))
-        let report = try JSONValue(parsing: line)
+        let report = try await Self.report("interop", against: emulator)
 
         #expect(report["connected"]?["app_id"] == .string(CastApplicationID.backdrop))
         #expect(report["connected"]?["volume_level"] == 1)
@@ -44,13 +48,8 @@ struct PychromecastInteropTests {
     @Test func pychromecastsMediaControllerPlaysPausesSeeksAndChangesTheRate() async throws {
         let emulator = try CastEmulator(logger: quietLogger)
         try await emulator.start()
-        let port = emulator.port
-        let output = try await Task.detached {
-            try NamespacePair.run("/usr/bin/env", "python3", Self.script, "media", "127.0.0.1", "\(port)")
-        }.value
+        let report = try await Self.report("media", against: emulator)
         await emulator.stop()
-        let line = try #require(output.split(separator: "\n").last.map(String.init))
-        let report = try JSONValue(parsing: line)
 
         #expect(report["playing"]?["player_state"] == "PLAYING")
         #expect(report["playing"]?["content_id"] == "https://media.example/bbb.mp4")

@@ -139,18 +139,7 @@ struct SessionFixture {
 
     /// Makes the emulator echo the echo namespace: text as "echo:<text>", binary reversed.
     func echo(on emulator: CastEmulator? = nil) {
-        (emulator ?? self.emulator).respond(to: echoNamespace) { message in
-            let payload: CastMessage.Payload =
-                switch message.payload {
-                case .string(let text): .string("echo:\(text)")
-                case .binary(let bytes): .binary(bytes.reversed())
-                }
-            return [
-                CastMessage(
-                    namespace: message.namespace, sourceID: message.destinationID, destinationID: message.sourceID,
-                    payload: payload)
-            ]
-        }
+        (emulator ?? self.emulator).respond(to: echoNamespace, with: echoReplies(to:))
     }
 }
 
