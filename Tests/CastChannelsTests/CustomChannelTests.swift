@@ -79,11 +79,7 @@ final class RecordingDelegate: GenericChannelDelegate {
             #expect(channel.isConnected)
             try await channel.sendTextMessage(#"{"hello":1}"#)
             try await channel.sendBinaryMessage([1, 2, 3])
-            var received: [CastMessage.Payload] = []
-            for await message in messages {
-                received.append(message)
-                if received.count == 2 { break }
-            }
+            let received = await collect(messages, count: 2) { $0 }
             #expect(received == [.string(#"echo:{"hello":1}"#), .binary([3, 2, 1])])
             channel.detach()
             #expect(

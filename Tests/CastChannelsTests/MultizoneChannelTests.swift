@@ -26,11 +26,7 @@ import Testing
             renamed.name = "Kitchen speaker"
             fixture.emulator.addGroupMember(renamed)
             fixture.emulator.removeGroupMember(id: "hall-id")
-            var seen: [MultizoneEvent] = []
-            for await event in events {
-                seen.append(event)
-                if seen.count == 3 { break }
-            }
+            let seen = await collect(events, count: 3) { $0 }
             #expect(seen == [.deviceAdded(hall), .deviceUpdated(renamed), .deviceRemoved(id: "hall-id")])
             #expect(multizone.devices == [renamed])
             multizone.detach()

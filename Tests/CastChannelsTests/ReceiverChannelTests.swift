@@ -85,10 +85,9 @@ import Testing
             let events = fixture.receiver.events()
             let launched = try await fixture.receiver.launch(appID: CastApplicationID.defaultMediaReceiver)
             #expect(launched.appID == CastApplicationID.defaultMediaReceiver)
-            var progress: [LaunchStatus] = []
-            for await event in events {
-                if case .launchStatusChanged(let status) = event { progress.append(status) }
-                if progress.count == 2 { break }
+            let progress = await collect(events, count: 2) { event -> LaunchStatus? in
+                if case .launchStatusChanged(let status) = event { return status }
+                return nil
             }
             #expect(progress == [.userPendingAuthorization, .userAllowed])
         }
@@ -139,13 +138,11 @@ import Testing
             #expect(clamped.volume.level == 1)
             #expect(fixture.emulator.volume == ReceiverVolume(level: 1, isMuted: true))
 
-            var volumes: [JSONValue] = []
-            for await event in events {
-                guard case .messageReceived(_, let message) = event, message.namespace == CastNamespace.receiver,
-                    let json = try? JSONValue(parsing: message.text ?? "")
-                else { continue }
-                if let volume = json["volume"] { volumes.append(volume) }
-                if volumes.count == 3 { break }
+            let volumes = await collect(events, count: 3) { event -> JSONValue? in
+                guard case .messageReceived(_, let message) = event, message.namespace == CastNamespace.receiver else {
+                    return nil
+                }
+                return (try? JSONValue(parsing: message.text ?? ""))?["volume"]
             }
             #expect(volumes == [["level": 0.3], ["muted": true], ["level": 1.0]])
         }
@@ -180,13 +177,11 @@ import Testing
             try await fixture.receiver.setVolume(0.5)
             _ = try await fixture.receiver.availability(of: ["CC1AD845"])
             try await fixture.receiver.requestStatus()
-            var ids: [Int] = []
-            for await event in events {
-                guard case .messageReceived(_, let message) = event, message.namespace == CastNamespace.receiver,
-                    let id = (try? JSONValue(parsing: message.text ?? ""))?["requestId"]?.intValue
-                else { continue }
-                ids.append(id)
-                if ids.count == 4 { break }
+            let ids = await collect(events, count: 4) { event -> Int? in
+                guard case .messageReceived(_, let message) = event, message.namespace == CastNamespace.receiver else {
+                    return nil
+                }
+                return (try? JSONValue(parsing: message.text ?? ""))?["requestId"]?.intValue
             }
             #expect(ids.count == 4)
             #expect(ids.allSatisfy { $0 > 0 })
@@ -217,14 +212,13 @@ import Testing
             let pending = Task { await channelError { try await fixture.receiver.requestStatus() } }
             let other = Task { await channelError { try await fixture.receiver.setMuted(true) } }
             // Both requests reached the receiver, which will never answer them.
-            var received = 0
-            for await event in observed {
+            let received = await collect(observed, count: 2) { event -> CastMessage? in
                 guard case .messageReceived(_, let message) = event, message.namespace == CastNamespace.receiver else {
-                    continue
+                    return nil
                 }
-                received += 1
-                if received == 2 { break }
+                return message
             }
+            #expect(received.count == 2)
             await fixture.emulator.closeConnections()
             #expect(await pending.value?.code == .disconnected)
             #expect(await other.value?.code == .disconnected)

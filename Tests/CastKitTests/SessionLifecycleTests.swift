@@ -67,13 +67,13 @@ import Testing
             #expect(session.sessionID == running.sessionID)
             #expect(fixture.emulator.runningApplication?.sessionID == running.sessionID)
             await fixture.manager.endSession()
-            var launches = 0
-            for await event in observed {
-                guard case .messageReceived(_, let message) = event else { continue }
-                if message.text?.contains("\"LAUNCH\"") == true { launches += 1 }
-                if message.text?.contains("\"CLOSE\"") == true { break }
+            // Everything the sender said, through its CLOSE on leaving: no LAUNCH among it.
+            let texts = await collect(observed, count: .max, within: .seconds(1)) { event -> String? in
+                if case .messageReceived(_, let message) = event { return message.text }
+                return nil
             }
-            #expect(launches == 0)
+            #expect(texts.contains { $0.contains("\"CLOSE\"") })
+            #expect(!texts.contains { $0.contains("\"LAUNCH\"") })
         }
     }
 

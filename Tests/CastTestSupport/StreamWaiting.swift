@@ -1,4 +1,5 @@
 import CastTransport
+import NIOConcurrencyHelpers
 
 /// The first element of `stream` that satisfies `predicate`, waiting at
 /// most `timeout`; `nil` if the stream ends or the time runs out first.
@@ -21,4 +22,32 @@ public func first<Element: Sendable>(
         return element
     }
     return nil
+}
+
+/// The values `transform` finds in `stream`, in order, until there are
+/// `count` of them or `timeout` passes — whichever is first, so a test that
+/// expects events fails instead of hanging when they do not come.
+public func collect<Element: Sendable, Value: Sendable>(
+    _ stream: AsyncStream<Element>,
+    count: Int,
+    within timeout: Duration = .seconds(10),
+    _ transform: @escaping @Sendable (Element) -> Value?
+) async -> [Value] {
+    let collected = NIOLockedValueBox<[Value]>([])
+    await withTaskGroup(of: Void.self) { group in
+        group.addTask {
+            for await element in stream {
+                guard let value = transform(element) else { continue }
+                let done = collected.withLockedValue { values in
+                    values.append(value)
+                    return values.count >= count
+                }
+                if done { return }
+            }
+        }
+        group.addTask { try? await Task.sleep(for: timeout) }
+        await group.next()
+        group.cancelAll()
+    }
+    return collected.withLockedValue { $0 }
 }
