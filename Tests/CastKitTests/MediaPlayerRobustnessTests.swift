@@ -60,13 +60,13 @@ import Testing
         return .object(request)
     }
 
-    @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
+    @Test(arguments: [1, 2, 3, 4] as [UInt64])
     func randomRequestsAndTicksNeverTrap(seed: UInt64) {
         var generator = SplitMix64(seed: seed)
         var player = MediaPlayer()
         var now = 0.0
         var answered = 0
-        for _ in 0..<3_000 {
+        for _ in 0..<2_000 {
             let sessionID =
                 player.statusMessage(requestID: 0, includingMedia: false)["status"]?[0]?["mediaSessionId"]?.intValue
                 ?? 0
@@ -83,7 +83,7 @@ import Testing
             let status = player.statusMessage(requestID: 0, includingMedia: true)
             #expect(status["type"] == "MEDIA_STATUS")
         }
-        #expect(answered > 1_000)
+        #expect(answered > 700)
     }
 }
 

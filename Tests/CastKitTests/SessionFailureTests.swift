@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func aReceiverThatFailsDeviceAuthenticationGetsNoSession() async throws {
-        try await SessionFixture.with { fixture in
+        try await SessionFixture.with(authenticating: true) { fixture in
             fixture.emulator.faults.deviceAuthentication = .wrongSigningKey
             let error = await sessionError { try await fixture.manager.startSession(on: fixture.device) }
             #expect(error?.code == .connectionFailed)

@@ -6,7 +6,10 @@ import Testing
 /// Starting, joining, leaving and stopping sessions end to end over TLS against the emulator.
 @Suite struct SessionLifecycleTests {
     @Test func startingLaunchesTheAppAndAttachesItsChannels() async throws {
-        try await SessionFixture.with(SessionFixture.options(applicationID: echoApplication.appID)) { fixture in
+        try await SessionFixture.with(
+            SessionFixture.options(applicationID: echoApplication.appID), authenticating: true
+        ) {
+            fixture in
             fixture.echo()
             let secondListener = SessionEventLog(fixture.manager.events())
             let session = try await fixture.manager.startSession(on: fixture.device)
