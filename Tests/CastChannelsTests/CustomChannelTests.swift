@@ -7,7 +7,9 @@ import Testing
 
 /// A channel in the SDK's subclass style: it keeps what it hears.
 final class RecordingChannel: CastChannel, @unchecked Sendable {
-    // @unchecked: as CastChannel's; `log` is a lock-protected box.
+    // @unchecked Sendable: restated from CastChannel, as Swift requires. Its one
+    // stored property, `log`, is a `let` NIOLockedValueBox, appended to and
+    // read only under its lock.
     let log = NIOLockedValueBox<[String]>([])
 
     override func didReceiveTextMessage(_ message: String) {

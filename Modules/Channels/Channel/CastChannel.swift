@@ -33,8 +33,13 @@ public enum CastChannelConnectionEvent: Sendable, Hashable {
 /// Subclasses must be safe to share across tasks (the class is `Sendable`):
 /// keep mutable state behind a lock, as the built-in channels do.
 open class CastChannel: @unchecked Sendable {
-    // @unchecked: every stored property is a `let` of a Sendable type; the
-    // mutable link lives in `state`, behind its lock.
+    // @unchecked Sendable, because the compiler checks Sendable only for
+    // final classes and this one is open for subclassing. It is safe: every
+    // stored property is a `let` of a Sendable type — `namespace` (String),
+    // `state` (NIOLockedValueBox: the link, its generation and logger change
+    // only under its lock; a link holds an actor, a Task and a String), and
+    // `inbound` / `connectivity` (EventBroadcaster, Sendable, with its own
+    // lock). Subclasses must keep to the same rule.
 
     private struct Link {
         let connection: CastConnection

@@ -25,7 +25,9 @@ extension GenericChannelDelegate {
 /// A channel that hands what it receives to a delegate instead of being
 /// subclassed: the SDK's `GCKGenericChannel`. The delegate is held weakly.
 public final class GenericChannel: CastChannel, @unchecked Sendable {
-    // @unchecked: as CastChannel's, every stored property is a `let` of a Sendable type.
+    // @unchecked Sendable: restated from CastChannel, as Swift requires. Its one
+    // stored property, `delegateBox`, is a `let` NIOLockedValueBox: the weak
+    // delegate (itself Sendable) is read and replaced only under that lock.
 
     private struct WeakDelegate {
         weak var value: (any GenericChannelDelegate)?

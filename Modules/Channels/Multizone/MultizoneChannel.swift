@@ -6,7 +6,11 @@ import NIOConcurrencyHelpers
 /// up to date from DEVICE_ADDED / DEVICE_UPDATED / DEVICE_REMOVED, and the
 /// casting groups.
 public final class MultizoneChannel: CastChannel, @unchecked Sendable {
-    // @unchecked: as CastChannel's, every stored property is a `let` of a Sendable type.
+    // @unchecked Sendable: restated from CastChannel, as Swift requires. Its
+    // stored properties are `let`s of Sendable types: `requestTimeout`
+    // (Duration), `requests` (RequestTracker, locked inside), `members`
+    // (NIOLockedValueBox: the member list changes only under its lock) and
+    // `broadcaster` (EventBroadcaster, locked inside).
 
     /// How long a request waits for its reply. Default 10 s.
     public let requestTimeout: Duration

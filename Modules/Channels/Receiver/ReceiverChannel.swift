@@ -14,7 +14,11 @@ import NIOConcurrencyHelpers
 /// try await receiver.setVolume(0.4)
 /// ```
 public final class ReceiverChannel: CastChannel, @unchecked Sendable {
-    // @unchecked: as CastChannel's, every stored property is a `let` of a Sendable type.
+    // @unchecked Sendable: restated from CastChannel, as Swift requires. Its
+    // stored properties are `let`s of Sendable types: three timeouts
+    // (Duration), `requests` (RequestTracker, locked inside), `latest`
+    // (NIOLockedValueBox: the status changes only under its lock) and
+    // `broadcaster` (EventBroadcaster, locked inside).
 
     /// How long a request waits for its reply. Default 10 s.
     public let requestTimeout: Duration

@@ -17,7 +17,12 @@ import NIOConcurrencyHelpers
 /// The status is merged from partial MEDIA_STATUS updates, whoever caused
 /// them (this sender, another, or the receiver), and published on ``events()``.
 public final class RemoteMediaClient: CastChannel, @unchecked Sendable {
-    // @unchecked: as CastChannel's, every stored property is a `let` of a Sendable type.
+    // @unchecked Sendable: restated from CastChannel, as Swift requires. Its
+    // stored properties are `let`s of Sendable types: `requestTimeout`
+    // (Duration), `requests` (RequestTracker, locked inside), `state`
+    // (NIOLockedValueBox: the status cache, its arrival time, the app session
+    // id and the pending load change only under its lock) and `broadcaster`
+    // (EventBroadcaster, locked inside).
 
     private struct State {
         var cache = MediaStatusCache()
