@@ -67,7 +67,7 @@ final class RecordingDelegate: GenericChannelDelegate {
     @Test func aDetachedChannelCannotSend() async throws {
         let channel = try CastChannel(namespace: Self.namespace)
         #expect(!channel.isConnected)
-        let error = await channelError { try await channel.sendTextMessage("hello") }
+        let error = await caughtError(CastChannelError.self) { try await channel.sendTextMessage("hello") }
         #expect(error?.code == .notConnected)
     }
 
@@ -143,7 +143,7 @@ final class RecordingDelegate: GenericChannelDelegate {
             var failure: CastChannelError?
             var sent = 0
             while failure == nil && sent < 2_000 {
-                failure = await channelError { try await channel.sendTextMessage(large) }
+                failure = await caughtError(CastChannelError.self) { try await channel.sendTextMessage(large) }
                 sent += 1
             }
             #expect(failure?.code == .sendBufferFull)

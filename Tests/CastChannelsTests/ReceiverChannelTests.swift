@@ -61,7 +61,7 @@ import Testing
     func everyLaunchErrorReasonIsReported(reason: String) async throws {
         try await ChannelFixture.with { fixture in
             fixture.emulator.faults.launch = .error(reason: reason, extendedError: "detail")
-            let error = await channelError {
+            let error = await caughtError(CastChannelError.self) {
                 _ = try await fixture.receiver.launch(appID: CastApplicationID.defaultMediaReceiver)
             }
             #expect(error?.code == .launchFailed)
@@ -74,7 +74,9 @@ import Testing
 
     @Test func anUnknownAppIsNotFound() async throws {
         try await ChannelFixture.with { fixture in
-            let error = await channelError { _ = try await fixture.receiver.launch(appID: "00000000") }
+            let error = await caughtError(CastChannelError.self) {
+                _ = try await fixture.receiver.launch(appID: "00000000")
+            }
             #expect(error?.launchErrorReason == .notFound)
         }
     }
@@ -97,7 +99,7 @@ import Testing
         let receiver = ReceiverChannel(launchTimeout: .milliseconds(300))
         try await ChannelFixture.with(receiver: receiver) { fixture in
             fixture.emulator.faults.launch = .noReply
-            let error = await channelError {
+            let error = await caughtError(CastChannelError.self) {
                 _ = try await fixture.receiver.launch(appID: CastApplicationID.defaultMediaReceiver)
             }
             #expect(error?.code == .timedOut)
@@ -115,7 +117,9 @@ import Testing
     @Test func stopIsBySessionIDOnly() async throws {
         try await ChannelFixture.with { fixture in
             let app = try await fixture.receiver.launch(appID: CastApplicationID.defaultMediaReceiver)
-            let wrong = await channelError { try await fixture.receiver.stop(sessionID: "not-a-session") }
+            let wrong = await caughtError(CastChannelError.self) {
+                try await fixture.receiver.stop(sessionID: "not-a-session")
+            }
             #expect(wrong?.code == .invalidRequest)
             #expect(wrong?.reason == "INVALID_SESSION_ID")
             #expect(fixture.emulator.runningApplication != nil)
@@ -209,8 +213,10 @@ import Testing
         try await ChannelFixture.with { fixture in
             fixture.emulator.faults.dropsReceiverReplies = true
             let observed = fixture.emulator.events()
-            let pending = Task { await channelError { try await fixture.receiver.requestStatus() } }
-            let other = Task { await channelError { try await fixture.receiver.setMuted(true) } }
+            let pending = Task {
+                await caughtError(CastChannelError.self) { try await fixture.receiver.requestStatus() }
+            }
+            let other = Task { await caughtError(CastChannelError.self) { try await fixture.receiver.setMuted(true) } }
             // Both requests reached the receiver, which will never answer them.
             let received = await collect(observed, count: 2) { event -> CastMessage? in
                 guard case .messageReceived(_, let message) = event, message.namespace == CastNamespace.receiver else {
@@ -222,7 +228,7 @@ import Testing
             await fixture.emulator.closeConnections()
             #expect(await pending.value?.code == .disconnected)
             #expect(await other.value?.code == .disconnected)
-            let afterwards = await channelError { try await fixture.receiver.requestStatus() }
+            let afterwards = await caughtError(CastChannelError.self) { try await fixture.receiver.requestStatus() }
             #expect(afterwards?.code == .notConnected)
         }
     }

@@ -1,4 +1,5 @@
 import CastChannels
+import CastTestSupport
 import Testing
 
 @Suite struct RequestTrackerTests {
@@ -15,7 +16,7 @@ import Testing
 
     @Test func aRequestWithoutAReplyTimesOut() async {
         let tracker = RequestTracker<String>()
-        let error = await channelError {
+        let error = await caughtError(CastChannelError.self) {
             _ = try await tracker.perform(requestID: 1, timeout: .milliseconds(50)) { () throws(CastChannelError) in }
         }
         #expect(error?.code == .timedOut)
@@ -25,7 +26,7 @@ import Testing
     @Test func cancellingTheWaitingTaskCancelsTheRequest() async {
         let tracker = RequestTracker<String>()
         let task = Task {
-            await channelError {
+            await caughtError(CastChannelError.self) {
                 _ = try await tracker.perform(requestID: 2, timeout: .seconds(30)) { () throws(CastChannelError) in }
             }
         }
@@ -39,7 +40,7 @@ import Testing
         let tracker = RequestTracker<String>()
         let waiters = (1...3).map { id in
             Task {
-                await channelError {
+                await caughtError(CastChannelError.self) {
                     _ = try await tracker.perform(requestID: id, timeout: .seconds(30)) { () throws(CastChannelError) in
                     }
                 }
@@ -54,7 +55,7 @@ import Testing
 
     @Test func aSendThatFailsLeavesNothingPending() async {
         let tracker = RequestTracker<String>()
-        let error = await channelError {
+        let error = await caughtError(CastChannelError.self) {
             _ = try await tracker.perform(requestID: 3, timeout: .seconds(30)) { () throws(CastChannelError) in
                 throw CastChannelError(.notConnected, "no socket")
             }

@@ -154,18 +154,18 @@ func movie(_ id: String, duration: Double = 60, breaks: [AdBreakInfo]? = nil, cl
 
     @Test func errorsAreTyped() async throws {
         try await MediaFixture.with { fixture in
-            let none = await mediaError { try await fixture.client.pause() }
+            let none = await caughtError(CastMediaError.self) { try await fixture.client.pause() }
             #expect(none?.code == .noMediaSession)
 
             fixture.emulator.faults.failingContentIDs = ["https://media.example/broken.mp4"]
-            let failed = await mediaError {
+            let failed = await caughtError(CastMediaError.self) {
                 try await fixture.client.load(MediaLoadRequestData(mediaInformation: movie("broken")))
             }
             #expect(failed?.code == .loadFailed)
             #expect(failed?.detailedErrorCode == 104)
 
             try await fixture.client.load(MediaLoadRequestData(mediaInformation: movie("c")))
-            let notSkippable = await mediaError { try await fixture.client.skipAd() }
+            let notSkippable = await caughtError(CastMediaError.self) { try await fixture.client.skipAd() }
             #expect(notSkippable?.code == .unsupportedCommand)
 
             // Another sender's stale media session id is refused by the receiver.
@@ -192,7 +192,9 @@ func movie(_ id: String, duration: Double = 60, breaks: [AdBreakInfo]? = nil, cl
             // The receiver reads nothing for a while, so the first load is certainly pending when the second goes.
             await fixture.emulator.setReadingPaused(true)
             let first = Task {
-                await mediaError { try await fixture.client.load(MediaLoadRequestData(mediaInformation: movie("one"))) }
+                await caughtError(CastMediaError.self) {
+                    try await fixture.client.load(MediaLoadRequestData(mediaInformation: movie("one")))
+                }
             }
             try await Task.sleep(for: .milliseconds(200))
             let second = Task { try await fixture.client.load(MediaLoadRequestData(mediaInformation: movie("two"))) }
@@ -275,7 +277,7 @@ func movie(_ id: String, duration: Double = 60, breaks: [AdBreakInfo]? = nil, cl
             #expect(next?.currentItemID == ids[1])
             let previous = try await fixture.client.queuePrevious()
             #expect(previous?.currentItemID == ids[0])
-            let endOfQueue = await mediaError {
+            let endOfQueue = await caughtError(CastMediaError.self) {
                 try await fixture.client.queuePrevious()
             }
             #expect(endOfQueue?.code == .invalidRequest)
@@ -311,7 +313,7 @@ func movie(_ id: String, duration: Double = 60, breaks: [AdBreakInfo]? = nil, cl
             #expect(inBreak?.breakStatus?.breakID == "pre")
             #expect(inBreak?.supportedMediaCommands.contains(.skipAd) == true)
 
-            let early = await mediaError { try await fixture.client.skipAd() }
+            let early = await caughtError(CastMediaError.self) { try await fixture.client.skipAd() }
             #expect(early?.code == .invalidPlayerState)
 
             fixture.emulator.advanceMediaClock(by: .seconds(5))
@@ -323,18 +325,6 @@ func movie(_ id: String, duration: Double = 60, breaks: [AdBreakInfo]? = nil, cl
             #expect(content?.playerState == .playing)
             #expect(content?.currentTime == 0)
         }
-    }
-}
-
-/// The error `body` throws as a ``CastMediaError``, or `nil` if it does not throw.
-func mediaError(_ body: () async throws -> Void) async -> CastMediaError? {
-    do {
-        try await body()
-        return nil
-    } catch let error as CastMediaError {
-        return error
-    } catch {
-        return nil
     }
 }
 
@@ -395,14 +385,14 @@ func mediaError(_ body: () async throws -> Void) async -> CastMediaError? {
             quick.attach(
                 to: connection, destinationID: try #require(session.application?.transportID), logger: quietLogger)
             await fixture.emulator.setReadingPaused(true)
-            #expect(await mediaError { try await quick.requestStatus() }?.code == .timedOut)
+            #expect(await caughtError(CastMediaError.self) { try await quick.requestStatus() }?.code == .timedOut)
 
-            let cancelled = Task { await mediaError { try await quick.requestStatus() } }
+            let cancelled = Task { await caughtError(CastMediaError.self) { try await quick.requestStatus() } }
             try await Task.sleep(for: .milliseconds(50))
             cancelled.cancel()
             #expect(await cancelled.value?.code == .cancelled)
 
-            let pending = Task { await mediaError { try await fixture.client.requestStatus() } }
+            let pending = Task { await caughtError(CastMediaError.self) { try await fixture.client.requestStatus() } }
             try await Task.sleep(for: .milliseconds(100))
             await fixture.emulator.closeConnections()
             #expect(await pending.value?.code == .disconnected)
@@ -428,7 +418,7 @@ func mediaError(_ body: () async throws -> Void) async -> CastMediaError? {
                         payload: .string(text))
                 ]
             }
-            let error = await mediaError {
+            let error = await caughtError(CastMediaError.self) {
                 try await fixture.client.load(MediaLoadRequestData(mediaInformation: movie("x")))
             }
             #expect(error?.code == code)

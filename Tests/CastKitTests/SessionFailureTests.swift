@@ -9,7 +9,9 @@ import Testing
     @Test func aLaunchErrorFailsTheStartWithTheReceiversReason() async throws {
         try await SessionFixture.with { fixture in
             fixture.emulator.faults.launch = .error(reason: "SYSTEM_ERROR", extendedError: "no memory")
-            let error = await sessionError { try await fixture.manager.startSession(on: fixture.device) }
+            let error = await caughtError(CastSessionError.self) {
+                try await fixture.manager.startSession(on: fixture.device)
+            }
             #expect(error?.code == .launchFailed)
             #expect(error?.launchErrorReason == .systemError)
             #expect(await fixture.manager.currentSession == nil)
@@ -23,7 +25,9 @@ import Testing
     @Test func aReceiverThatFailsDeviceAuthenticationGetsNoSession() async throws {
         try await SessionFixture.with(authenticating: true) { fixture in
             fixture.emulator.faults.deviceAuthentication = .wrongSigningKey
-            let error = await sessionError { try await fixture.manager.startSession(on: fixture.device) }
+            let error = await caughtError(CastSessionError.self) {
+                try await fixture.manager.startSession(on: fixture.device)
+            }
             #expect(error?.code == .connectionFailed)
             #expect((error?.cause as? CastTransportError)?.code == .signatureInvalid)
             #expect(fixture.emulator.runningApplication == nil)
@@ -34,7 +38,9 @@ import Testing
         try await SessionFixture.with { fixture in
             fixture.emulator.faults.launch = .error(reason: "CANCELLED")
             let observed = fixture.emulator.events()
-            let error = await sessionError { try await fixture.manager.startSession(on: fixture.device) }
+            let error = await caughtError(CastSessionError.self) {
+                try await fixture.manager.startSession(on: fixture.device)
+            }
             #expect(error?.launchErrorReason == .cancelled)
             let launches = await collect(observed, count: 3, within: .seconds(2)) { event -> CastMessage? in
                 guard case .messageReceived(_, let message) = event, message.text?.contains("\"LAUNCH\"") == true else {
@@ -49,7 +55,9 @@ import Testing
     @Test func aLaunchWithoutReplyTimesOut() async throws {
         try await SessionFixture.with(SessionFixture.options(launchTimeout: .milliseconds(400))) { fixture in
             fixture.emulator.faults.launch = .noReply
-            let error = await sessionError { try await fixture.manager.startSession(on: fixture.device) }
+            let error = await caughtError(CastSessionError.self) {
+                try await fixture.manager.startSession(on: fixture.device)
+            }
             #expect(error?.code == .requestFailed)
             #expect((error?.cause as? CastChannelError)?.code == .timedOut)
         }
@@ -61,11 +69,13 @@ import Testing
             id: "x", friendlyName: "Nowhere", modelName: "", capabilities: [],
             addresses: [try #require(IPAddress("127.0.0.1"))],
             port: 1)
-        let error = await sessionError { try await manager.startSession(on: nowhere) }
+        let error = await caughtError(CastSessionError.self) { try await manager.startSession(on: nowhere) }
         #expect(error?.code == .connectionFailed)
         let noAddress = CastDevice(
             id: "y", friendlyName: "Nameless", modelName: "", capabilities: [], addresses: [], port: 8009)
-        #expect(await sessionError { try await manager.startSession(on: noAddress) }?.code == .noAddress)
+        #expect(
+            await caughtError(CastSessionError.self) { try await manager.startSession(on: noAddress) }?.code
+                == .noAddress)
     }
 
     @Test func anAppStoppedByAnotherSenderEndsTheSession() async throws {

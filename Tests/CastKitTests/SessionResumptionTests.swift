@@ -45,7 +45,7 @@ import Testing
                     sessionID: running.sessionID, host: "127.0.0.1", port: fixture.emulator.port))
             fixture.emulator.stopApplication()
             let manager = SessionManager(options: SessionFixture.options(store: store))
-            let error = await sessionError { try await manager.resumeSavedSession() }
+            let error = await caughtError(CastSessionError.self) { try await manager.resumeSavedSession() }
             #expect(error?.code == .applicationNotRunning)
             #expect(try store.load() == nil)
             #expect(try await SessionManager(options: SessionFixture.options(store: store)).resumeSavedSession() == nil)

@@ -51,3 +51,15 @@ public func collect<Element: Sendable, Value: Sendable>(
     }
     return collected.withLockedValue { $0 }
 }
+
+/// The error `body` throws if it is a `Failure`; `nil` if it throws nothing (or something else).
+public func caughtError<Failure: Error>(_ type: Failure.Type, _ body: () async throws -> Void) async -> Failure? {
+    do {
+        try await body()
+        return nil
+    } catch let error as Failure {
+        return error
+    } catch {
+        return nil
+    }
+}

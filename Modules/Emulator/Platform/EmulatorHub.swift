@@ -166,19 +166,8 @@ final class EmulatorHub: Sendable {
         for transportID in outcome.stoppedTransports {
             self.closeLinks(to: transportID, reason: .closedBySelf)
         }
-        guard !outcome.broadcasts.isEmpty else { return }
-        let platformID = TransportConstants.receiverPlatformID
-        let listeners = self.state.withLockedValue { state in
-            state.links.filter { id, links in id != excluding && links.contains { $0.endpointID == platformID } }
-                .keys.sorted()
-        }
-        for connectionID in listeners {
-            for broadcast in outcome.broadcasts {
-                self.send(
-                    broadcast, namespace: namespace, from: platformID, to: TransportConstants.broadcastID,
-                    connectionID: connectionID)
-            }
-        }
+        self.broadcast(
+            outcome.broadcasts, namespace: namespace, from: TransportConstants.receiverPlatformID, excluding: excluding)
     }
 
     // MARK: Media
@@ -204,7 +193,8 @@ final class EmulatorHub: Sendable {
                 reply, namespace: CastNamespace.media, from: message.destinationID, to: message.sourceID,
                 connectionID: connectionID)
         }
-        self.broadcastMedia(outcome.broadcasts, from: message.destinationID, excluding: connectionID)
+        self.broadcast(
+            outcome.broadcasts, namespace: CastNamespace.media, from: message.destinationID, excluding: connectionID)
     }
 
     /// Moves the player on to `now` and tells every sender of the app what changed.
@@ -213,19 +203,21 @@ final class EmulatorHub: Sendable {
             (state.platform.mediaTransportID, state.platform.media.tick(now: now))
         }
         guard let transportID else { return }
-        self.broadcastMedia(broadcasts, from: transportID, excluding: nil)
+        self.broadcast(broadcasts, namespace: CastNamespace.media, from: transportID, excluding: nil)
     }
 
-    private func broadcastMedia(_ broadcasts: [JSONValue], from transportID: String, excluding: Int?) {
-        guard !broadcasts.isEmpty else { return }
+    /// Sends `messages` (requestId 0, destination `*`) from `endpointID` to every
+    /// socket with a virtual connection to it, but `excluding`.
+    private func broadcast(_ messages: [JSONValue], namespace: String, from endpointID: String, excluding: Int?) {
+        guard !messages.isEmpty else { return }
         let listeners = self.state.withLockedValue { state in
-            state.links.filter { id, links in id != excluding && links.contains { $0.endpointID == transportID } }
+            state.links.filter { id, links in id != excluding && links.contains { $0.endpointID == endpointID } }
                 .keys.sorted()
         }
         for connectionID in listeners {
-            for broadcast in broadcasts {
+            for message in messages {
                 self.send(
-                    broadcast, namespace: CastNamespace.media, from: transportID, to: TransportConstants.broadcastID,
+                    message, namespace: namespace, from: endpointID, to: TransportConstants.broadcastID,
                     connectionID: connectionID)
             }
         }
@@ -259,9 +251,7 @@ final class EmulatorHub: Sendable {
             channel.writeAndFlush(frame, promise: nil)
             return
         }
-        let (seconds, attoseconds) = delay.components
-        let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-        channel.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) {
+        channel.eventLoop.scheduleTask(in: TimeAmount(delay)) {
             channel.writeAndFlush(frame, promise: nil)
         }
     }

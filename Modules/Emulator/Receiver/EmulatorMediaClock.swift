@@ -1,3 +1,4 @@
+import CastTransport
 import NIOConcurrencyHelpers
 
 /// The time the emulator's media player runs on: the machine's clock, or a
@@ -31,8 +32,7 @@ public final class EmulatorMediaClock: Sendable {
         self.source.withLockedValue { source in
             switch source {
             case .system(let start):
-                let (seconds, attoseconds) = (ContinuousClock.now - start).components
-                return Double(seconds) + Double(attoseconds) * 1e-18
+                return (ContinuousClock.now - start).inSeconds
             case .manual(let seconds):
                 return seconds
             }
@@ -41,10 +41,9 @@ public final class EmulatorMediaClock: Sendable {
 
     /// Moves a manual clock forward; a system clock ignores it.
     func advance(by duration: Duration) {
-        let (seconds, attoseconds) = duration.components
         self.source.withLockedValue { source in
             if case .manual(let now) = source {
-                source = .manual(now + Double(seconds) + Double(attoseconds) * 1e-18)
+                source = .manual(now + duration.inSeconds)
             }
         }
     }

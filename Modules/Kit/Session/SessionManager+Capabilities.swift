@@ -17,25 +17,17 @@ extension SessionManager {
         if let session = self.currentSession, session.device.id == device.id, session.state == .connected {
             return (try? await session.receiver.availability(of: [appID]))?[appID] ?? .unknown
         }
+        guard let connection = try? await self.connect(to: device) else { return .unknown }
         let probe = ReceiverChannel(requestTimeout: self.options.requestTimeout)
-        for address in device.addresses {
-            let connection = CastConnection(
-                host: address.description, port: device.port, configuration: self.options.connection,
-                eventLoopGroup: self.eventLoopGroup, logger: self.options.logger)
-            defer { probe.detach() }
-            do {
-                try await connection.connect()
-                try await connection.openVirtualConnection(to: TransportConstants.receiverPlatformID)
-                probe.attach(
-                    to: connection, destinationID: TransportConstants.receiverPlatformID, logger: self.options.logger)
-                let answers = try await probe.availability(of: [appID])
-                await connection.close()
-                return answers[appID] ?? .unknown
-            } catch {
-                await connection.close()
-            }
+        defer { probe.detach() }
+        var answer = AppAvailability.unknown
+        if (try? await connection.openVirtualConnection(to: TransportConstants.receiverPlatformID)) != nil {
+            probe.attach(
+                to: connection, destinationID: TransportConstants.receiverPlatformID, logger: self.options.logger)
+            answer = (try? await probe.availability(of: [appID]))?[appID] ?? .unknown
         }
-        return .unknown
+        await connection.close()
+        return answer
     }
 
     /// Whether `device` can run Remote Display: it has video out, and its

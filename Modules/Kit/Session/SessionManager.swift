@@ -208,7 +208,7 @@ public actor SessionManager {
     }
 
     /// A connected socket to `device`, trying its IPv4 addresses first.
-    private func connect(to device: CastDevice) async throws(CastSessionError) -> CastConnection {
+    func connect(to device: CastDevice) async throws(CastSessionError) -> CastConnection {
         let addresses = device.addresses.filter(\.isV4) + device.addresses.filter { !$0.isV4 }
         guard !addresses.isEmpty else {
             throw CastSessionError(.noAddress, "\(device.friendlyName) has no known address")

@@ -69,8 +69,7 @@ public final class RemoteMediaClient: CastChannel, @unchecked Sendable {
         self.state.withLockedValue { state in
             guard let status = state.cache.status, let receivedAt = state.receivedAt else { return nil }
             guard status.playerState == .playing else { return status.currentTime }
-            let (seconds, attoseconds) = (now - receivedAt).components
-            var position = status.currentTime + (Double(seconds) + Double(attoseconds) * 1e-18) * status.playbackRate
+            var position = status.currentTime + (now - receivedAt).inSeconds * status.playbackRate
             if let duration = status.media?.duration, duration > 0 { position = min(position, duration) }
             return max(position, 0)
         }
@@ -243,8 +242,13 @@ public final class RemoteMediaClient: CastChannel, @unchecked Sendable {
         let reply: MediaReply
         switch type {
         case "MEDIA_STATUS":
-            guard let status = self.apply(json) else { return }
-            reply = .status(status)
+            switch self.apply(json) {
+            case .success(let status):
+                reply = .status(status)
+            case .failure(let error):
+                self.logger.debug("dropping a malformed MEDIA_STATUS", metadata: ["cast.reason": "\(error)"])
+                return
+            }
         case "QUEUE_ITEM_IDS":
             reply = .queueItemIDs(json["itemIds"]?.arrayValue?.compactMap(\.intValue) ?? [])
         case "QUEUE_ITEMS":
@@ -291,8 +295,8 @@ public final class RemoteMediaClient: CastChannel, @unchecked Sendable {
         self.requests.failAll(CastChannelError(.disconnected, "the media channel disconnected"))
     }
 
-    /// Merges a MEDIA_STATUS into the cache and publishes it; `nil` (and logged) when it is malformed.
-    private func apply(_ message: JSONValue) -> MediaStatus?? {
+    /// Merges a MEDIA_STATUS into the cache and publishes the result; the cache is unchanged on failure.
+    private func apply(_ message: JSONValue) -> Result<MediaStatus?, CastChannelError> {
         let result: Result<MediaStatus?, CastChannelError> = self.state.withLockedValue { state in
             do throws(CastChannelError) {
                 let status = try state.cache.apply(message)
@@ -302,13 +306,7 @@ public final class RemoteMediaClient: CastChannel, @unchecked Sendable {
                 return .failure(error)
             }
         }
-        switch result {
-        case .success(let status):
-            self.broadcaster.yield(.statusChanged(status))
-            return .some(status)
-        case .failure(let error):
-            self.logger.debug("dropping a malformed MEDIA_STATUS", metadata: ["cast.reason": "\(error)"])
-            return nil
-        }
+        if case .success(let status) = result { self.broadcaster.yield(.statusChanged(status)) }
+        return result
     }
 }

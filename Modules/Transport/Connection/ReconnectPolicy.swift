@@ -42,8 +42,8 @@ public struct ReconnectPolicy: Sendable, Hashable {
     ) -> Duration? {
         guard attempt >= 1 else { return nil }
         if let maximumAttempts = self.maximumAttempts, attempt > maximumAttempts { return nil }
-        let initial = Self.seconds(self.initialDelay)
-        let cap = Self.seconds(self.maximumDelay)
+        let initial = self.initialDelay.inSeconds
+        let cap = self.maximumDelay.inSeconds
         // pow() grows without bound; stop growing once past the cap.
         var base = initial
         var step = 1
@@ -61,10 +61,5 @@ public struct ReconnectPolicy: Sendable, Hashable {
     public func delay(beforeAttempt attempt: Int) -> Duration? {
         var generator = SystemRandomNumberGenerator()
         return self.delay(beforeAttempt: attempt, using: &generator)
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) * 1e-18
     }
 }

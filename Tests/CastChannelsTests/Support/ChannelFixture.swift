@@ -56,15 +56,3 @@ struct ChannelFixture {
         CastConnection(host: "127.0.0.1", port: emulator.port, configuration: configuration, logger: quietLogger)
     }
 }
-
-/// The error `body` throws as a ``CastChannelError``, or `nil` if it does not throw.
-func channelError(_ body: () async throws -> Void) async -> CastChannelError? {
-    do {
-        try await body()
-        return nil
-    } catch let error as CastChannelError {
-        return error
-    } catch {
-        return nil
-    }
-}

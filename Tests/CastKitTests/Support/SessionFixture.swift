@@ -152,18 +152,6 @@ func roundTrip(_ channel: CastChannel, _ text: String) async throws -> CastMessa
     return await first(messages) { _ in true }
 }
 
-/// The error `body` throws as a ``CastSessionError``, or `nil` if it does not throw.
-func sessionError(_ body: () async throws -> Void) async -> CastSessionError? {
-    do {
-        try await body()
-        return nil
-    } catch let error as CastSessionError {
-        return error
-    } catch {
-        return nil
-    }
-}
-
 /// A fresh file path for a session store.
 func temporaryStoreURL() -> URL {
     FileManager.default.temporaryDirectory.appendingPathComponent("cast-session-\(UUID().uuidString).json")
