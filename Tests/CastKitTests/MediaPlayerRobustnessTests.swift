@@ -60,6 +60,28 @@ import Testing
         return .object(request)
     }
 
+    @Test func theQueueIsBounded() {
+        var player = MediaPlayer()
+        let item: JSONValue = ["media": ["contentId": "x"]]
+        let tooMany = player.handle(
+            [
+                "type": "QUEUE_LOAD", "requestId": 1,
+                "items": .array(Array(repeating: item, count: MediaPlayer.queueLimit + 1)),
+            ],
+            now: 0)
+        #expect(tooMany.replies.first?["type"] == "INVALID_REQUEST")
+        _ = player.handle(
+            [
+                "type": "QUEUE_LOAD", "requestId": 2,
+                "items": .array(Array(repeating: item, count: MediaPlayer.queueLimit)),
+            ],
+            now: 0)
+        let more = player.handle(
+            ["type": "QUEUE_INSERT", "requestId": 3, "mediaSessionId": 1, "items": [item]], now: 0)
+        #expect(more.replies.first?["type"] == "INVALID_REQUEST")
+        #expect(more.replies.first?["reason"] == "INVALID_PARAMS")
+    }
+
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
     func randomRequestsAndTicksNeverTrap(seed: UInt64) {
         var generator = SplitMix64(seed: seed)

@@ -54,10 +54,17 @@ open class CastChannel: @unchecked Sendable {
         var logger: Logger
     }
 
+    /// The most messages or events a listener that does not keep up is held
+    /// for: message streams then drop the newest (like the connection's
+    /// router), status streams the oldest (the latest status is what counts).
+    public static let listenerBufferLimit = 1024
+
     /// The namespace, `urn:x-cast:…`.
     public let namespace: String
     private let state: NIOLockedValueBox<State>
-    private let inbound = EventBroadcaster<CastMessage.Payload>(initial: nil, replaysLatest: false)
+    /// Messages wait in order for each listener; past ``listenerBufferLimit``, the newest are dropped.
+    private let inbound = EventBroadcaster<CastMessage.Payload>(
+        initial: nil, replaysLatest: false, buffering: .bufferingOldest(CastChannel.listenerBufferLimit))
     private let connectivity = EventBroadcaster<CastChannelConnectionEvent>(initial: .disconnected)
 
     /// Creates a channel for `namespace`.

@@ -15,9 +15,13 @@ public final class MultizoneChannel: CastChannel, @unchecked Sendable {
     /// How long a request waits for its reply. Default 10 s.
     public let requestTimeout: Duration
 
+    /// The most members kept: more than any real group, so a receiver cannot grow the list without bound.
+    static let memberLimit = 512
+
     private let requests = RequestTracker<MultizoneReply>()
     private let members = NIOLockedValueBox<[MultizoneDevice]>([])
-    private let broadcaster = EventBroadcaster<MultizoneEvent>(initial: nil, replaysLatest: false)
+    private let broadcaster = EventBroadcaster<MultizoneEvent>(
+        initial: nil, replaysLatest: false, buffering: .bufferingNewest(CastChannel.listenerBufferLimit))
 
     /// Creates a multizone channel; attach it to a group's `receiver-0`.
     public init(requestTimeout: Duration = .seconds(10)) {
@@ -69,7 +73,7 @@ public final class MultizoneChannel: CastChannel, @unchecked Sendable {
         switch type {
         case "MULTIZONE_STATUS":
             let status = MultizoneStatus(json: json["status"] ?? [:])
-            self.members.withLockedValue { $0 = status.devices }
+            self.members.withLockedValue { $0 = Array(status.devices.prefix(Self.memberLimit)) }
             self.broadcaster.yield(.statusChanged(status))
             reply = .status(status)
         case "CASTING_GROUPS":
@@ -82,15 +86,20 @@ public final class MultizoneChannel: CastChannel, @unchecked Sendable {
                 self.logger.debug("dropping \(type) without a device")
                 return
             }
-            let isNew = self.members.withLockedValue { members in
+            let change: MultizoneEvent? = self.members.withLockedValue { members in
                 if let index = members.firstIndex(where: { $0.id == device.id }) {
                     members[index] = device
-                    return false
+                    return .deviceUpdated(device)
                 }
+                guard members.count < Self.memberLimit else { return nil }
                 members.append(device)
-                return true
+                return .deviceAdded(device)
             }
-            self.broadcaster.yield(isNew ? .deviceAdded(device) : .deviceUpdated(device))
+            guard let change else {
+                self.logger.debug("dropping DEVICE_ADDED beyond \(Self.memberLimit) members")
+                return
+            }
+            self.broadcaster.yield(change)
             return
         case "DEVICE_REMOVED":
             guard let id = json["deviceId"]?.stringValue else {

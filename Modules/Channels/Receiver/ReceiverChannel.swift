@@ -29,7 +29,8 @@ public final class ReceiverChannel: CastChannel, @unchecked Sendable {
 
     private let requests = RequestTracker<ReceiverReply>()
     private let latest = NIOLockedValueBox<ReceiverStatus?>(nil)
-    private let broadcaster = EventBroadcaster<ReceiverEvent>(initial: nil, replaysLatest: false)
+    private let broadcaster = EventBroadcaster<ReceiverEvent>(
+        initial: nil, replaysLatest: false, buffering: .bufferingNewest(CastChannel.listenerBufferLimit))
 
     /// Creates a receiver channel; attach it to `receiver-0`.
     public init(

@@ -93,7 +93,10 @@ final class EmulatorConnectionHandler: ChannelInboundHandler {
         let link = EmulatorHub.Link(senderID: message.sourceID, endpointID: message.destinationID)
         switch message.text.flatMap(ConnectionMessage.init(text:)) {
         case .connect(let type, _):
-            self.hub.open(link, connectionID: self.connectionID)
+            guard self.hub.open(link, connectionID: self.connectionID) else {
+                self.logger.debug("ignoring a CONNECT beyond the virtual-connection limit")
+                return
+            }
             self.hub.events.yield(
                 .virtualConnectionOpened(
                     connectionID: self.connectionID,

@@ -79,9 +79,16 @@ final class EmulatorHub: Sendable {
 
     // MARK: Virtual connections
 
-    /// Records a CONNECT.
-    func open(_ link: Link, connectionID: Int) {
-        self.state.withLockedValue { _ = $0.links[connectionID, default: []].insert(link) }
+    /// The most virtual connections one socket may hold; a CONNECT beyond it is ignored.
+    static let linkLimit = 256
+
+    /// Records a CONNECT; returns `false` when the socket already holds ``linkLimit``.
+    func open(_ link: Link, connectionID: Int) -> Bool {
+        self.state.withLockedValue { state in
+            guard (state.links[connectionID]?.count ?? 0) < Self.linkLimit else { return false }
+            state.links[connectionID, default: []].insert(link)
+            return true
+        }
     }
 
     /// Forgets a virtual connection; returns whether it was open.

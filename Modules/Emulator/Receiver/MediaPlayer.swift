@@ -26,6 +26,9 @@ struct MediaPlayer {
         var clipStartedAt: Double
     }
 
+    /// The longest queue: inserts beyond it are refused (INVALID_PARAMS), so a sender cannot grow it without bound.
+    static let queueLimit = 1000
+
     /// How close to an end counts as the end: media-clock sums carry rounding.
     private static let tolerance = 1e-6
 
@@ -127,6 +130,9 @@ struct MediaPlayer {
             if let failure = self.queueUpdate(request, requestID: requestID, now: now) { return failure }
             includeMedia = true
         case "QUEUE_INSERT":
+            guard self.items.count + (request["items"]?.arrayValue?.count ?? 0) <= Self.queueLimit else {
+                return Outcome(replies: [Self.invalidRequest(requestID, "INVALID_PARAMS")])
+            }
             let inserted = self.insert(request["items"]?.arrayValue ?? [], before: request["insertBefore"]?.intValue)
             return self.reply(
                 requestID, queueChange: ["changeType": "INSERT", "itemIds": .array(inserted.map(JSONValue.integer))])
@@ -191,7 +197,9 @@ struct MediaPlayer {
 
     private mutating func queueLoad(_ request: JSONValue, requestID: Int, now: Double) -> Outcome {
         let entries = (request["items"]?.arrayValue ?? []).compactMap(\.objectValue)
-        guard !entries.isEmpty else { return Outcome(replies: [Self.invalidRequest(requestID, "INVALID_PARAMS")]) }
+        guard !entries.isEmpty, entries.count <= Self.queueLimit else {
+            return Outcome(replies: [Self.invalidRequest(requestID, "INVALID_PARAMS")])
+        }
         self.repeatMode = request["repeatMode"]?.stringValue ?? "REPEAT_OFF"
         let startIndex = min(max(request["startIndex"]?.intValue ?? 0, 0), entries.count - 1)
         return self.start(

@@ -36,7 +36,8 @@ public final class RemoteMediaClient: CastChannel, @unchecked Sendable {
 
     private let requests = RequestTracker<MediaReply>()
     private let state = NIOLockedValueBox(State())
-    private let broadcaster = EventBroadcaster<MediaEvent>(initial: nil, replaysLatest: false)
+    private let broadcaster = EventBroadcaster<MediaEvent>(
+        initial: nil, replaysLatest: false, buffering: .bufferingNewest(CastChannel.listenerBufferLimit))
 
     /// Creates a media client; attach it to the app's transport.
     public init(requestTimeout: Duration = .seconds(10)) {

@@ -15,17 +15,25 @@ package final class EventBroadcaster<Element: Sendable>: Sendable {
 
     private let state: NIOLockedValueBox<State>
     private let replaysLatest: Bool
+    private let buffering: AsyncStream<Element>.Continuation.BufferingPolicy
 
     /// Creates a broadcaster whose new listeners start with `initial`, if
-    /// given, or (when `replaysLatest`) with the latest event.
-    package init(initial: Element?, replaysLatest: Bool = true) {
+    /// given, or (when `replaysLatest`) with the latest event. `buffering`
+    /// bounds what a listener that does not keep up holds: streams fed from
+    /// the network pass a bound, so a slow listener cannot grow memory.
+    package init(
+        initial: Element?,
+        replaysLatest: Bool = true,
+        buffering: AsyncStream<Element>.Continuation.BufferingPolicy = .unbounded
+    ) {
         self.state = NIOLockedValueBox(State(latest: initial))
         self.replaysLatest = replaysLatest
+        self.buffering = buffering
     }
 
     /// A stream of the latest event and every later one, until ``finish()``.
     package func subscribe() -> AsyncStream<Element> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: self.buffering)
         let id: UInt64? = self.state.withLockedValue { state in
             if let latest = state.latest { continuation.yield(latest) }
             guard !state.isFinished else { return nil }
