@@ -116,7 +116,10 @@ let package = Package(
 
         .target(
             name: "CastRemoteDisplay",
-            dependencies: ["CastLogging", "CVPX", "COpus", "CSampleRate"],
+            dependencies: [
+                "CastLogging", "CastTransport", "CastChannels", "CVPX", "COpus", "CSampleRate", "COpenSSL",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Modules/RemoteDisplay",
             swiftSettings: strictSettings
         ),
@@ -130,6 +133,9 @@ let package = Package(
                 "CastDiscovery",
                 "CastTransport",
                 "CastChannels",
+                "CastRemoteDisplay",
+                "CVPX",
+                "COpus",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -247,7 +253,9 @@ let package = Package(
         ),
         .testTarget(
             name: "CastRemoteDisplayTests",
-            dependencies: ["CastRemoteDisplay", "CVPX", "COpus"],
+            dependencies: [
+                "CastRemoteDisplay", "CVPX", "COpus", "CastEmulator", "CastChannels", "CastTransport", "CastLogging",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -57,7 +57,7 @@ public final class CastEmulator: Sendable {
         var log = logger.makeLogger(subsystem: "Emulator.Platform")
         log[metadataKey: "cast.emulator"] = "\(configuration.name)"
         self.logger = log
-        self.hub = EmulatorHub(applications: configuration.applications, logger: log)
+        self.hub = EmulatorHub(applications: configuration.applications, host: configuration.host, logger: log)
     }
 
     /// The state every socket shares, for the receiver-platform extension.

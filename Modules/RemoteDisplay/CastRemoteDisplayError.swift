@@ -17,6 +17,22 @@ public struct CastRemoteDisplayError: Error, Sendable, CustomStringConvertible {
         public static let codecFailure = Code("codecFailure")
         /// Every pooled buffer is in use; the item was not processed.
         public static let poolExhausted = Code("poolExhausted")
+        /// OpenSSL failed to make a key or start the frame cipher.
+        public static let cryptoFailure = Code("cryptoFailure")
+        /// The receiver's UDP address cannot be resolved or a socket cannot be opened.
+        public static let networkFailure = Code("networkFailure")
+        /// The channel is not attached to a receiver app; connect the session first.
+        public static let notConnected = Code("notConnected")
+        /// No ANSWER arrived within the configuration's answer timeout.
+        public static let answerTimedOut = Code("answerTimedOut")
+        /// The receiver refused the OFFER; ``CastRemoteDisplayError/cause`` is an ``OfferRejection``.
+        public static let offerRejected = Code("offerRejected")
+        /// The receiver accepted none of the offered streams.
+        public static let noAcceptableStream = Code("noAcceptableStream")
+        /// The ANSWER is malformed (no UDP port, stream lists that do not match).
+        public static let invalidAnswer = Code("invalidAnswer")
+        /// The session ended; nothing more can be sent on it.
+        public static let sessionEnded = Code("sessionEnded")
     }
 
     /// A failure code reported by a C library (libvpx, libopus, libsamplerate).

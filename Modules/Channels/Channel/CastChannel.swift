@@ -228,6 +228,11 @@ open class CastChannel: @unchecked Sendable {
         self.didDisconnect()
     }
 
+    /// The connection and endpoint the channel is attached to, if any.
+    package var currentLink: (connection: CastConnection, destinationID: String)? {
+        self.state.withLockedValue { state in state.link.map { ($0.connection, $0.destinationID) } }
+    }
+
     // MARK: Internals
 
     private func deliver(_ message: CastMessage) {

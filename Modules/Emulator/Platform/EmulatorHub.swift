@@ -28,10 +28,13 @@ final class EmulatorHub: Sendable {
     private let logger: Logger
     /// What the emulator observes, fanned out to every listener.
     let events = EventBroadcaster<EmulatorEvent>(initial: nil)
+    /// The Cast Streaming receiver behind the apps that speak webrtc.
+    let streaming: StreamingService
 
-    init(applications: [EmulatedApplication], logger: Logger) {
+    init(applications: [EmulatedApplication], host: String, logger: Logger) {
         self.state = NIOLockedValueBox(State(platform: ReceiverPlatform(applications: applications)))
         self.logger = logger
+        self.streaming = StreamingService(host: host, logger: logger)
     }
 
     /// The current fault settings.
@@ -172,6 +175,7 @@ final class EmulatorHub: Sendable {
     func publish(_ outcome: ReceiverPlatform.Outcome, namespace: String, excluding: Int? = nil) {
         for transportID in outcome.stoppedTransports {
             self.closeLinks(to: transportID, reason: .closedBySelf)
+            self.streaming.applicationStopped(transportID: transportID)
         }
         self.broadcast(
             outcome.broadcasts, namespace: namespace, from: TransportConstants.receiverPlatformID, excluding: excluding)
@@ -227,6 +231,25 @@ final class EmulatorHub: Sendable {
                     message, namespace: namespace, from: endpointID, to: TransportConstants.broadcastID,
                     connectionID: connectionID)
             }
+        }
+    }
+
+    // MARK: Streaming
+
+    /// Answers a webrtc-namespace message to the running app's transport, if that app speaks webrtc.
+    func handleStreamingMessage(_ message: CastMessage, connectionID: Int, eventLoop: any EventLoop) {
+        let speaksWebRTC = self.state.withLockedValue { state in
+            guard let app = state.platform.runningApp, app.transportID == message.destinationID else { return false }
+            return app.application.namespaces.contains(CastNamespace.webrtc)
+        }
+        guard speaksWebRTC, let text = message.text, let json = try? JSONValue(parsing: text) else {
+            self.logger.debug("dropping a webrtc message for no streaming app, or not JSON")
+            return
+        }
+        self.streaming.handle(json, transportID: message.destinationID, eventLoop: eventLoop) { reply in
+            self.send(
+                reply, namespace: CastNamespace.webrtc, from: message.destinationID, to: message.sourceID,
+                connectionID: connectionID)
         }
     }
 

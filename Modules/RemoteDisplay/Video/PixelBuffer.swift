@@ -107,6 +107,14 @@ public struct PixelBuffer: ~Copyable, Sendable {
         }
     }
 
+    /// Hands the storage over without returning it to the pool (the session
+    /// moves a frame to its encoder thread this way); `nil` pool means it was not pooled.
+    consuming func takeStorage() -> (PixelStorage, BoundedPool<PixelStorage>?) {
+        let pool = self.pool
+        self.pool = nil
+        return (self.storage, pool)
+    }
+
     private mutating func fillBlack() {
         for plane in 0..<self.planeCount {
             self.storage.plane(plane).initializeMemory(as: UInt8.self, repeating: plane == 0 ? 16 : 128)

@@ -6,7 +6,8 @@
 // `BoundedPool` (only while no buffer holds it), or, for the NV12→I420
 // conversion copy, the noncopyable `VP8Encoder` that made it and uses it only
 // in `mutating` methods. Ownership moves between threads only through the
-// pool, under its mutex, which orders the writes before and after.
+// pool or a Remote Display session's queue of frames waiting for its encoder
+// thread, each under its mutex, which orders the writes before and after.
 // Two threads therefore never touch the bytes at once.
 final class PixelStorage: @unchecked Sendable {
     let layout: PixelLayout

@@ -1,0 +1,96 @@
+import COpus
+import CVPX
+import Foundation
+
+/// libvpx's VP8 decoder, as a receiver uses it. Not thread-safe: one owner.
+package final class VP8Decoder {
+    private var context = vpx_codec_ctx_t()
+    private let isReady: Bool
+
+    /// A decoded I420 picture, planes without padding.
+    package struct Picture: Sendable, Equatable {
+        package var width: Int
+        package var height: Int
+        package var planes: [[UInt8]]
+    }
+
+    package init() {
+        self.isReady = cvpx_codec_dec_init(&self.context, vpx_codec_vp8_dx(), nil, 0) == VPX_CODEC_OK
+    }
+
+    deinit {
+        if self.isReady { vpx_codec_destroy(&self.context) }
+    }
+
+    /// Decodes one frame; `nil` on a decode error.
+    package func decode(_ bytes: [UInt8]) -> Picture? {
+        guard self.isReady, vpx_codec_decode(&self.context, bytes, UInt32(bytes.count), nil, 0) == VPX_CODEC_OK
+        else { return nil }
+        var iterator: vpx_codec_iter_t? = nil
+        guard let image = vpx_codec_get_frame(&self.context, &iterator)?.pointee else { return nil }
+        let width = Int(image.d_w)
+        let height = Int(image.d_h)
+        let pointers = [image.planes.0, image.planes.1, image.planes.2]
+        let strides = [Int(image.stride.0), Int(image.stride.1), Int(image.stride.2)]
+        var planes: [[UInt8]] = []
+        for plane in 0..<3 {
+            let planeWidth = plane == 0 ? width : (width + 1) / 2
+            let planeHeight = plane == 0 ? height : (height + 1) / 2
+            var bytes = [UInt8](repeating: 0, count: planeWidth * planeHeight)
+            if let base = pointers[plane] {
+                bytes.withUnsafeMutableBytes { target in
+                    for row in 0..<planeHeight {
+                        UnsafeMutableRawBufferPointer(rebasing: target[(row * planeWidth)..<((row + 1) * planeWidth)])
+                            .copyMemory(
+                                from: UnsafeRawBufferPointer(start: base + row * strides[plane], count: planeWidth))
+                    }
+                }
+            }
+            planes.append(bytes)
+        }
+        return Picture(width: width, height: height, planes: planes)
+    }
+}
+
+/// libopus's decoder at 48 kHz. Not thread-safe: one owner.
+package final class OpusDecoder {
+    private let decoder: OpaquePointer?
+    package let channels: Int
+
+    package init(channels: Int) {
+        var status: Int32 = 0
+        self.channels = channels
+        self.decoder = opus_decoder_create(48_000, Int32(channels), &status)
+    }
+
+    deinit {
+        if let decoder = self.decoder { opus_decoder_destroy(decoder) }
+    }
+
+    /// Interleaved samples of one packet; `nil` on a decode error.
+    package func decode(_ packet: [UInt8]) -> [Float]? {
+        guard let decoder = self.decoder else { return nil }
+        var output = [Float](repeating: 0, count: 5_760 * self.channels)
+        let count = opus_decode_float(decoder, packet, Int32(packet.count), &output, 5_760, 0)
+        guard count > 0 else { return nil }
+        return Array(output[0..<(Int(count) * self.channels)])
+    }
+}
+
+/// Luma PSNR of `decoded` against `reference` (tight width × height bytes), dB;
+/// `nil` when the sizes differ.
+package func lumaPSNR(reference: [UInt8], decoded: VP8Decoder.Picture) -> Double? {
+    let luma = decoded.planes[0]
+    guard reference.count == luma.count, !luma.isEmpty else { return nil }
+    var squaredError = 0.0
+    reference.withUnsafeBufferPointer { reference in
+        luma.withUnsafeBufferPointer { luma in
+            for index in 0..<luma.count {
+                let difference = Double(Int(reference[index]) - Int(luma[index]))
+                squaredError += difference * difference
+            }
+        }
+    }
+    let meanSquaredError = max(squaredError / Double(luma.count), 1e-10)
+    return 10 * log10(255 * 255 / meanSquaredError)
+}

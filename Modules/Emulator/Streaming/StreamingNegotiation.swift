@@ -1,0 +1,120 @@
+import CastChannels
+import CastRemoteDisplay
+
+/// Reads an OFFER as Open Screen's receiver does and writes the ANSWER
+/// (Docs/spec/cast-streaming.md §1).
+struct StreamingNegotiation {
+    /// A stream the receiver takes.
+    struct SelectedStream {
+        var index: Int
+        var kind: MediaKind
+        var ssrc: UInt32
+        var payloadType: UInt8
+        var timebase: Int
+        var key: StreamKey
+        var channels: Int
+        var targetDelay: Duration
+    }
+
+    /// A refusal: the ANSWER's error code and description.
+    struct Refusal: Error {
+        var code: Int
+        var description: String
+    }
+
+    /// Open Screen's codes: 1 invalid parameter, 2 not encrypted / no usable streams.
+    static let invalidParameter = 1
+    static let noStreams = 2
+
+    let sequenceNumber: Int
+    let streams: [SelectedStream]
+
+    /// Selects the first Opus stream and (unless audio only) the first VP8
+    /// stream; invalid streams and unknown codecs are dropped.
+    ///
+    /// - Throws: ``Refusal`` when a stream lacks its AES key or mask (the
+    ///   whole offer is unencrypted), or nothing is left to receive.
+    init(offer message: JSONValue, audioOnly: Bool) throws(Refusal) {
+        self.sequenceNumber = message["seqNum"]?.intValue ?? 0
+        guard let supported = message["offer"]?["supportedStreams"]?.arrayValue else {
+            throw Refusal(code: Self.invalidParameter, description: "the OFFER has no supportedStreams")
+        }
+        var selected: [SelectedStream] = []
+        for stream in supported {
+            guard stream["aesKey"]?.stringValue != nil, stream["aesIvMask"]?.stringValue != nil else {
+                throw Refusal(code: Self.noStreams, description: "streams must be encrypted (aesKey and aesIvMask)")
+            }
+            guard let candidate = Self.parse(stream), !selected.contains(where: { $0.kind == candidate.kind }),
+                !(audioOnly && candidate.kind == .video)
+            else { continue }
+            selected.append(candidate)
+        }
+        guard !selected.isEmpty else {
+            throw Refusal(code: Self.noStreams, description: "no stream this receiver can play")
+        }
+        self.streams = selected
+    }
+
+    private static func parse(_ stream: JSONValue) -> SelectedStream? {
+        guard let index = stream["index"]?.intValue,
+            let ssrcValue = stream["ssrc"]?.intValue, let ssrc = UInt32(exactly: ssrcValue),
+            let payloadType = stream["rtpPayloadType"]?.intValue,
+            (96...104).contains(payloadType) || payloadType == 127,
+            let timeBase = stream["timeBase"]?.stringValue, timeBase.hasPrefix("1/"),
+            let timebase = Int(timeBase.dropFirst(2)), (16_000...90_000).contains(timebase),
+            let key = StreamKey(
+                hexKey: stream["aesKey"]?.stringValue ?? "", hexIVMask: stream["aesIvMask"]?.stringValue ?? "")
+        else { return nil }
+        let kind: MediaKind
+        switch (stream["type"]?.stringValue, stream["codecName"]?.stringValue?.lowercased()) {
+        case ("audio_source", "opus"): kind = .audio
+        case ("video_source", "vp8"): kind = .video
+        default: return nil
+        }
+        var delay = stream["targetDelay"]?.intValue ?? 400
+        if !(1...5_000).contains(delay) { delay = 400 }
+        return SelectedStream(
+            index: index, kind: kind, ssrc: ssrc, payloadType: UInt8(payloadType), timebase: timebase, key: key,
+            channels: stream["channels"]?.intValue ?? 2, targetDelay: .milliseconds(delay))
+    }
+
+    /// The ANSWER accepting the selected streams on `port`.
+    func answer(port: Int, constraints: StreamingReceiverConfiguration.Constraints?) -> JSONValue {
+        var answer: [String: JSONValue] = [
+            "udpPort": .integer(port),
+            "sendIndexes": .array(self.streams.map { .integer($0.index) }),
+            "ssrcs": .array(self.streams.map { .integer(Int($0.ssrc &+ 1)) }),
+            "rtpExtensions": ["adaptive_playout_delay"],
+        ]
+        if let constraints { answer["constraints"] = Self.json(constraints) }
+        return ["type": "ANSWER", "seqNum": .integer(self.sequenceNumber), "result": "ok", "answer": .object(answer)]
+    }
+
+    /// An error ANSWER.
+    static func refusal(sequenceNumber: Int, code: Int, description: String) -> JSONValue {
+        [
+            "type": "ANSWER", "seqNum": .integer(sequenceNumber), "result": "error",
+            "error": ["code": .integer(code), "description": .string(description)],
+        ]
+    }
+
+    private static func json(_ constraints: StreamingReceiverConfiguration.Constraints) -> JSONValue {
+        var video: [String: JSONValue] = [:]
+        var audio: [String: JSONValue] = [:]
+        if let resolution = constraints.maximumResolution {
+            var dimensions: [String: JSONValue] = [
+                "width": .integer(resolution.width), "height": .integer(resolution.height),
+            ]
+            if let rate = constraints.maximumFrameRate { dimensions["frameRate"] = .string("\(rate)") }
+            video["maxDimensions"] = .object(dimensions)
+        }
+        if let minimum = constraints.minimumVideoBitrate { video["minBitRate"] = .integer(minimum) }
+        if let maximum = constraints.maximumVideoBitrate { video["maxBitRate"] = .integer(maximum) }
+        if let maximum = constraints.maximumAudioBitrate { audio["maxBitRate"] = .integer(maximum) }
+        if let delay = constraints.maximumDelay {
+            video["maxDelay"] = .integer(delay)
+            audio["maxDelay"] = .integer(delay)
+        }
+        return ["video": .object(video), "audio": .object(audio)]
+    }
+}

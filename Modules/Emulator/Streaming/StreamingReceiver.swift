@@ -1,0 +1,211 @@
+import CastChannels
+import CastRemoteDisplay
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// The emulator's Cast Streaming receiver for one session: a UDP port that
+/// takes RTP and RTCP from the sender (through the impaired link), feeds
+/// each stream, and sends compound RTCP back on Open Screen's schedule —
+/// on every SR, when a checkpoint moves, every 30 ms while a frame is
+/// incomplete, else every 500 ms (Docs/spec/cast-streaming.md §4).
+final class StreamingReceiver: Sendable {
+    private struct State {
+        var streams: [ReceiverStream]
+        var link: ImpairedLink
+        var sender: SocketAddress?
+        var lastFeedback: [HostTime?]
+        var feedbackDue: [Bool]
+        var feedbackPackets = 0
+        var senderReports = 0
+        var scratch: [UInt8] = []
+    }
+
+    /// The app transport whose OFFER made this receiver.
+    let transportID: String
+    private let state: NIOLockedValueBox<State>
+    private let channel: any Channel
+    private let logger: Logger
+    private let ticks: NIOLockedValueBox<RepeatedTask?> = NIOLockedValueBox(nil)
+
+    static let tickInterval: TimeAmount = .milliseconds(10)
+    static let incompleteFeedbackInterval: Duration = .milliseconds(30)
+    static let idleFeedbackInterval: Duration = .milliseconds(500)
+
+    private init(
+        transportID: String, streams: [ReceiverStream], impairment: NetworkImpairment, channel: any Channel,
+        logger: Logger
+    ) {
+        self.transportID = transportID
+        self.state = NIOLockedValueBox(
+            State(
+                streams: streams, link: ImpairedLink(impairment),
+                lastFeedback: Array(repeating: nil, count: streams.count),
+                feedbackDue: Array(repeating: false, count: streams.count)))
+        self.channel = channel
+        self.logger = logger
+    }
+
+    /// Binds a UDP port on `host` and starts receiving `streams`.
+    static func start(
+        transportID: String, streams: [ReceiverStream], configuration: StreamingReceiverConfiguration, host: String,
+        group: any EventLoopGroup, logger: Logger
+    ) -> EventLoopFuture<StreamingReceiver> {
+        let box = NIOLockedValueBox<StreamingReceiver?>(nil)
+        return DatagramBootstrap(group: group)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(DatagramHandler(receiver: box))
+                }
+            }
+            .bind(host: host, port: 0)
+            .map { channel in
+                let receiver = StreamingReceiver(
+                    transportID: transportID, streams: streams, impairment: configuration.impairment,
+                    channel: channel, logger: logger)
+                box.withLockedValue { $0 = receiver }
+                let task = channel.eventLoop.scheduleRepeatedTask(
+                    initialDelay: Self.tickInterval, delay: Self.tickInterval
+                ) { _ in receiver.tick() }
+                receiver.ticks.withLockedValue { $0 = task }
+                return receiver
+            }
+    }
+
+    /// The bound UDP port.
+    var port: Int { self.channel.localAddress?.port ?? 0 }
+
+    /// Stops receiving and closes the port.
+    func close() {
+        self.ticks.withLockedValue { $0?.cancel() }
+        self.channel.close(promise: nil)
+    }
+
+    /// Changes the impairment from the next datagram on.
+    func updateImpairment(_ impairment: NetworkImpairment) {
+        self.state.withLockedValue { $0.link.update(impairment) }
+    }
+
+    /// Asks the sender for a key frame (PLI) from the next feedback on.
+    func requestKeyFrame() {
+        self.state.withLockedValue { state in
+            for (index, stream) in state.streams.enumerated() where stream.kind == .video {
+                stream.needsKeyFrame = true
+                state.feedbackDue[index] = true
+            }
+        }
+    }
+
+    /// What was measured so far.
+    var report: StreamingReport {
+        self.state.withLockedValue { state in
+            StreamingReport(
+                audio: state.streams.first { $0.kind == .audio }?.currentReport,
+                video: state.streams.first { $0.kind == .video }?.currentReport,
+                datagramsDroppedByImpairment: state.link.dropped, feedbackPacketsSent: state.feedbackPackets,
+                senderReportsReceived: state.senderReports)
+        }
+    }
+
+    // MARK: Datagrams
+
+    /// A datagram from the network: through the impaired link, now or later.
+    fileprivate func arrived(_ envelope: AddressedEnvelope<ByteBuffer>) {
+        let now = HostTime.now
+        guard
+            let arrival = self.state.withLockedValue({ $0.link.arrival(ofBytes: envelope.data.readableBytes, at: now) })
+        else { return }
+        let wait = now.duration(to: arrival)
+        guard wait > .zero else {
+            self.deliver(envelope)
+            return
+        }
+        self.channel.eventLoop.scheduleTask(in: TimeAmount(wait)) { self.deliver(envelope) }
+    }
+
+    private func deliver(_ envelope: AddressedEnvelope<ByteBuffer>) {
+        let bytes = Array(envelope.data.readableBytesView)
+        let now = HostTime.now
+        let replies: [(ByteBuffer, SocketAddress)] = self.state.withLockedValue { state in
+            if let sender = state.sender, sender != envelope.remoteAddress { return [] }
+            let accepted = bytes.withUnsafeBytes { datagram -> Bool in
+                if RTCPPacketType.isRTCP(datagram) {
+                    guard let compound = RTCPCompound.parse(datagram), let report = compound.senderReport,
+                        let index = state.streams.firstIndex(where: { $0.senderSSRC == report.ssrc })
+                    else { return false }
+                    state.streams[index].receive(report, at: now)
+                    state.senderReports += 1
+                    state.feedbackDue[index] = true
+                    return true
+                }
+                guard let (header, offset) = RTPPacketHeader.parse(datagram),
+                    let index = state.streams.firstIndex(where: {
+                        $0.senderSSRC == header.ssrc && $0.payloadType == header.payloadType
+                    })
+                else { return false }
+                if state.streams[index].receive(header, payload: bytes[offset...], at: now) {
+                    state.feedbackDue[index] = true
+                }
+                return true
+            }
+            guard accepted else { return [] }
+            // The first valid packet fixes the sender's endpoint.
+            state.sender = state.sender ?? envelope.remoteAddress
+            return self.dueFeedback(&state, at: now)
+        }
+        self.send(replies)
+    }
+
+    // MARK: Feedback
+
+    private func tick() {
+        let now = HostTime.now
+        let replies = self.state.withLockedValue { state in
+            for (index, stream) in state.streams.enumerated() where stream.advance(at: now) {
+                state.feedbackDue[index] = true
+            }
+            return self.dueFeedback(&state, at: now)
+        }
+        self.send(replies)
+    }
+
+    private func dueFeedback(_ state: inout State, at now: HostTime) -> [(ByteBuffer, SocketAddress)] {
+        guard let sender = state.sender else { return [] }
+        var replies: [(ByteBuffer, SocketAddress)] = []
+        for (index, stream) in state.streams.enumerated() where stream.hasSenderReport {
+            let since = state.lastFeedback[index].map { $0.duration(to: now) }
+            let interval = stream.hasIncompleteFrames ? Self.incompleteFeedbackInterval : Self.idleFeedbackInterval
+            guard state.feedbackDue[index] || since.map({ $0 >= interval }) ?? true else { continue }
+            state.scratch.removeAll(keepingCapacity: true)
+            stream.writeFeedback(at: now, into: &state.scratch)
+            replies.append((self.channel.allocator.buffer(bytes: state.scratch), sender))
+            state.feedbackDue[index] = false
+            state.lastFeedback[index] = now
+            state.feedbackPackets += 1
+        }
+        return replies
+    }
+
+    private func send(_ replies: [(ByteBuffer, SocketAddress)]) {
+        for (buffer, address) in replies {
+            self.channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
+        }
+    }
+}
+
+/// Hands datagrams to the receiver once it exists.
+private final class DatagramHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+
+    private let receiver: NIOLockedValueBox<StreamingReceiver?>
+
+    init(receiver: NIOLockedValueBox<StreamingReceiver?>) {
+        self.receiver = receiver
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        self.receiver.withLockedValue { $0 }?.arrived(Self.unwrapInboundIn(data))
+    }
+}

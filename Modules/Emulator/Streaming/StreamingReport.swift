@@ -1,0 +1,71 @@
+/// What the emulator's streaming receiver measured for one stream.
+public struct StreamReport: Sendable, Hashable {
+    /// Frames whose every packet arrived.
+    public var framesReceived = 0
+    /// Frames decoded (libvpx, libopus), or — with decoding off — taken in order.
+    public var framesDecoded = 0
+    /// Decoded frames that were ready only after their playout time.
+    public var framesLate = 0
+    /// Frames skipped: still incomplete at their playout time with a later frame ready.
+    public var framesLost = 0
+    /// Decoded key frames.
+    public var keyFrames = 0
+    /// RTP packets accepted (duplicates not counted).
+    public var packetsReceived = 0
+    /// Packets that arrived twice (a retransmission after the original made it).
+    public var duplicatePackets = 0
+    /// Packets refused: before the stream's first sender report, or malformed.
+    public var packetsRefused = 0
+    /// Frames that failed to decrypt-and-decode.
+    public var decodeErrors = 0
+    /// Luma PSNR of decoded pictures against the test's reference, dB: lowest and mean.
+    public var minimumPSNR: Double?
+    public var meanPSNR: Double?
+    /// Decoded pictures for which the reference had no picture at that capture time.
+    public var unmatchedPictures = 0
+    /// Capture → decoded latency, percentiles over the session.
+    public var latencyP50: Duration?
+    public var latencyP99: Duration?
+    /// The playout delay in force (from the OFFER, then the in-band extension).
+    public var playoutDelay: Duration = .zero
+    /// How far after capture this stream's frames are scheduled to play, on average.
+    public var meanPlayoutOffset: Duration?
+    /// The id of the last frame decoded.
+    public var lastFrameID: Int64 = -1
+
+    /// Creates an empty report.
+    public init() {}
+}
+
+/// What the emulator's streaming receiver measured in the current (or last) session.
+public struct StreamingReport: Sendable, Hashable {
+    /// The audio stream, if one was accepted.
+    public var audio: StreamReport?
+    /// The video stream, if one was accepted.
+    public var video: StreamReport?
+    /// Datagrams the impairment dropped.
+    public var datagramsDroppedByImpairment: Int
+    /// RTCP compound packets the receiver sent.
+    public var feedbackPacketsSent: Int
+    /// Sender reports received.
+    public var senderReportsReceived: Int
+    /// How much later audio plays than video captured at the same instant
+    /// (mean playout offsets, audio − video); near zero when the sender's
+    /// reports map both streams to one capture clock.
+    public var audioVideoOffset: Duration? {
+        guard let audio = self.audio?.meanPlayoutOffset, let video = self.video?.meanPlayoutOffset else { return nil }
+        return audio - video
+    }
+
+    /// Creates a report.
+    public init(
+        audio: StreamReport? = nil, video: StreamReport? = nil, datagramsDroppedByImpairment: Int = 0,
+        feedbackPacketsSent: Int = 0, senderReportsReceived: Int = 0
+    ) {
+        self.audio = audio
+        self.video = video
+        self.datagramsDroppedByImpairment = datagramsDroppedByImpairment
+        self.feedbackPacketsSent = feedbackPacketsSent
+        self.senderReportsReceived = senderReportsReceived
+    }
+}

@@ -1,0 +1,130 @@
+import CastChannels
+import CastRemoteDisplay
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// The emulator's Cast Streaming side: answers OFFERs on the webrtc
+/// namespace of a running app that lists it, runs one receiver at a time,
+/// and keeps the last receiver's measurements after it stops.
+final class StreamingService: Sendable {
+    private struct State {
+        var configuration = StreamingReceiverConfiguration()
+        var receiver: StreamingReceiver?
+        var isRunning = false
+    }
+
+    private let host: String
+    private let logger: Logger
+    private let state = NIOLockedValueBox(State())
+
+    init(host: String, logger: Logger) {
+        self.host = host
+        self.logger = logger
+    }
+
+    /// The configuration for the next OFFER; the impairment applies at once.
+    var configuration: StreamingReceiverConfiguration {
+        get { self.state.withLockedValue { $0.configuration } }
+        set {
+            let receiver = self.state.withLockedValue { state in
+                state.configuration = newValue
+                return state.receiver
+            }
+            receiver?.updateImpairment(newValue.impairment)
+        }
+    }
+
+    /// The current or last session's measurements.
+    var report: StreamingReport? {
+        self.state.withLockedValue { $0.receiver }?.report
+    }
+
+    /// Whether a receiver is running now.
+    var isReceiving: Bool { self.state.withLockedValue { $0.isRunning } }
+
+    /// The running receiver's UDP port.
+    var port: Int? {
+        self.state.withLockedValue { $0.isRunning ? $0.receiver?.port : nil }
+    }
+
+    /// Sends a PLI for the video stream from the next feedback on.
+    func requestKeyFrame() {
+        self.state.withLockedValue { $0.isRunning ? $0.receiver : nil }?.requestKeyFrame()
+    }
+
+    /// Answers `message` (an OFFER to `transportID`) through `reply`.
+    func handle(
+        _ message: JSONValue, transportID: String, eventLoop: any EventLoop,
+        reply: @escaping @Sendable (JSONValue) -> Void
+    ) {
+        guard message["type"]?.stringValue == "OFFER" else {
+            self.logger.debug("dropping a webrtc message that is not an OFFER")
+            return
+        }
+        let sequenceNumber = message["seqNum"]?.intValue ?? 0
+        let configuration = self.configuration
+        let negotiation: StreamingNegotiation
+        do throws(StreamingNegotiation.Refusal) {
+            if case .reject(let code, let description) = configuration.answer {
+                throw StreamingNegotiation.Refusal(code: code, description: description)
+            }
+            negotiation = try StreamingNegotiation(offer: message, audioOnly: configuration.answer == .acceptAudioOnly)
+        } catch {
+            reply(
+                StreamingNegotiation.refusal(
+                    sequenceNumber: sequenceNumber, code: error.code, description: error.description))
+            return
+        }
+        let streams: [ReceiverStream]
+        do {
+            streams = try negotiation.streams.map { stream in
+                try ReceiverStream(
+                    kind: stream.kind, senderSSRC: stream.ssrc, payloadType: stream.payloadType,
+                    timebase: stream.timebase, key: stream.key, channels: stream.channels,
+                    playoutDelay: stream.targetDelay, decodes: configuration.decodes,
+                    reference: configuration.videoReference)
+            }
+        } catch {
+            reply(
+                StreamingNegotiation.refusal(
+                    sequenceNumber: sequenceNumber, code: StreamingNegotiation.invalidParameter,
+                    description: "\(error)"))
+            return
+        }
+        StreamingReceiver.start(
+            transportID: transportID, streams: streams, configuration: configuration, host: self.host,
+            group: eventLoop, logger: self.logger
+        ).whenComplete { result in
+            switch result {
+            case .success(let receiver):
+                let previous = self.state.withLockedValue { state in
+                    defer {
+                        state.receiver = receiver
+                        state.isRunning = true
+                    }
+                    return state.isRunning ? state.receiver : nil
+                }
+                previous?.close()
+                reply(negotiation.answer(port: receiver.port, constraints: configuration.constraints))
+            case .failure(let error):
+                reply(
+                    StreamingNegotiation.refusal(
+                        sequenceNumber: sequenceNumber, code: StreamingNegotiation.invalidParameter,
+                        description: "cannot bind a UDP port: \(error)"))
+            }
+        }
+    }
+
+    /// The app on `transportID` stopped: its receiver stops (its report stays).
+    func applicationStopped(transportID: String) {
+        let stopped = self.state.withLockedValue { state -> StreamingReceiver? in
+            guard state.isRunning, let receiver = state.receiver, receiver.transportID == transportID else {
+                return nil
+            }
+            state.isRunning = false
+            return receiver
+        }
+        stopped?.close()
+    }
+}

@@ -1,0 +1,345 @@
+import CastLogging
+import CastTransport
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+
+/// The threads behind a ``RemoteDisplaySession``: an encoder thread (VP8
+/// and Opus, then encrypt and packetize) and a network thread (RTCP in,
+/// 10 ms pacing ticks, statistics), meeting at the ``SenderEngine`` under
+/// one lock. No actor hop per frame or packet: both threads call the
+/// engine synchronously (Docs/DESIGN.md, Concurrency).
+///
+/// The threads hold the pipeline weakly between iterations, so a session
+/// dropped without ``shutdown()`` still winds them down.
+final class MediaPipeline: Sendable {
+    /// A video frame waiting for the encoder thread.
+    private struct PendingFrame: Sendable {
+        var storage: PixelStorage
+        var pool: BoundedPool<PixelStorage>?
+        var pts: HostTime
+
+        func release() { self.pool?.recycle(self.storage) }
+    }
+
+    private struct Control: Sendable {
+        var pending: [PendingFrame] = []
+        var stopping = false
+        var paused = false
+        var framesEncoded = 0
+        var encodeTime: Duration = .zero
+        var encodesInInterval = 0
+        var backlogDrops = 0
+    }
+
+    /// Frames waiting for the encoder at most; a newer frame pushes out the oldest.
+    static let encoderBacklog = 2
+    static let statisticsInterval: Duration = .milliseconds(500)
+
+    let engine: Mutex<SenderEngine>
+    let socket: UDPSocket
+    /// The receiver's media port, from the ANSWER.
+    let receiverPort: Int
+    private let control = Mutex(Control())
+    private let wake = DispatchSemaphore(value: 0)
+    private let encoders: EncoderState
+    private let statisticsBroadcaster = EventBroadcaster<RemoteDisplayStatistics>(
+        initial: nil, buffering: .bufferingNewest(16))
+    private let latest = Mutex(RemoteDisplayStatistics())
+    private let logger: Logger
+
+    init(
+        answer: StreamingAnswer, host: String, audioQueue: AudioFrameQueue?, logger: CastLogger
+    ) throws(CastRemoteDisplayError) {
+        let configuration = answer.configuration
+        let socket = try UDPSocket(host: host, port: answer.udpPort)
+        let hasVideo = answer.streams.contains { $0.kind == .video }
+        let controller = BitrateController(
+            minimum: configuration.minimumVideoBitrate, maximum: configuration.maximumVideoBitrate,
+            initial: configuration.maximumVideoBitrate, audioBitrate: configuration.audio?.bitrate ?? 0)
+        let engine = try SenderEngine(
+            streams: answer.streams, epoch: .now, playoutDelay: configuration.targetDelay,
+            bitrate: hasVideo ? controller : nil, transmit: { socket.write($0) })
+        self.encoders = try EncoderState(configuration: configuration, hasVideo: hasVideo, audioQueue: audioQueue)
+        self.socket = socket
+        self.receiverPort = answer.udpPort
+        self.engine = Mutex(engine)
+        self.logger = logger.makeLogger(subsystem: "RemoteDisplay.Sender")
+        self.latest.withLock { $0.videoBitrate = controller.current }
+    }
+
+    /// Starts both threads.
+    func start() {
+        let weakSelf = WeakPipeline(self)
+        let running = DispatchGroup()
+        running.enter()
+        running.enter()
+        let encoder = Thread {
+            while let pipeline = weakSelf.pipeline, pipeline.encodeOnce() {}
+            running.leave()
+        }
+        encoder.name = "cast.remote-display.encoder"
+        let network = Thread {
+            var buffer = [UInt8](repeating: 0, count: 2_048)
+            var nextTick = HostTime.now
+            var nextStatistics = HostTime.now.advanced(by: MediaPipeline.statisticsInterval)
+            while let pipeline = weakSelf.pipeline,
+                pipeline.networkOnce(buffer: &buffer, nextTick: &nextTick, nextStatistics: &nextStatistics)
+            {}
+            running.leave()
+        }
+        // Closed only once neither thread can touch it: a descriptor number
+        // closed early could be reused and written to by a late send.
+        let socket = self.socket
+        running.notify(queue: .global()) { socket.close() }
+        network.name = "cast.remote-display.network"
+        encoder.start()
+        network.start()
+    }
+
+    deinit {
+        self.shutdown()
+    }
+
+    /// Stops both threads (they finish their current step) and releases waiting frames.
+    func shutdown() {
+        let pending = self.control.withLock { control in
+            control.stopping = true
+            defer { control.pending.removeAll() }
+            return control.pending
+        }
+        for frame in pending { frame.release() }
+        self.wake.signal()
+        self.statisticsBroadcaster.finish()
+    }
+
+    /// Whether frames are refused for now (the session is interrupted).
+    var isPaused: Bool {
+        get { self.control.withLock { $0.paused } }
+        set { self.control.withLock { $0.paused = newValue } }
+    }
+
+    // MARK: App side
+
+    /// Queues a video frame for the encoder thread; `false` if the session
+    /// is paused or stopping (the frame is released). A full backlog drops its oldest frame.
+    func enqueueVideo(_ frame: consuming PixelBuffer, pts: HostTime) -> Bool {
+        let (storage, pool) = frame.takeStorage()
+        let pendingFrame = PendingFrame(storage: storage, pool: pool, pts: pts)
+        let (accepted, evicted) = self.control.withLock { control -> (Bool, PendingFrame?) in
+            guard !control.stopping, !control.paused else { return (false, nil) }
+            var evicted: PendingFrame?
+            if control.pending.count >= Self.encoderBacklog {
+                evicted = control.pending.removeFirst()
+                control.backlogDrops += 1
+            }
+            control.pending.append(pendingFrame)
+            return (true, evicted)
+        }
+        if !accepted { pendingFrame.release() }
+        if let evicted {
+            evicted.release()
+            self.engine.withLock { $0.recordDrop(.video, forcingKeyFrame: false) }
+        }
+        self.wake.signal()
+        return accepted
+    }
+
+    /// Tells the encoder thread audio is queued.
+    func audioQueued() {
+        self.wake.signal()
+    }
+
+    func statistics() -> AsyncStream<RemoteDisplayStatistics> {
+        self.statisticsBroadcaster.subscribe()
+    }
+
+    var currentStatistics: RemoteDisplayStatistics {
+        self.latest.withLock { $0 }
+    }
+
+    // MARK: Encoder thread
+
+    /// One round of the encoder thread: wait for work, encode what waits.
+    /// Returns `false` once the pipeline stops.
+    private func encodeOnce() -> Bool {
+        _ = self.wake.wait(timeout: .now() + .milliseconds(50))
+        let (frames, stopping, paused) = self.control.withLock { control in
+            defer { control.pending.removeAll(keepingCapacity: true) }
+            return (control.pending, control.stopping, control.paused)
+        }
+        guard !stopping else {
+            for frame in frames { frame.release() }
+            return false
+        }
+        for frame in frames {
+            if paused {
+                frame.release()
+                continue
+            }
+            self.encodeVideo(frame)
+        }
+        if !paused { self.encodeAudio() }
+        return true
+    }
+
+    private func encodeVideo(_ frame: PendingFrame) {
+        let buffer = PixelBuffer(storage: frame.storage, pool: frame.pool)
+        let (admitted, keyFrame, bitrate) = self.engine.withLock { engine in
+            let admitted = engine.admits(.video, captureTime: frame.pts)
+            if !admitted { engine.recordDrop(.video, forcingKeyFrame: false) }
+            return (admitted, engine.takeKeyFrameRequest(), engine.videoBitrate)
+        }
+        guard admitted else { return }
+        do throws(CastRemoteDisplayError) {
+            let start = HostTime.now
+            guard
+                let encoded = try self.encoders.encodeVideo(
+                    buffer, pts: frame.pts, keyFrame: keyFrame, bitrate: bitrate)
+            else { return }
+            let encodeTime = start.duration(to: .now)
+            self.control.withLock { control in
+                control.framesEncoded += 1
+                control.encodeTime += encodeTime
+                control.encodesInInterval += 1
+            }
+            try encoded.withUnsafeBytes { bytes throws(CastRemoteDisplayError) in
+                try self.engine.withLock { engine throws(CastRemoteDisplayError) in
+                    _ = try engine.enqueue(
+                        bytes, kind: .video, isKeyFrame: encoded.isKeyFrame, captureTime: encoded.pts, now: .now)
+                }
+            }
+        } catch {
+            self.logger.warning("dropping a video frame", metadata: ["cast.reason": "\(error)"])
+            self.engine.withLock { $0.recordDrop(.video, forcingKeyFrame: true) }
+        }
+    }
+
+    private func encodeAudio() {
+        while true {
+            do throws(CastRemoteDisplayError) {
+                guard let encoded = try self.encoders.encodeAudio() else { return }
+                try encoded.withUnsafeBytes { bytes throws(CastRemoteDisplayError) in
+                    try self.engine.withLock { engine throws(CastRemoteDisplayError) in
+                        _ = try engine.enqueue(
+                            bytes, kind: .audio, isKeyFrame: true, captureTime: encoded.pts, now: .now)
+                    }
+                }
+            } catch {
+                self.logger.warning("dropping an audio frame", metadata: ["cast.reason": "\(error)"])
+                self.engine.withLock { $0.recordDrop(.audio, forcingKeyFrame: false) }
+            }
+        }
+    }
+
+    // MARK: Network thread
+
+    /// One round of the network thread: feedback until the next 10 ms tick,
+    /// the tick, and statistics when due. Returns `false` once the pipeline stops.
+    private func networkOnce(buffer: inout [UInt8], nextTick: inout HostTime, nextStatistics: inout HostTime) -> Bool {
+        guard !self.control.withLock({ $0.stopping }) else { return false }
+        let wait = HostTime.now.duration(to: nextTick)
+        if self.socket.waitForInput(timeout: max(wait, .zero)) {
+            buffer.withUnsafeMutableBytes { buffer in
+                while let count = self.socket.receive(into: buffer) {
+                    let arrival = HostTime.now
+                    let datagram = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+                    self.engine.withLock { $0.handleFeedback(datagram, arrival: arrival) }
+                }
+            }
+        }
+        let now = HostTime.now
+        if now >= nextTick {
+            _ = self.engine.withLock { $0.tick(at: now) }
+            nextTick = max(nextTick.advanced(by: SenderEngine.burstInterval), now)
+        }
+        if now >= nextStatistics {
+            nextStatistics = now.advanced(by: Self.statisticsInterval)
+            self.publishStatistics(at: now)
+        }
+        return true
+    }
+
+    private func publishStatistics(at now: HostTime) {
+        let (encoded, encodeTime, encodes) = self.control.withLock { control in
+            defer {
+                control.encodeTime = .zero
+                control.encodesInInterval = 0
+            }
+            return (control.framesEncoded, control.encodeTime, control.encodesInInterval)
+        }
+        let statistics = self.engine.withLock { engine in
+            RemoteDisplayStatistics(
+                videoFramesEncoded: encoded, video: engine.counters(.video), audio: engine.counters(.audio),
+                videoBitrate: engine.videoBitrate ?? 0, bandwidthEstimate: engine.bandwidthEstimate(at: now),
+                roundTripTime: engine.roundTripTime,
+                averageEncodeTime: encodes > 0 ? encodeTime / encodes : self.latest.withLock { $0.averageEncodeTime },
+                targetDelay: engine.playoutDelay)
+        }
+        self.latest.withLock { $0 = statistics }
+        self.statisticsBroadcaster.yield(statistics)
+    }
+}
+
+/// A weak reference the pipeline's threads hold between iterations.
+private final class WeakPipeline: Sendable {
+    private let reference: Mutex<Weak>
+    private struct Weak: @unchecked Sendable {
+        // @unchecked Sendable: a weak reference to a Sendable class; reading it is guarded by the mutex.
+        weak var pipeline: MediaPipeline?
+    }
+
+    init(_ pipeline: MediaPipeline) {
+        self.reference = Mutex(Weak(pipeline: pipeline))
+    }
+
+    var pipeline: MediaPipeline? { self.reference.withLock { $0.pipeline } }
+}
+
+/// The encoders, touched only by the encoder thread once the pipeline starts.
+//
+// @unchecked Sendable: `VP8Encoder` and `AudioEncoder` are noncopyable
+// values with `mutating` methods that must run on one thread at a time.
+// This box is created on the session's thread and from then on used only by
+// the pipeline's encoder thread (`encodeVideo`, `encodeAudio`), one call at
+// a time, so the encoders are never touched concurrently.
+final class EncoderState: @unchecked Sendable {
+    private var video: VP8Encoder?
+    private var videoBitrate: Int
+    private var audio: AudioEncoder?
+
+    init(configuration: RemoteDisplayConfiguration, hasVideo: Bool, audioQueue: AudioFrameQueue?)
+        throws(CastRemoteDisplayError)
+    {
+        self.videoBitrate = configuration.maximumVideoBitrate
+        if hasVideo {
+            self.video = try VP8Encoder(
+                configuration: VP8EncoderConfiguration(
+                    width: configuration.resolution.width, height: configuration.resolution.height,
+                    frameRate: configuration.maximumFrameRate, bitrate: configuration.maximumVideoBitrate))
+        }
+        if let audioQueue, let audio = configuration.audio {
+            self.audio = try AudioEncoder(queue: audioQueue, bitrate: audio.bitrate)
+        }
+    }
+
+    /// Encodes one frame at `bitrate`, as a key frame if asked; `nil` without a video stream.
+    func encodeVideo(_ frame: consuming PixelBuffer, pts: HostTime, keyFrame: Bool, bitrate: Int?)
+        throws(CastRemoteDisplayError) -> EncodedFrame?
+    {
+        guard self.video != nil else { return nil }
+        if keyFrame { self.video!.requestKeyFrame() }
+        if let bitrate, bitrate != self.videoBitrate {
+            try self.video!.setBitrate(bitrate)
+            self.videoBitrate = bitrate
+        }
+        return try self.video!.encode(frame, pts: pts)
+    }
+
+    /// The next 10 ms of audio, or `nil` while less is queued (or without audio).
+    func encodeAudio() throws(CastRemoteDisplayError) -> EncodedFrame? {
+        guard self.audio != nil else { return nil }
+        return try self.audio!.encodeNextFrame()
+    }
+}

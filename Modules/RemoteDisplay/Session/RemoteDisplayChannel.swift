@@ -1,0 +1,210 @@
+public import CastChannels
+public import CastLogging
+import CastTransport
+import Synchronization
+
+/// The channel that starts Remote Display sessions, on
+/// `urn:x-cast:com.google.cast.webrtc` — the SDK's `GCKRemoteDisplayChannel`.
+///
+/// Launch the Remote Display receiver app (mirroring, `0F5096E8`, by
+/// default), add this channel to the Cast session (or attach it to the app's
+/// transport yourself), then call ``beginSession(configuration:)``:
+///
+/// ```swift
+/// let channel = RemoteDisplayChannel()
+/// session.add(channel)
+/// let display = try await channel.beginSession(configuration: RemoteDisplayConfiguration())
+/// guard var frame = display.createPixelBuffer() else { return }
+/// render(into: &frame)
+/// try display.enqueueVideoFrame(frame, pts: .now)
+/// ```
+///
+/// While a session runs, the channel watches the receiver's status on the
+/// same connection: when the app is gone, the session ends. When the
+/// connection drops, the session is interrupted; when the session layer
+/// reconnects the channel, it resumes with a key frame.
+public final class RemoteDisplayChannel: CastChannel, @unchecked Sendable {
+    // @unchecked Sendable, because CastChannel is open and the compiler
+    // checks only final classes. Stored properties: `answers`
+    // (RequestTracker, Sendable), `logger` (CastLogger, Sendable) and `state`
+    // (a Mutex: the sequence counter, the live session and the status watcher
+    // change only under it).
+
+    private struct State {
+        var nextSequenceNumber = 1
+        var session: RemoteDisplaySession?
+        var watcher: Task<Void, Never>?
+    }
+
+    private let answers = RequestTracker<JSONValue>()
+    private let state = Mutex(State())
+    private let castLogger: CastLogger
+
+    /// Creates a channel.
+    public init(logger: CastLogger = .shared) {
+        self.castLogger = logger
+        super.init(platformNamespace: CastNamespace.webrtc)
+    }
+
+    deinit {
+        self.state.withLock { $0.watcher?.cancel() }
+    }
+
+    /// Whether this machine can run Remote Display: the VP8 and Opus
+    /// encoders are present and work. Probed once (the first call encodes
+    /// one tiny frame), then remembered; safe from any thread.
+    public static var isRemoteDisplaySupported: Bool { remoteDisplayProbe }
+
+    /// The session this channel started, while it has not ended.
+    public var currentSession: RemoteDisplaySession? {
+        self.state.withLock { $0.session }
+    }
+
+    /// Offers `configuration` to the receiver app and, when its ANSWER
+    /// accepts, returns the running session. A session already running on
+    /// this channel ends (``RemoteDisplaySessionEndReason/replaced``).
+    ///
+    /// - Throws: ``CastRemoteDisplayError`` —
+    ///   ``CastRemoteDisplayError/Code-swift.struct/invalidConfiguration`` before sending;
+    ///   ``CastRemoteDisplayError/Code-swift.struct/notConnected`` without an attached app;
+    ///   ``CastRemoteDisplayError/Code-swift.struct/answerTimedOut``;
+    ///   ``CastRemoteDisplayError/Code-swift.struct/offerRejected`` (the cause is an
+    ///   ``OfferRejection`` with the receiver's code and description) or
+    ///   ``CastRemoteDisplayError/Code-swift.struct/noAcceptableStream`` — change the
+    ///   configuration and try again; ``CastRemoteDisplayError/Code-swift.struct/invalidAnswer``;
+    ///   ``CastRemoteDisplayError/Code-swift.struct/codecFailure`` or
+    ///   ``CastRemoteDisplayError/Code-swift.struct/networkFailure`` when the sender cannot start.
+    public func beginSession(configuration: RemoteDisplayConfiguration) async throws(CastRemoteDisplayError)
+        -> RemoteDisplaySession
+    {
+        let configuration = try configuration.validated()
+        guard Self.isRemoteDisplaySupported else {
+            throw CastRemoteDisplayError(.codecFailure, "the VP8 or Opus encoder is not usable on this machine")
+        }
+        guard let (connection, transportID) = self.currentLink else {
+            throw CastRemoteDisplayError(.notConnected, "attach the channel to the receiver app first")
+        }
+        let sequenceNumber = self.state.withLock { state in
+            defer { state.nextSequenceNumber += 1 }
+            return state.nextSequenceNumber
+        }
+        let offer = try StreamingOffer(configuration: configuration, sequenceNumber: sequenceNumber)
+        let text: String
+        do throws(CastChannelError) {
+            text = try offer.message.jsonText()
+        } catch {
+            throw CastRemoteDisplayError(.invalidConfiguration, "the offer cannot be written as JSON", cause: error)
+        }
+        let reply: JSONValue
+        do throws(CastChannelError) {
+            reply = try await self.answers.perform(requestID: sequenceNumber, timeout: configuration.answerTimeout) {
+                () async throws(CastChannelError) in
+                try await self.sendTextMessage(text)
+            }
+        } catch {
+            throw Self.translate(error, timeout: configuration.answerTimeout)
+        }
+        let answer = try StreamingAnswer(reply, offer: offer)
+        let session = try RemoteDisplaySession(
+            answer: answer, host: connection.host, transportID: transportID, logger: self.castLogger)
+        let previous = self.state.withLock { state in
+            defer { state.session = session }
+            return state.session
+        }
+        previous?.end(.replaced)
+        self.watchReceiver(on: connection, for: session)
+        return session
+    }
+
+    // MARK: Hooks
+
+    /// Resolves the waiting offer an ANSWER names by `seqNum`; other messages are logged and dropped.
+    public override func didReceiveTextMessage(_ message: String) {
+        guard let json = try? JSONValue(parsing: message), json["type"]?.stringValue == "ANSWER",
+            let sequenceNumber = json["seqNum"]?.intValue
+        else {
+            self.logger.debug("dropping a webrtc message that is not an ANSWER")
+            return
+        }
+        self.answers.resolve(requestID: sequenceNumber, with: .success(json))
+    }
+
+    /// Resumes an interrupted session on the new connection.
+    public override func didConnect() {
+        guard let session = self.currentSession, let (connection, transportID) = self.currentLink else { return }
+        guard transportID == session.applicationTransportID else {
+            self.endSession(.receiverApplicationStopped)
+            return
+        }
+        session.resume(host: connection.host)
+        self.watchReceiver(on: connection, for: session)
+    }
+
+    /// Interrupts the session and fails a waiting offer.
+    public override func didDisconnect() {
+        self.answers.failAll(CastChannelError(.disconnected, "the channel disconnected"))
+        self.currentSession?.interrupt()
+    }
+
+    // MARK: Internals
+
+    /// Ends the session when a RECEIVER_STATUS on `connection` no longer lists its app.
+    private func watchReceiver(on connection: CastConnection, for session: RemoteDisplaySession) {
+        let statuses = connection.messages(
+            namespace: CastNamespace.receiver, from: TransportConstants.receiverPlatformID, to: connection.senderID)
+        let transportID = session.applicationTransportID
+        let watcher = Task { [weak self] in
+            for await message in statuses {
+                guard let text = message.text, let json = try? JSONValue(parsing: text),
+                    json["type"]?.stringValue == "RECEIVER_STATUS", let status = json["status"]
+                else { continue }
+                let running = ReceiverStatus(json: status).applications.contains { $0.transportID == transportID }
+                if !running {
+                    self?.endSession(.receiverApplicationStopped, ifCurrent: session)
+                    return
+                }
+            }
+        }
+        let previous = self.state.withLock { state in
+            defer { state.watcher = watcher }
+            return state.watcher
+        }
+        previous?.cancel()
+    }
+
+    private func endSession(_ reason: RemoteDisplaySessionEndReason, ifCurrent expected: RemoteDisplaySession? = nil) {
+        let ended = self.state.withLock { state -> RemoteDisplaySession? in
+            guard let session = state.session, expected == nil || expected === session else { return nil }
+            state.session = nil
+            state.watcher?.cancel()
+            state.watcher = nil
+            return session
+        }
+        ended?.end(reason)
+    }
+
+    private static func translate(_ error: CastChannelError, timeout: Duration) -> CastRemoteDisplayError {
+        switch error.code {
+        case .timedOut:
+            CastRemoteDisplayError(.answerTimedOut, "no ANSWER within \(timeout)", cause: error)
+        case .notConnected, .disconnected:
+            CastRemoteDisplayError(.notConnected, "the channel is not connected to the receiver app", cause: error)
+        default:
+            CastRemoteDisplayError(.networkFailure, "the OFFER could not be sent", cause: error)
+        }
+    }
+}
+
+/// Encodes one tiny VP8 frame and one Opus frame; whether both worked.
+private let remoteDisplayProbe: Bool = {
+    do throws(CastRemoteDisplayError) {
+        var video = try VP8Encoder(configuration: VP8EncoderConfiguration(width: 64, height: 64))
+        let frame = try PixelBuffer(format: .i420, width: 64, height: 64)
+        _ = try video.encode(frame, pts: .now)
+        var audio = try OpusEncoder(channelCount: 2)
+        _ = try audio.encode(interleaved: [Float](repeating: 0, count: OpusEncoder.frameSamples * 2), pts: .now)
+        return true
+    } catch {
+        return false
+    }
+}()

@@ -1,0 +1,128 @@
+/// What a Remote Display session offers the receiver — the SDK's
+/// `GCKRemoteDisplayConfiguration`. After the ANSWER,
+/// ``RemoteDisplaySession/configuration`` holds the values in force: one
+/// resolution, and bitrates, frame rate and delay within the receiver's
+/// constraints.
+public struct RemoteDisplayConfiguration: Sendable, Hashable {
+    /// A picture size.
+    public struct Resolution: Sendable, Hashable, CustomStringConvertible {
+        /// Pixels per row.
+        public var width: Int
+        /// Rows.
+        public var height: Int
+
+        /// Creates a resolution.
+        public init(width: Int, height: Int) {
+            self.width = width
+            self.height = height
+        }
+
+        /// 1280×720.
+        public static let hd720 = Resolution(width: 1_280, height: 720)
+        /// 1920×1080.
+        public static let hd1080 = Resolution(width: 1_920, height: 1_080)
+
+        public var description: String { "\(self.width)×\(self.height)" }
+    }
+
+    /// The audio stream's settings.
+    public struct Audio: Sendable, Hashable {
+        /// Channels: 1 or 2.
+        public var channelCount: Int
+        /// Opus bitrate, bits per second.
+        public var bitrate: Int
+
+        /// Creates audio settings. Default: stereo at 128 kbit/s.
+        public init(channelCount: Int = 2, bitrate: Int = 128_000) {
+            self.channelCount = channelCount
+            self.bitrate = bitrate
+        }
+
+        /// Opus at 48 kHz, the only rate Remote Display sends.
+        public static let sampleRate = 48_000
+    }
+
+    /// Resolutions the app can render, most preferred first; the receiver
+    /// may accept any that fits its constraints.
+    public var resolutions: [Resolution]
+    /// Frames per second at most.
+    public var maximumFrameRate: Int
+    /// Video bitrate range, bits per second; the sender adapts within it.
+    public var minimumVideoBitrate: Int
+    /// The upper end of the video bitrate range, and where sending starts.
+    public var maximumVideoBitrate: Int
+    /// Audio, or `nil` for video only.
+    public var audio: Audio?
+    /// How long after capture the receiver plays each frame: latency traded
+    /// for time to recover lost packets. Changeable on the fly through
+    /// ``RemoteDisplaySession/targetDelay``.
+    public var targetDelay: Duration
+    /// The receiver app that plays the streams. Default: screen mirroring `0F5096E8`.
+    public var applicationID: String
+    /// How long to wait for the ANSWER. Default 4 s, as Open Screen.
+    public var answerTimeout: Duration
+    /// How long after the session begins the first frame must be sent, as
+    /// receivers end idle sessions (the SDK documents 15 s); informational.
+    public static let firstFrameDeadline: Duration = .seconds(15)
+
+    /// Creates a configuration. Defaults: 1280×720 at 30 fps, 300 kbit/s…5 Mbit/s
+    /// video, stereo audio at 128 kbit/s, 400 ms target delay, the mirroring app.
+    public init(
+        resolutions: [Resolution] = [.hd720],
+        maximumFrameRate: Int = 30,
+        minimumVideoBitrate: Int = 300_000,
+        maximumVideoBitrate: Int = 5_000_000,
+        audio: Audio? = Audio(),
+        targetDelay: Duration = .milliseconds(400),
+        applicationID: String = "0F5096E8",
+        answerTimeout: Duration = .seconds(4)
+    ) {
+        self.resolutions = resolutions
+        self.maximumFrameRate = maximumFrameRate
+        self.minimumVideoBitrate = minimumVideoBitrate
+        self.maximumVideoBitrate = maximumVideoBitrate
+        self.audio = audio
+        self.targetDelay = targetDelay
+        self.applicationID = applicationID
+        self.answerTimeout = answerTimeout
+    }
+
+    /// The resolution in force: the first of ``resolutions``.
+    public var resolution: Resolution { self.resolutions.first ?? .hd720 }
+
+    /// Target delays a receiver accepts (Docs/spec/cast-streaming.md §1).
+    static let targetDelayRange: ClosedRange<Duration> = .milliseconds(1) ... .milliseconds(5_000)
+
+    /// Checks the values before anything is sent.
+    func validated() throws(CastRemoteDisplayError) -> Self {
+        func check(_ condition: Bool, _ message: String) throws(CastRemoteDisplayError) {
+            if !condition { throw CastRemoteDisplayError(.invalidConfiguration, message) }
+        }
+        try check(!self.resolutions.isEmpty, "offer at least one resolution")
+        for resolution in self.resolutions {
+            try check(
+                resolution.width >= 320 && resolution.height >= 240
+                    && resolution.width <= RemoteDisplayLimits.maximumDimension
+                    && resolution.height <= RemoteDisplayLimits.maximumDimension
+                    && resolution.width % 2 == 0 && resolution.height % 2 == 0,
+                "resolution \(resolution) must be even, at least 320×240 and at most 4096 per side")
+        }
+        try check((1...120).contains(self.maximumFrameRate), "frame rate \(self.maximumFrameRate) is outside 1…120")
+        try check(
+            VP8EncoderConfiguration.bitrateRange.contains(self.minimumVideoBitrate)
+                && VP8EncoderConfiguration.bitrateRange.contains(self.maximumVideoBitrate)
+                && self.minimumVideoBitrate <= self.maximumVideoBitrate,
+            "video bitrates \(self.minimumVideoBitrate)…\(self.maximumVideoBitrate) are not a range within \(VP8EncoderConfiguration.bitrateRange)"
+        )
+        if let audio = self.audio {
+            try check(audio.channelCount == 1 || audio.channelCount == 2, "audio has 1 or 2 channels")
+            try check(
+                OpusEncoder.bitrateRange.contains(audio.bitrate),
+                "audio bitrate \(audio.bitrate) is outside \(OpusEncoder.bitrateRange)")
+        }
+        try check(
+            Self.targetDelayRange.contains(self.targetDelay), "target delay \(self.targetDelay) is outside 1 ms…5 s")
+        try check(!self.applicationID.isEmpty, "the receiver app id is empty")
+        return self
+    }
+}

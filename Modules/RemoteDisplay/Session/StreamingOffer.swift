@@ -1,0 +1,205 @@
+import CastChannels
+
+/// The OFFER a session sends (Docs/spec/cast-streaming.md §1): audio at
+/// index 0 (when configured) and VP8 video at index 1, each with a random
+/// SSRC and a fresh AES key and IV mask.
+struct StreamingOffer: Sendable {
+    struct Stream: Sendable {
+        var index: Int
+        var kind: MediaKind
+        var ssrc: UInt32
+        var key: StreamKey
+    }
+
+    let sequenceNumber: Int
+    let configuration: RemoteDisplayConfiguration
+    let streams: [Stream]
+
+    /// SSRC ranges Chrome uses: audio 1…500000, video 500001…1000000.
+    static let audioSSRCs: ClosedRange<UInt32> = 1...500_000
+    static let videoSSRCs: ClosedRange<UInt32> = 500_001...1_000_000
+
+    init(configuration: RemoteDisplayConfiguration, sequenceNumber: Int) throws(CastRemoteDisplayError) {
+        var streams: [Stream] = []
+        if configuration.audio != nil {
+            streams.append(
+                Stream(index: 0, kind: .audio, ssrc: .random(in: Self.audioSSRCs), key: try StreamKey.random()))
+        }
+        streams.append(Stream(index: 1, kind: .video, ssrc: .random(in: Self.videoSSRCs), key: try StreamKey.random()))
+        self.sequenceNumber = sequenceNumber
+        self.configuration = configuration
+        self.streams = streams
+    }
+
+    /// The OFFER message.
+    var message: JSONValue {
+        let delay = JSONValue.integer(Int(self.configuration.targetDelay.inNanoseconds / 1_000_000))
+        let supported: [JSONValue] = self.streams.map { stream in
+            var json: [String: JSONValue] = [
+                "index": .integer(stream.index),
+                "type": stream.kind == .audio ? "audio_source" : "video_source",
+                "codecName": stream.kind == .audio ? "opus" : "vp8",
+                "rtpProfile": "cast",
+                "rtpPayloadType": .integer(Int(stream.kind.payloadType)),
+                "ssrc": .integer(Int(stream.ssrc)),
+                "targetDelay": delay,
+                "aesKey": .string(Hex.encode(stream.key.key)),
+                "aesIvMask": .string(Hex.encode(stream.key.ivMask)),
+                "receiverRtcpEventLog": false,
+                "rtpExtensions": ["adaptive_playout_delay"],
+            ]
+            if stream.kind == .audio, let audio = self.configuration.audio {
+                json["timeBase"] = .string("1/\(RemoteDisplayConfiguration.Audio.sampleRate)")
+                json["channels"] = .integer(audio.channelCount)
+                json["bitRate"] = .integer(audio.bitrate)
+                json["sampleRate"] = .integer(RemoteDisplayConfiguration.Audio.sampleRate)
+            } else {
+                json["timeBase"] = "1/90000"
+                json["maxFrameRate"] = .string("\(self.configuration.maximumFrameRate * 1_000)/1000")
+                json["maxBitRate"] = .integer(self.configuration.maximumVideoBitrate)
+                json["resolutions"] = .array(
+                    self.configuration.resolutions.map { ["width": .integer($0.width), "height": .integer($0.height)] })
+                json["errorRecoveryMode"] = "castv2"
+                json["renderMode"] = "video"
+            }
+            return .object(json)
+        }
+        return [
+            "type": "OFFER", "seqNum": .integer(self.sequenceNumber),
+            "offer": ["castMode": "mirroring", "receiverGetStatus": true, "supportedStreams": .array(supported)],
+        ]
+    }
+}
+
+/// Why a receiver refused an OFFER: its error code and description from
+/// the ANSWER (`result: "error"`). The ``CastRemoteDisplayError/cause`` of
+/// an ``CastRemoteDisplayError/Code-swift.struct/offerRejected`` error.
+public struct OfferRejection: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The receiver's error code, if it sent one.
+    public var code: Int?
+    /// The receiver's description, if it sent one.
+    public var reason: String?
+
+    /// Creates a rejection.
+    public init(code: Int?, reason: String?) {
+        self.code = code
+        self.reason = reason
+    }
+
+    public var description: String {
+        "receiver error \(self.code.map(String.init) ?? "without a code"): \(self.reason ?? "no description")"
+    }
+}
+
+/// What the ANSWER settled: where media goes, the accepted streams, and the
+/// configuration after the receiver's constraints.
+struct StreamingAnswer: Sendable {
+    var udpPort: Int
+    var streams: [StreamParameters]
+    var configuration: RemoteDisplayConfiguration
+
+    /// Reads an ANSWER to `offer`.
+    ///
+    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/offerRejected`` for
+    ///   `result: "error"`; ``CastRemoteDisplayError/Code-swift.struct/invalidAnswer`` for
+    ///   an ANSWER without a usable port or stream lists;
+    ///   ``CastRemoteDisplayError/Code-swift.struct/noAcceptableStream`` when it
+    ///   accepts none of the offered streams.
+    init(_ json: JSONValue, offer: StreamingOffer) throws(CastRemoteDisplayError) {
+        guard json["result"]?.stringValue == "ok" else {
+            let error = json["error"]
+            let rejection = OfferRejection(code: error?["code"]?.intValue, reason: error?["description"]?.stringValue)
+            throw CastRemoteDisplayError(.offerRejected, "the receiver rejected the offer", cause: rejection)
+        }
+        guard let answer = json["answer"], let port = answer["udpPort"]?.intValue, (1...65_535).contains(port),
+            let indexes = answer["sendIndexes"]?.arrayValue?.compactMap(\.intValue),
+            let ssrcs = answer["ssrcs"]?.arrayValue?.compactMap(\.intValue), indexes.count == ssrcs.count
+        else {
+            throw CastRemoteDisplayError(.invalidAnswer, "the ANSWER lacks udpPort or parallel sendIndexes and ssrcs")
+        }
+        var streams: [StreamParameters] = []
+        for (index, receiverSSRC) in zip(indexes, ssrcs) {
+            guard let offered = offer.streams.first(where: { $0.index == index }),
+                let ssrc = UInt32(exactly: receiverSSRC)
+            else { continue }
+            streams.append(
+                StreamParameters(
+                    kind: offered.kind, ssrc: offered.ssrc, receiverSSRC: ssrc, payloadType: offered.kind.payloadType,
+                    rtpTimebase: offered.kind == .audio ? RemoteDisplayConfiguration.Audio.sampleRate : 90_000,
+                    key: offered.key))
+        }
+        guard !streams.isEmpty else {
+            throw CastRemoteDisplayError(.noAcceptableStream, "the receiver accepted none of the offered streams")
+        }
+        self.udpPort = port
+        self.streams = streams
+        self.configuration = Self.constrained(
+            offer.configuration, by: answer["constraints"], hasAudio: streams.contains { $0.kind == .audio })
+    }
+
+    /// `configuration` within the ANSWER's constraints: the first offered
+    /// resolution that fits (else the first scaled down to fit), and frame
+    /// rate, bitrates and delay clamped.
+    static func constrained(
+        _ configuration: RemoteDisplayConfiguration, by constraints: JSONValue?, hasAudio: Bool
+    ) -> RemoteDisplayConfiguration {
+        var result = configuration
+        if !hasAudio { result.audio = nil }
+        let video = constraints?["video"]
+        if let dimensions = video?["maxDimensions"] {
+            let maximumWidth = dimensions["width"]?.intValue ?? Int.max
+            let maximumHeight = dimensions["height"]?.intValue ?? Int.max
+            let fitting = configuration.resolutions.first { $0.width <= maximumWidth && $0.height <= maximumHeight }
+            result.resolutions = [fitting ?? Self.scaled(configuration.resolution, toFit: maximumWidth, maximumHeight)]
+            if let rate = dimensions["frameRate"].flatMap(Self.frameRate), rate >= 1 {
+                result.maximumFrameRate = min(result.maximumFrameRate, rate)
+            }
+        } else {
+            result.resolutions = [configuration.resolution]
+        }
+        if let maximum = video?["maxBitRate"]?.intValue {
+            result.maximumVideoBitrate = max(
+                min(result.maximumVideoBitrate, maximum), VP8EncoderConfiguration.bitrateRange.lowerBound)
+        }
+        if let minimum = video?["minBitRate"]?.intValue {
+            result.minimumVideoBitrate = max(result.minimumVideoBitrate, minimum)
+        }
+        result.minimumVideoBitrate = min(result.minimumVideoBitrate, result.maximumVideoBitrate)
+        var delayLimits = [video?["maxDelay"]?.intValue]
+        if var audio = result.audio, let constraint = constraints?["audio"] {
+            if let maximum = constraint["maxBitRate"]?.intValue { audio.bitrate = min(audio.bitrate, maximum) }
+            if let minimum = constraint["minBitRate"]?.intValue { audio.bitrate = max(audio.bitrate, minimum) }
+            audio.bitrate = min(
+                max(audio.bitrate, OpusEncoder.bitrateRange.lowerBound), OpusEncoder.bitrateRange.upperBound)
+            if let channels = constraint["maxChannels"]?.intValue, channels >= 1 {
+                audio.channelCount = min(audio.channelCount, channels)
+            }
+            result.audio = audio
+            delayLimits.append(constraint["maxDelay"]?.intValue)
+        }
+        for case let limit? in delayLimits where limit > 0 {
+            result.targetDelay = min(result.targetDelay, .milliseconds(limit))
+        }
+        return result
+    }
+
+    /// A frame rate given as a number or a fraction string ("30000/1001").
+    private static func frameRate(_ value: JSONValue) -> Int? {
+        if let number = value.doubleValue { return Int(number) }
+        guard let text = value.stringValue else { return nil }
+        let parts = text.split(separator: "/").compactMap { Double($0) }
+        guard let numerator = parts.first else { return nil }
+        let denominator = parts.count > 1 ? parts[1] : 1
+        return denominator > 0 ? Int(numerator / denominator) : nil
+    }
+
+    /// `resolution` scaled down to fit, keeping its aspect, even, at least 320×240.
+    private static func scaled(
+        _ resolution: RemoteDisplayConfiguration.Resolution, toFit width: Int, _ height: Int
+    ) -> RemoteDisplayConfiguration.Resolution {
+        let scale = min(Double(width) / Double(resolution.width), Double(height) / Double(resolution.height), 1)
+        let fittedWidth = max(Int(Double(resolution.width) * scale) & ~1, 320)
+        let fittedHeight = max(Int(Double(resolution.height) * scale) & ~1, 240)
+        return RemoteDisplayConfiguration.Resolution(width: fittedWidth, height: fittedHeight)
+    }
+}

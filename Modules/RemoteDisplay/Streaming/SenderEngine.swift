@@ -1,0 +1,189 @@
+/// The sending side of a Cast Streaming session, as one synchronous state
+/// machine (Docs/spec/cast-streaming.md §2–§5): frames in, packets out in
+/// 10 ms bursts (RTCP first, audio before video), RTCP feedback in, and
+/// every 500 ms a bitrate step.
+///
+/// No threads and no locks of its own: the session calls it under one lock
+/// from its encoder thread (frames) and network thread (ticks, feedback);
+/// tests drive it directly with their own clock and transmit function.
+//
+// @unchecked Sendable: mutable state with no lock of its own. A session keeps
+// it in `MediaPipeline.engine`, a Mutex, and touches it only inside
+// `withLock`; tests use one from a single task. So no two threads ever run
+// its methods at once.
+final class SenderEngine: @unchecked Sendable {
+    /// Packets per 10 ms burst: max(1, (24·2²⁰ / 8 / packet size) / 100) — 21 at 1472 bytes.
+    static let burstSize = max(1, (24 * 1_048_576 / 8 / RTPPacketHeader.maximumPacketSize) / 100)
+    static let burstInterval: Duration = .milliseconds(10)
+
+    private let audio: StreamSender?
+    private let video: StreamSender?
+    private let transmit: (UnsafeRawBufferPointer) -> Void
+    private var estimator = BandwidthEstimator(maximumPacketsPerBurst: SenderEngine.burstSize)
+    private var bitrate: BitrateController?
+    private var burstStart: HostTime?
+    private var burstSent = 0
+    private var reportScratch: [UInt8] = []
+    private var droppedSinceStep = false
+    private(set) var malformedFeedback = 0
+
+    init(
+        streams: [StreamParameters], epoch: HostTime, playoutDelay: Duration, bitrate: BitrateController?,
+        transmit: @escaping (UnsafeRawBufferPointer) -> Void
+    ) throws(CastRemoteDisplayError) {
+        var audio: StreamSender?
+        var video: StreamSender?
+        for parameters in streams {
+            let sender = try StreamSender(parameters: parameters, epoch: epoch, playoutDelay: playoutDelay)
+            if parameters.kind == .audio { audio = sender } else { video = sender }
+        }
+        self.audio = audio
+        self.video = video
+        self.bitrate = bitrate
+        self.transmit = transmit
+        self.reportScratch.reserveCapacity(64)
+    }
+
+    private func stream(_ kind: MediaKind) -> StreamSender? {
+        kind == .audio ? self.audio : self.video
+    }
+
+    /// The streams in sending order: audio before video.
+    private var streams: [StreamSender] {
+        [self.audio, self.video].compactMap { $0 }
+    }
+
+    // MARK: Frames
+
+    /// Whether a `kind` frame captured at `captureTime` would be accepted
+    /// now; asked before encoding so a frame that would be refused costs nothing.
+    func admits(_ kind: MediaKind, captureTime: HostTime) -> Bool {
+        self.stream(kind)?.admits(captureTime: captureTime) ?? false
+    }
+
+    /// Takes one encoded frame: encrypts and packetizes it, then sends what
+    /// the current burst allows. Returns `false` when the in-flight limits
+    /// refuse it (dropped; a dropped video frame makes the next a key frame).
+    @discardableResult
+    func enqueue(
+        _ bytes: UnsafeRawBufferPointer, kind: MediaKind, isKeyFrame: Bool, captureTime: HostTime, now: HostTime
+    ) throws(CastRemoteDisplayError) -> Bool {
+        guard let stream = self.stream(kind) else { return false }
+        guard stream.admits(captureTime: captureTime) else {
+            self.recordDrop(kind, forcingKeyFrame: kind == .video)
+            return false
+        }
+        try stream.packetize(bytes, isKeyFrame: isKeyFrame, captureTime: captureTime)
+        self.flush(at: now)
+        return true
+    }
+
+    /// Counts a frame of `kind` dropped before it was sent. A video frame
+    /// dropped after encoding forces a key frame: the next delta would
+    /// reference a frame the receiver never gets.
+    func recordDrop(_ kind: MediaKind, forcingKeyFrame: Bool) {
+        guard let stream = self.stream(kind) else { return }
+        stream.framesDropped += 1
+        self.droppedSinceStep = true
+        if forcingKeyFrame { stream.keyFrameRequested = true }
+    }
+
+    /// Whether the next video frame must be a key frame (PLI, a drop, a
+    /// resumption); asking clears the request.
+    func takeKeyFrameRequest() -> Bool {
+        guard let video = self.video, video.keyFrameRequested else { return false }
+        video.keyFrameRequested = false
+        return true
+    }
+
+    /// Asks for a key frame next (a resumption after an interruption).
+    func requestKeyFrame() {
+        self.video?.keyFrameRequested = true
+    }
+
+    /// The playout delay; a change goes in-band with the next frame of each stream.
+    var playoutDelay: Duration {
+        get { self.video?.playoutDelay ?? self.audio?.playoutDelay ?? .zero }
+        set { for stream in self.streams { stream.playoutDelay = newValue } }
+    }
+
+    /// The video bitrate the controller sets.
+    var videoBitrate: Int? { self.bitrate?.current }
+
+    // MARK: Sending
+
+    /// Sends what the current 10 ms burst still allows: due sender reports
+    /// first, then each stream's resends and new packets, audio first.
+    func flush(at now: HostTime) {
+        if let start = self.burstStart, start.duration(to: now) < Self.burstInterval {
+            // Same burst.
+        } else {
+            self.burstStart = now
+            self.burstSent = 0
+        }
+        var budget = Self.burstSize - self.burstSent
+        for stream in self.streams where budget > 0 && stream.needsSenderReport(at: now) {
+            stream.writeSenderReport(at: now, into: &self.reportScratch)
+            self.reportScratch.withUnsafeBytes { self.transmit($0) }
+            budget -= 1
+        }
+        var mediaPackets = 0
+        for stream in self.streams {
+            while budget > 0, stream.sendNextPacket(at: now, transmit: self.transmit) {
+                budget -= 1
+                mediaPackets += 1
+            }
+        }
+        if mediaPackets > 0 { self.estimator.recordSent(packets: mediaPackets, at: now) }
+        self.burstSent = Self.burstSize - budget
+    }
+
+    /// The 10 ms tick: kickstart stalled frames, send, and step the bitrate.
+    /// Returns the new video bitrate when it changed.
+    func tick(at now: HostTime) -> Int? {
+        for stream in self.streams { stream.kickstartIfStalled(at: now) }
+        self.flush(at: now)
+        guard var controller = self.bitrate else { return nil }
+        let previous = controller.current
+        let step = controller.update(
+            at: now, framesDropped: self.droppedSinceStep, estimate: self.estimator.estimate(at: now))
+        self.bitrate = controller
+        guard let step else { return nil }
+        self.droppedSinceStep = false
+        return step == previous ? nil : step
+    }
+
+    // MARK: Feedback
+
+    /// Applies one RTCP datagram from the receiver: malformed ones are counted and dropped.
+    func handleFeedback(_ bytes: UnsafeRawBufferPointer, arrival: HostTime) {
+        guard let compound = RTCPCompound.parse(bytes) else {
+            self.malformedFeedback += 1
+            return
+        }
+        for stream in self.streams {
+            stream.apply(compound, arrival: arrival) { bytes, time in
+                self.estimator.recordAcknowledged(bytes: bytes, at: time)
+            }
+        }
+        self.flush(at: arrival)
+    }
+
+    // MARK: Statistics
+
+    /// The counters of `kind`'s stream.
+    func counters(_ kind: MediaKind) -> StreamStatistics? {
+        guard let stream = self.stream(kind) else { return nil }
+        return StreamStatistics(
+            framesSent: stream.framesSent, framesAcknowledged: stream.framesAcknowledged,
+            framesDropped: stream.framesDropped, framesInFlight: stream.framesInFlight,
+            keyFrames: stream.keyFramesSent, packetsSent: Int(stream.packetsSent),
+            retransmittedPackets: stream.retransmittedPackets)
+    }
+
+    /// The smoothed round-trip time, from whichever stream has one.
+    var roundTripTime: Duration? { self.video?.roundTripTime ?? self.audio?.roundTripTime }
+
+    /// The bandwidth estimate now, bits per second.
+    func bandwidthEstimate(at now: HostTime) -> Int? { self.estimator.estimate(at: now) }
+}
