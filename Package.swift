@@ -255,6 +255,7 @@ let package = Package(
             name: "CastRemoteDisplayTests",
             dependencies: [
                 "CastRemoteDisplay", "CVPX", "COpus", "CastEmulator", "CastChannels", "CastTransport", "CastLogging",
+                "CastTestSupport",
             ],
             swiftSettings: strictSettings
         ),

@@ -65,6 +65,12 @@ struct BandwidthEstimator {
 /// at most ×1.1; never above the usable share of the bandwidth estimate
 /// (max(0.8 × estimate, 384 kbit/s) less audio) nor outside the negotiated
 /// minimum and maximum.
+///
+/// One rule of our own, from congestion control's "application-limited"
+/// case: the rate only goes up while the encoder sends at least 80 % of it.
+/// VP8 undershoots on easy pictures; raising a target nobody uses would let
+/// it drift far above what the path carries, and the next hard picture
+/// would flood the path.
 struct BitrateController {
     static let interval: Duration = .milliseconds(500)
     static let floor = 384_000
@@ -83,14 +89,17 @@ struct BitrateController {
     }
 
     /// The video bitrate after a step, or `nil` when no step is due yet.
-    mutating func update(at now: HostTime, framesDropped: Bool, estimate: Int?) -> Int? {
+    mutating func update(at now: HostTime, framesDropped: Bool, estimate: Int?, bytesSent: Int) -> Int? {
         guard let last = self.lastStep else {
             self.lastStep = now
             return nil
         }
-        guard last.duration(to: now) >= Self.interval else { return nil }
+        let interval = last.duration(to: now)
+        guard interval >= Self.interval else { return nil }
         self.lastStep = now
-        var next = Double(self.current) * (framesDropped ? 0.7 : 1.1)
+        let sentRate = Double(bytesSent * 8) / (Double(interval.inNanoseconds) / 1e9)
+        let factor = framesDropped ? 0.7 : (sentRate >= 0.8 * Double(self.current) ? 1.1 : 1)
+        var next = Double(self.current) * factor
         if let estimate {
             let usable = max(Double(estimate) * 0.8, Double(Self.floor)) - Double(self.audioBitrate)
             next = min(next, usable)

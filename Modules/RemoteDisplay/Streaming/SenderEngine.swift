@@ -25,6 +25,8 @@ final class SenderEngine: @unchecked Sendable {
     private var burstSent = 0
     private var reportScratch: [UInt8] = []
     private var droppedSinceStep = false
+    /// The video stream's octet counter at the last bitrate step.
+    private var videoBytesAtStep = 0
     private(set) var malformedFeedback = 0
 
     init(
@@ -145,11 +147,14 @@ final class SenderEngine: @unchecked Sendable {
         self.flush(at: now)
         guard var controller = self.bitrate else { return nil }
         let previous = controller.current
+        let videoBytes = Int(self.video?.octetsSent ?? 0)
         let step = controller.update(
-            at: now, framesDropped: self.droppedSinceStep, estimate: self.estimator.estimate(at: now))
+            at: now, framesDropped: self.droppedSinceStep, estimate: self.estimator.estimate(at: now),
+            bytesSent: Int(UInt32(truncatingIfNeeded: videoBytes &- self.videoBytesAtStep)))
         self.bitrate = controller
         guard let step else { return nil }
         self.droppedSinceStep = false
+        self.videoBytesAtStep = videoBytes
         return step == previous ? nil : step
     }
 
