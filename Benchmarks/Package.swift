@@ -39,6 +39,10 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "package-benchmark"),
                 .product(name: "CastRemoteDisplay", package: "swift-cast"),
+                .product(name: "CastEmulator", package: "swift-cast"),
+                .product(name: "CastChannels", package: "swift-cast"),
+                .product(name: "CastTransport", package: "swift-cast"),
+                .product(name: "CastLogging", package: "swift-cast"),
                 "RawCodecs",
             ],
             path: "EncodeBenchmarks",
@@ -75,7 +79,9 @@ let package = Package(
         .target(
             name: "RawCodecs",
             path: "RawCodecs",
-            linkerSettings: [.linkedLibrary("vpx"), .linkedLibrary("opus"), .linkedLibrary("samplerate")]
+            linkerSettings: [
+                .linkedLibrary("vpx"), .linkedLibrary("opus"), .linkedLibrary("samplerate"), .linkedLibrary("crypto"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

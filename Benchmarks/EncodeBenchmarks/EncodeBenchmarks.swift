@@ -169,6 +169,7 @@ let benchmarks: @Sendable () -> Void = {
         maxDuration: .seconds(5),
         maxIterations: 40
     )
+    streamingBenchmarks()
 
     for (width, height) in [(1280, 720), (1920, 1080)] {
         let label = "\(width)x\(height)"

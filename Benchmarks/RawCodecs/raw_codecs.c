@@ -146,3 +146,15 @@ void raw_audio_destroy(raw_audio *audio) {
     if (audio->opus) opus_encoder_destroy(audio->opus);
     free(audio);
 }
+
+#include <openssl/evp.h>
+
+int raw_aes128_ctr(const uint8_t *key, const uint8_t *iv, const uint8_t *input, uint8_t *output, size_t count) {
+    EVP_CIPHER_CTX *context = EVP_CIPHER_CTX_new();
+    if (context == NULL) return -1;
+    int written = 0;
+    int ok = EVP_EncryptInit_ex(context, EVP_aes_128_ctr(), NULL, key, iv) == 1
+        && EVP_EncryptUpdate(context, output, &written, input, (int)count) == 1;
+    EVP_CIPHER_CTX_free(context);
+    return ok ? 0 : -1;
+}

@@ -33,4 +33,9 @@ int raw_audio_process(raw_audio *audio, const int16_t *samples, int frames, long
 
 void raw_audio_destroy(raw_audio *audio);
 
+/// AES-128-CTR over `count` bytes from the initial counter block `iv`,
+/// through OpenSSL's EVP interface as CastRemoteDisplay's frame cipher calls
+/// it (Modules/RemoteDisplay/Streaming/FrameCipher.swift). Returns 0 on success.
+int raw_aes128_ctr(const uint8_t *key, const uint8_t *iv, const uint8_t *input, uint8_t *output, size_t count);
+
 #endif
