@@ -18,7 +18,9 @@ import RawCodecs
 
 /// A mirroring session against an in-process emulator on loopback.
 final class LoopbackStreaming: @unchecked Sendable {
-    // @unchecked Sendable: used by one benchmark task at a time.
+    // @unchecked Sendable: `sent` is its only mutable state, changed and read
+    // only by `send(_:)`, which one benchmark closure awaits at a time; the
+    // other properties are `let`s of Sendable types.
     let emulator: CastEmulator
     let connection: CastConnection
     let session: RemoteDisplaySession

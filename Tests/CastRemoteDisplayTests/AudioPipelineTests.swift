@@ -1,3 +1,4 @@
+import CastEmulator
 import CastRemoteDisplay
 import Foundation
 import Testing
@@ -21,7 +22,7 @@ import Testing
         let queue = try AudioFrameQueue(bufferCount: 200)
         var input = try AudioInput(sourceSampleRate: 44_100, sourceChannelCount: 2, queue: queue)
         var encoder = try AudioEncoder(queue: queue, bitrate: 128_000)
-        let decoder = OpusTestDecoder(channels: 2)
+        let decoder = OpusDecoder(channels: 2)
         let samples = Self.sine44k()
         var decoded: [Float] = []
         var frameTimes: [HostTime] = []
@@ -115,7 +116,7 @@ import Testing
         let tone = (0..<16_000).map { Int32(0.5 * 2_147_483_647 * sin(2 * Double.pi * 440 * Double($0) / 16_000)) }
         _ = try input.enqueue(deinterleaved: [tone], pts: Self.start)
         var encoder = try AudioEncoder(queue: queue)
-        let decoder = OpusTestDecoder(channels: 2)
+        let decoder = OpusDecoder(channels: 2)
         var decoded: [Float] = []
         while let frame = try encoder.encodeNextFrame() {
             let bytes = frame.bytes

@@ -119,7 +119,9 @@ import Testing
 /// function that records what would go on the wire.
 @Suite struct SenderEngineTests {
     final class Wire: @unchecked Sendable {
-        // @unchecked Sendable: used from one test task only.
+        // @unchecked Sendable: `datagrams` is appended to only by the engine's
+        // transmit closure, which runs inside engine calls the test makes on
+        // its own task, and read by that same task in between: never two threads.
         var datagrams: [[UInt8]] = []
         var media: [(header: RTPPacketHeader, bytes: [UInt8])] {
             self.datagrams.compactMap { datagram in

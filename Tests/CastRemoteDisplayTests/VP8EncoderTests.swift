@@ -1,3 +1,4 @@
+import CastEmulator
 import CastRemoteDisplay
 import Testing
 
@@ -15,7 +16,7 @@ import Testing
         var encoder = try VP8Encoder(
             configuration: VP8EncoderConfiguration(width: 1280, height: 720, bitrate: 4_000_000))
         let pool = try PixelBufferPool(width: 1280, height: 720)
-        let decoder = VP8TestDecoder()
+        let decoder = VP8Decoder()
         let pattern = TestPattern()
         var psnrs: [Double] = []
         for index in 0..<30 {
@@ -52,7 +53,7 @@ import Testing
         }
         #expect(keyFlags.indices.filter { keyFlags[$0] } == [0, 50])
         // A receiver that joins at the requested key frame decodes everything after it.
-        let decoder = VP8TestDecoder()
+        let decoder = VP8Decoder()
         for bytes in streamFromSecondKey {
             #expect(decoder.decode(bytes) != nil)
         }
@@ -89,8 +90,8 @@ import Testing
         // Odd strides on purpose: any stride is accepted.
         var i420 = try PixelBuffer(format: .i420, width: 322, height: 182, bytesPerRow: [333, 177, 171])
         var nv12 = try PixelBuffer(format: .nv12, width: 322, height: 182, bytesPerRow: [350, 327])
-        let i420Decoder = VP8TestDecoder()
-        let nv12Decoder = VP8TestDecoder()
+        let i420Decoder = VP8Decoder()
+        let nv12Decoder = VP8Decoder()
         for index in 0..<5 {
             TestPattern().render(frame: index, into: &i420)
             TestPattern().render(frame: index, into: &nv12)

@@ -18,13 +18,15 @@ public struct StreamReport: Sendable, Hashable {
     public var packetsRefused = 0
     /// Frames that failed to decrypt-and-decode.
     public var decodeErrors = 0
-    /// Luma PSNR of decoded pictures against the test's reference, dB: lowest and mean.
+    /// The lowest luma PSNR of a decoded picture against the test's reference, dB.
     public var minimumPSNR: Double?
+    /// The mean luma PSNR of decoded pictures against the test's reference, dB.
     public var meanPSNR: Double?
     /// Decoded pictures for which the reference had no picture at that capture time.
     public var unmatchedPictures = 0
-    /// Capture → decoded latency, percentiles over the session.
+    /// Capture → decoded latency, median over the session.
     public var latencyP50: Duration?
+    /// Capture → decoded latency, 99th percentile over the session.
     public var latencyP99: Duration?
     /// The playout delay in force (from the OFFER, then the in-band extension).
     public var playoutDelay: Duration = .zero

@@ -30,7 +30,6 @@ final class MediaPipeline: Sendable {
         var framesEncoded = 0
         var encodeTime: Duration = .zero
         var encodesInInterval = 0
-        var backlogDrops = 0
     }
 
     /// Frames waiting for the encoder at most; a newer frame pushes out the oldest.
@@ -132,7 +131,6 @@ final class MediaPipeline: Sendable {
             var evicted: PendingFrame?
             if control.pending.count >= Self.encoderBacklog {
                 evicted = control.pending.removeFirst()
-                control.backlogDrops += 1
             }
             control.pending.append(pendingFrame)
             return (true, evicted)
@@ -165,23 +163,27 @@ final class MediaPipeline: Sendable {
     /// Returns `false` once the pipeline stops.
     private func encodeOnce() -> Bool {
         _ = self.wake.wait(timeout: .now() + .milliseconds(50))
-        let (frames, stopping, paused) = self.control.withLock { control in
-            defer { control.pending.removeAll(keepingCapacity: true) }
-            return (control.pending, control.stopping, control.paused)
-        }
-        guard !stopping else {
-            for frame in frames { frame.release() }
-            return false
-        }
-        for frame in frames {
+        // One frame per lock: taking them singly keeps the queue's storage
+        // and allocates nothing per frame.
+        while true {
+            let (frame, stopping, paused) = self.control.withLock { control in
+                (control.pending.isEmpty ? nil : control.pending.removeFirst(), control.stopping, control.paused)
+            }
+            guard !stopping else {
+                frame?.release()
+                return false
+            }
+            guard let frame else {
+                if !paused { self.encodeAudio() }
+                return true
+            }
             if paused {
                 frame.release()
-                continue
+            } else {
+                self.encodeVideo(frame)
+                self.encodeAudio()
             }
-            self.encodeVideo(frame)
         }
-        if !paused { self.encodeAudio() }
-        return true
     }
 
     private func encodeVideo(_ frame: PendingFrame) {
@@ -284,17 +286,11 @@ final class MediaPipeline: Sendable {
 
 /// A weak reference the pipeline's threads hold between iterations.
 private final class WeakPipeline: Sendable {
-    private let reference: Mutex<Weak>
-    private struct Weak: @unchecked Sendable {
-        // @unchecked Sendable: a weak reference to a Sendable class; reading it is guarded by the mutex.
-        weak var pipeline: MediaPipeline?
-    }
+    weak let pipeline: MediaPipeline?
 
     init(_ pipeline: MediaPipeline) {
-        self.reference = Mutex(Weak(pipeline: pipeline))
+        self.pipeline = pipeline
     }
-
-    var pipeline: MediaPipeline? { self.reference.withLock { $0.pipeline } }
 }
 
 /// The encoders, touched only by the encoder thread once the pipeline starts.

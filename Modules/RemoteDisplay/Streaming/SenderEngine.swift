@@ -18,6 +18,9 @@ final class SenderEngine: @unchecked Sendable {
 
     private let audio: StreamSender?
     private let video: StreamSender?
+    /// The streams in sending order, audio before video; made once, so
+    /// sending walks them without allocating.
+    private let streams: [StreamSender]
     private let transmit: (UnsafeRawBufferPointer) -> Void
     private var estimator = BandwidthEstimator(maximumPacketsPerBurst: SenderEngine.burstSize)
     private var bitrate: BitrateController?
@@ -41,6 +44,7 @@ final class SenderEngine: @unchecked Sendable {
         }
         self.audio = audio
         self.video = video
+        self.streams = [audio, video].compactMap { $0 }
         self.bitrate = bitrate
         self.transmit = transmit
         self.reportScratch.reserveCapacity(64)
@@ -48,11 +52,6 @@ final class SenderEngine: @unchecked Sendable {
 
     private func stream(_ kind: MediaKind) -> StreamSender? {
         kind == .audio ? self.audio : self.video
-    }
-
-    /// The streams in sending order: audio before video.
-    private var streams: [StreamSender] {
-        [self.audio, self.video].compactMap { $0 }
     }
 
     // MARK: Frames

@@ -111,7 +111,7 @@ final class MediaSource: Sendable {
     /// The reference for the emulator: the luma of the frame captured at `time`, within 1 ms.
     var reference: StreamingReceiverConfiguration.VideoReference {
         { [self] time in
-            let elapsed = self.start.duration(to: time).inSecondsApproximately
+            let elapsed = self.start.duration(to: time).inSeconds
             let index = Int((elapsed * Double(self.frameRate)).rounded())
             guard index >= 0, abs(self.pts(ofFrame: index).duration(to: time)) < .milliseconds(1) else { return nil }
             return self.frames[index % Self.distinctFrames][0]
@@ -160,14 +160,6 @@ final class MediaSource: Sendable {
             }
         }
         return handed
-    }
-}
-
-extension Duration {
-    /// Seconds as a floating-point number (tests only).
-    var inSecondsApproximately: Double {
-        let (seconds, attoseconds) = self.components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }
 
