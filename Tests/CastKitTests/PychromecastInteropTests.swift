@@ -2,6 +2,7 @@ import CastEmulator
 import CastKit
 import CastTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// pychromecast, a sender written by others, uses our emulator as it would a
@@ -13,19 +14,30 @@ struct PychromecastInteropTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("scripts/interop/pychromecast_session.py").path
 
-    /// Runs the script in `mode` against `emulator` and returns the JSON it prints last.
-    static func report(_ mode: String, against emulator: CastEmulator) async throws -> JSONValue {
+    /// Runs the script in `mode` against `emulator` and returns the JSON it prints last
+    /// (after pychromecast's log lines).
+    ///
+    /// When the script fails, the failure carries the emulator's debug log
+    /// and pychromecast's own, so a rare failure can be understood from CI's output.
+    static func report(_ mode: String, against emulator: CastEmulator, log: EmulatorLog) async throws -> JSONValue {
         let port = emulator.port
-        let output = try await Task.detached {
-            try NamespacePair.run("/usr/bin/env", "python3", Self.script, mode, "127.0.0.1", "\(port)")
-        }.value
-        return try JSONValue(parsing: try #require(output.split(separator: "\n").last.map(String.init)))
+        let output: String
+        do {
+            output = try await Task.detached {
+                try NamespacePair.run("/usr/bin/env", "python3", Self.script, mode, "127.0.0.1", "\(port)")
+            }.value
+        } catch {
+            throw NamespaceError(message: "\(error)\nthe emulator logged:\n\(log.text)")
+        }
+        let json = output.split(separator: "\n").last { $0.hasPrefix("{") || $0.hasPrefix("[") }
+        return try JSONValue(parsing: String(try #require(json)))
     }
 
     @Test func pychromecastLaunchesTheDefaultMediaReceiverAndReadsStatusAndVolume() async throws {
-        let emulator = try CastEmulator(logger: quietLogger)
+        let log = EmulatorLog()
+        let emulator = try CastEmulator(logger: log.logger)
         try await emulator.start()
-        let report = try await Self.report("interop", against: emulator)
+        let report = try await Self.report("interop", against: emulator, log: log)
 
         #expect(report["connected"]?["app_id"] == .string(CastApplicationID.backdrop))
         #expect(report["connected"]?["volume_level"] == 1)
@@ -46,9 +58,10 @@ struct PychromecastInteropTests {
     }
 
     @Test func pychromecastsMediaControllerPlaysPausesSeeksAndChangesTheRate() async throws {
-        let emulator = try CastEmulator(logger: quietLogger)
+        let log = EmulatorLog()
+        let emulator = try CastEmulator(logger: log.logger)
         try await emulator.start()
-        let report = try await Self.report("media", against: emulator)
+        let report = try await Self.report("media", against: emulator, log: log)
         await emulator.stop()
 
         #expect(report["playing"]?["player_state"] == "PLAYING")
@@ -62,4 +75,16 @@ struct PychromecastInteropTests {
         #expect(report["rate"]?["playback_rate"] == 1.5)
         #expect(report["rate"]?["media_session_id"] == report["playing"]?["media_session_id"])
     }
+}
+
+/// The emulator's debug log, kept in memory for a failure message.
+final class EmulatorLog: Sendable {
+    private let lines = Mutex<[String]>([])
+    let logger = CastLogger(filter: CastLogFilter(minimumLevel: .debug))
+
+    init() {
+        self.logger.addSink(ClosureLogSink { [weak self] record in self?.lines.withLock { $0.append("\(record)") } })
+    }
+
+    var text: String { self.lines.withLock { $0.joined(separator: "\n") } }
 }

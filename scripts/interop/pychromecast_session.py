@@ -16,10 +16,12 @@ Usage:
       (connect -> app session started); then stop the app and disconnect,
       untimed. Prints a JSON list of seconds.
 
-The session interop test and scripts/measure-session-start.sh run it
+Results go to stdout as the last line; in interop and media modes
+pychromecast's debug log goes to stderr. The session interop test and scripts/measure-session-start.sh run it
 against the emulator on 127.0.0.1; it never looks for devices itself.
 """
 import json
+import logging
 import sys
 import time
 import uuid
@@ -119,6 +121,8 @@ def measure(host: str, port: int, runs: int) -> None:
 
 def main() -> None:
     mode, host, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    if mode != "measure":  # a failing test shows pychromecast's own log; timings stay unlogged
+        logging.basicConfig(level=logging.DEBUG, stream=sys.stderr, format="%(asctime)s %(name)s %(message)s")
     if mode == "interop":
         interop(host, port)
     elif mode == "media":

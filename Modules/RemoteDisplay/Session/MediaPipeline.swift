@@ -57,10 +57,18 @@ final class MediaPipeline: Sendable {
         let controller = BitrateController(
             minimum: configuration.minimumVideoBitrate, maximum: configuration.maximumVideoBitrate,
             initial: configuration.maximumVideoBitrate, audioBitrate: configuration.audio?.bitrate ?? 0)
-        let engine = try SenderEngine(
-            streams: answer.streams, epoch: .now, playoutDelay: configuration.targetDelay,
-            bitrate: hasVideo ? controller : nil, transmit: { socket.write($0) })
-        self.encoders = try EncoderState(configuration: configuration, hasVideo: hasVideo, audioQueue: audioQueue)
+        let engine: SenderEngine
+        do {
+            engine = try SenderEngine(
+                streams: answer.streams, epoch: .now, playoutDelay: configuration.targetDelay,
+                bitrate: hasVideo ? controller : nil, transmit: { socket.write($0) })
+            self.encoders = try EncoderState(
+                configuration: configuration, hasVideo: hasVideo, audioQueue: audioQueue)
+        } catch {
+            // No thread has the socket yet; `start()` would close it after them.
+            socket.close()
+            throw error
+        }
         self.socket = socket
         self.receiverPort = answer.udpPort
         self.engine = Mutex(engine)
