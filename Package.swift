@@ -25,10 +25,12 @@ let package = Package(
         .library(name: "CastKit", targets: ["CastKit"]),
         .library(name: "CastRemoteDisplay", targets: ["CastRemoteDisplay"]),
         .library(name: "CastEmulator", targets: ["CastEmulator"]),
-        .executable(name: "cast-discover", targets: ["cast-discover"]),
+        .executable(name: "cast", targets: ["cast"]),
+        .executable(name: "cast-receiver", targets: ["cast-receiver"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
@@ -152,9 +154,39 @@ let package = Package(
         // MARK: Example senders
 
         .executableTarget(
-            name: "cast-discover",
-            dependencies: ["CastDiscovery", "CastLogging"],
-            path: "Examples/CastDiscover",
+            name: "cast",
+            dependencies: [
+                "CastKit", "CastRemoteDisplay", "CastEmulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/Cast",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "cast-receiver",
+            dependencies: [
+                "CastEmulator", "CastKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/CastReceiver",
+            swiftSettings: strictSettings
+        ),
+        // Short samples, each embedding only the modules it names.
+        .executableTarget(
+            name: "sample-discover-devices",
+            dependencies: ["CastDiscovery"],
+            path: "Examples/Samples/DiscoverDevices",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "sample-custom-channel",
+            dependencies: ["CastTransport", "CastChannels"],
+            path: "Examples/Samples/CustomChannel",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "sample-rendered-screen",
+            dependencies: ["CastRemoteDisplay", "CastChannels", "CastTransport"],
+            path: "Examples/Samples/RenderedScreen",
             swiftSettings: strictSettings
         ),
 
@@ -249,6 +281,20 @@ let package = Package(
                 "CastTestSupport", "CastKit", "CastEmulator",
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // README.md's snippets, compiled (and checked to be the README's).
+        .testTarget(
+            name: "ReadmeSnippetTests",
+            dependencies: [
+                "CastKit", "CastEmulator", "CastRemoteDisplay", "CastDiscovery", "CastTransport", "CastLogging",
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Runs the built `cast` executable (a dependency, so it is built first).
+        .testTarget(
+            name: "CastCLITests",
+            dependencies: ["cast", "cast-receiver", "CastKit", "CastEmulator", "CastTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -3,7 +3,7 @@
 # kind of namespace pair: a python-zeroconf advertiser in one namespace, the
 # browser in the other, joined by a veth pair. Nothing leaves the machine.
 #
-#   scripts/measure-discovery.sh [RUNS]     (root; builds cast-discover first)
+#   scripts/measure-discovery.sh [RUNS]     (root; builds cast first)
 #
 # Prints, for each browser: the median seconds from browser start to the
 # first device resolved (over RUNS short runs, default 5), and the packets
@@ -13,8 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
 [ "$(id -u)" -eq 0 ] || { echo "measure-discovery: needs root for network namespaces" >&2; exit 1; }
-swift build --product cast-discover >/dev/null
-ours="$(swift build --show-bin-path)/cast-discover"
+swift build --product cast >/dev/null
+ours="$(swift build --show-bin-path)/cast"
 interop=scripts/interop
 device=a1b2c3d4e5f60718293a4b5c6d7e8f90
 
@@ -39,7 +39,7 @@ tx_packets() { ip -n "mdB$1" -s -j link show vB | python3 -c 'import json,sys; p
 browse() {
     local n=$1 browser=$2 seconds=$3
     if [ "$browser" = swift ]; then
-        ip netns exec "mdB$n" "$ours" --ipv4 --json --seconds "$seconds"
+        ip netns exec "mdB$n" "$ours" discover --ipv4 --json --timeout "$seconds"
     else
         ip netns exec "mdB$n" python3 "$interop/zeroconf_browse.py" "10.210.$n.2" "$seconds"
     fi

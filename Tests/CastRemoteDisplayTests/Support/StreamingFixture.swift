@@ -2,6 +2,7 @@ import CastChannels
 import CastEmulator
 import CastLogging
 import CastRemoteDisplay
+import CastTestSupport
 import CastTransport
 import Foundation
 import Testing
@@ -18,10 +19,17 @@ struct StreamingFixture {
     let channel: RemoteDisplayChannel
     let application: ReceiverApplication
 
-    /// Runs `body` with the fixture; tears everything down whatever happens.
+    /// Runs `body` with the fixture, in its turn among the real-time tests;
+    /// tears everything down whatever happens.
     static func with(
         streaming: StreamingReceiverConfiguration = StreamingReceiverConfiguration(),
         _ body: (StreamingFixture) async throws -> Void
+    ) async throws {
+        try await RealTimeTurns.take { try await Self.run(streaming: streaming, body) }
+    }
+
+    private static func run(
+        streaming: StreamingReceiverConfiguration, _ body: (StreamingFixture) async throws -> Void
     ) async throws {
         let emulator = try CastEmulator(logger: quietLogger)
         emulator.streaming = streaming

@@ -1,0 +1,41 @@
+import ArgumentParser
+
+/// `cast`: a command-line Cast sender for Linux, built on the swift-cast modules.
+///
+/// Progress goes to stderr and results to stdout (as JSON with `--json`), so
+/// scripts can read one and people the other. Every failure exits with its
+/// own code (``CommandFailure/Kind``).
+@main
+struct CastCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cast",
+        abstract: "Control Cast receivers from Linux: apps, media, custom channels and Remote Display.",
+        discussion: """
+            Exit codes: 0 success, 64 bad arguments, 3 device not found, 4 connection failed, \
+            5 launch failed, 6 media request failed, 7 Remote Display offer rejected, \
+            8 timed out, 1 anything else.
+            """,
+        subcommands: [
+            DemoCommand.self,
+            DiscoverCommand.self,
+            StatusCommand.self,
+            LaunchCommand.self,
+            StopApplicationCommand.self,
+            PlayCommand.self,
+            PauseCommand.self,
+            ResumeCommand.self,
+            StopMediaCommand.self,
+            SeekCommand.self,
+            QueueCommand.self,
+            NextCommand.self,
+            PreviousCommand.self,
+            RateCommand.self,
+            TracksCommand.self,
+            StyleCommand.self,
+            VolumeCommand.self,
+            MuteCommand.self,
+            MessageCommand.self,
+            ScreenCommand.self,
+        ]
+    )
+}

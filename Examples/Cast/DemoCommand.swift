@@ -1,0 +1,148 @@
+import ArgumentParser
+import CastEmulator
+import CastKit
+import CastRemoteDisplay
+import Foundation
+
+/// `cast demo`: the whole SDK against an in-process receiver emulator on loopback.
+///
+/// Starts the emulator on 127.0.0.1, connects over TLS, launches the Default
+/// Media Receiver, loads and controls a video, then launches the mirroring
+/// app and streams 5 s of Remote Display test pattern and tone, and prints
+/// what the emulator measured. Nothing leaves the machine.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Run the SDK end to end against a receiver emulator on loopback (nothing leaves the machine).")
+
+    @Option(help: "Seconds of Remote Display to stream.") var seconds: Double = 5
+    @Flag(help: "Print the summary as JSON on stdout.") var json = false
+    @Flag(name: .shortAndLong, help: "Log what the SDK does (to stderr).") var verbose = false
+
+    func run() async throws {
+        try await self.reportingFailures {
+            let quiet = CastLogger(filter: CastLogFilter(minimumLevel: .none))
+            let emulator = try CastEmulator(
+                configuration: CastEmulatorConfiguration(name: "Demo Emulator"), logger: quiet)
+            try await emulator.start()
+            Output.progress("1. receiver emulator listening on 127.0.0.1:\(emulator.port)")
+            var options = try DeviceOptions.parse(["--device", "127.0.0.1:\(emulator.port)"])
+            options.verbose = self.verbose
+            do {
+                let summary = try await ReceiverLink.with(options) { link in
+                    try await Self.media(on: link)
+                    return try await self.screen(on: link, emulator: emulator)
+                }
+                await emulator.stop()
+                try Output.result(json: summary.json, text: summary.table, asJSON: self.json)
+            } catch {
+                await emulator.stop()
+                throw error
+            }
+        }
+    }
+
+    /// Steps 2–4: launch the Default Media Receiver, load, pause, seek, resume, stop.
+    private static func media(on link: ReceiverLink) async throws {
+        let status = try await link.receiver.requestStatus()
+        Output.progress(
+            "2. connected over TLS; receiver status: \(status.text.replacingOccurrences(of: "\n", with: ", "))")
+        let media = RemoteMediaClient()
+        let application = try await link.application(CastApplicationID.defaultMediaReceiver, attaching: [media])
+        Output.progress("3. launched \(application.displayName), session \(application.sessionID ?? "-")")
+        var metadata = MediaMetadata(type: .movie)
+        metadata.setString("Big Buck Bunny", forKey: .title)
+        let loaded = try await media.load(
+            MediaLoadRequestData(
+                mediaInformation: MediaInformation(
+                    contentID: "https://media.example/bbb.mp4", contentType: "video/mp4", metadata: metadata,
+                    duration: 596)))
+        Output.progress("4. media: loaded → \(loaded?.text ?? "-")")
+        let paused = try await media.pause()
+        Output.progress("   pause → \(paused?.text ?? "-")")
+        let seeked = try await media.seek(MediaSeekOptions(interval: 120))
+        Output.progress("   seek 120 s → \(seeked?.text ?? "-")")
+        let resumed = try await media.play()
+        Output.progress("   resume → \(resumed?.text ?? "-")")
+        let stopped = try await media.stop()
+        Output.progress("   stop → \(stopped?.text ?? "-")")
+        media.detach()
+        if let sessionID = application.sessionID { _ = try await link.receiver.stop(sessionID: sessionID) }
+    }
+
+    /// Steps 5–6: launch mirroring, stream the test signal, and read the emulator's report.
+    private func screen(on link: ReceiverLink, emulator: CastEmulator) async throws -> DemoSummary {
+        let signal = try TestSignal(
+            width: 1_280, height: 720, frameRate: 30, start: HostTime.now.advanced(by: .seconds(1)))
+        emulator.streaming.videoReference = { signal.luma(at: $0) }
+        let channel = RemoteDisplayChannel(logger: link.logger)
+        let application = try await link.application(CastApplicationID.mirroring, attaching: [channel])
+        Output.progress("5. launched \(application.displayName); offering VP8 720p30 + Opus stereo")
+        let session = try await channel.beginSession(configuration: RemoteDisplayConfiguration())
+        Output.progress("   answered: streaming \(self.seconds) s of test pattern and 440 Hz tone")
+        let handed = try await signal.stream(seconds: self.seconds, to: session) { index in
+            guard index % 30 == 29 else { return }
+            let statistics = session.currentStatistics
+            Output.progress(
+                "   \(index + 1) frames, \(statistics.videoBitrate / 1_000) kbit/s, RTT "
+                    + "\(statistics.roundTripTime.map { "\(Int($0 / .milliseconds(1))) ms" } ?? "-"), encode "
+                    + String(format: "%.1f ms", statistics.averageEncodeTime / .milliseconds(1)))
+        }
+        // Let the last frames arrive and decode.
+        let deadline = HostTime.now.advanced(by: .seconds(2))
+        while (emulator.streamingReport?.video?.framesDecoded ?? 0) < handed, HostTime.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let report = emulator.streamingReport
+        session.stop()
+        channel.detach()
+        Output.progress("6. stopped; the emulator measured:")
+        return DemoSummary(handed: handed, report: report)
+    }
+}
+
+/// What `cast demo` prints at the end, measured at the emulator.
+struct DemoSummary {
+    let handed: Int
+    let report: StreamingReport?
+
+    private static func milliseconds(_ duration: Duration?) -> String {
+        duration.map { String(format: "%.1f ms", $0 / .milliseconds(1)) } ?? "-"
+    }
+
+    var table: String {
+        let video = self.report?.video
+        let audio = self.report?.audio
+        let rows: [(String, String)] = [
+            ("video frames sent", "\(self.handed)"),
+            ("video frames decoded", "\(video?.framesDecoded ?? 0)"),
+            ("video frames late / lost", "\(video?.framesLate ?? 0) / \(video?.framesLost ?? 0)"),
+            ("key frames", "\(video?.keyFrames ?? 0)"),
+            ("PSNR min / mean", String(format: "%.1f / %.1f dB", video?.minimumPSNR ?? 0, video?.meanPSNR ?? 0)),
+            ("latency p50 / p99", "\(Self.milliseconds(video?.latencyP50)) / \(Self.milliseconds(video?.latencyP99))"),
+            ("audio frames decoded", "\(audio?.framesDecoded ?? 0)"),
+            ("A/V offset", Self.milliseconds(self.report?.audioVideoOffset)),
+        ]
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }
+            .joined(separator: "\n")
+    }
+
+    var json: JSONValue {
+        let video = self.report?.video
+        return [
+            "videoFramesSent": .integer(self.handed),
+            "videoFramesDecoded": .integer(video?.framesDecoded ?? 0),
+            "videoFramesLate": .integer(video?.framesLate ?? 0),
+            "videoFramesLost": .integer(video?.framesLost ?? 0),
+            "keyFrames": .integer(video?.keyFrames ?? 0),
+            "minimumPSNR": video?.minimumPSNR.map(JSONValue.number) ?? .null,
+            "meanPSNR": video?.meanPSNR.map(JSONValue.number) ?? .null,
+            "latencyP50Milliseconds": video?.latencyP50.map { .number($0 / .milliseconds(1)) } ?? .null,
+            "latencyP99Milliseconds": video?.latencyP99.map { .number($0 / .milliseconds(1)) } ?? .null,
+            "audioFramesDecoded": .integer(self.report?.audio?.framesDecoded ?? 0),
+            "audioVideoOffsetMilliseconds": self.report?.audioVideoOffset.map { .number($0 / .milliseconds(1)) }
+                ?? .null,
+        ]
+    }
+}

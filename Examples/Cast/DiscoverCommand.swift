@@ -1,0 +1,80 @@
+import ArgumentParser
+import CastKit
+import Foundation
+
+/// `cast discover`: the live list of Cast devices, as they come, change and go.
+struct DiscoverCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "discover",
+        abstract: "List Cast devices as discovery finds, updates and loses them (until Ctrl-C or --timeout).",
+        discussion: """
+            With --json each event is one JSON object per line, with the seconds since \
+            discovery started (scripts/measure-discovery.sh reads that form).
+            """)
+
+    @OptionGroup var discovery: DiscoveryOptions
+
+    @Option(help: "Stop after this many seconds.") var timeout: Double?
+
+    @Option(name: .customLong("known"), help: "Also probe HOST or HOST:PORT by unicast (repeatable).")
+    var knownHosts: [String] = []
+
+    @Flag(help: "One JSON object per event on stdout.") var json = false
+
+    func run() async throws {
+        try await self.reportingFailures {
+            let known = try self.knownHosts.map { text throws -> (IPAddress, Int) in
+                guard let address = DeviceAddress(text), let ip = IPAddress(address.host) else {
+                    throw ValidationError("--known needs an IP address with an optional port, not '\(text)'")
+                }
+                return (ip, address.port)
+            }
+            let manager = DiscoveryManager(
+                configuration: self.discovery.configuration,
+                logger: DeviceOptions.makeLogger(verbose: false))
+            let events = manager.events()
+            let started = ContinuousClock.now
+            try await manager.start()
+            for (address, port) in known { await manager.addKnownHost(address, port: port) }
+            if let timeout {
+                Task {
+                    try await Task.sleep(for: .milliseconds(Int(timeout * 1_000)))
+                    await manager.stop()
+                    Foundation.exit(0)
+                }
+            }
+            for await event in events {
+                let seconds = (ContinuousClock.now - started) / .seconds(1)
+                // Written straight to the descriptor, so a pipe sees each line at once.
+                FileHandle.standardOutput.write(
+                    Data((try Self.line(for: event, at: seconds, json: self.json) + "\n").utf8))
+            }
+        }
+    }
+
+    /// One event as a line of text or JSON.
+    static func line(for event: DiscoveryEvent, at seconds: Double, json: Bool) throws -> String {
+        let device = event.device
+        let kind: String
+        var detail = ""
+        switch event {
+        case .found: kind = "found"
+        case .updated(_, let changes):
+            kind = "updated"
+            detail = "changes \(changes.rawValue)"
+        case .lost(_, let reason):
+            kind = "lost"
+            detail = "\(reason)"
+        }
+        guard json else {
+            return String(format: "%7.3fs ", seconds) + "\(kind) \(device)" + (detail.isEmpty ? "" : " (\(detail))")
+        }
+        let object: JSONValue = [
+            "event": .string(kind), "detail": .string(detail), "seconds": .number(seconds),
+            "id": .string(device.id), "name": .string(device.friendlyName), "model": .string(device.modelName),
+            "port": .integer(device.port), "addresses": .array(device.addresses.map { .string($0.description) }),
+            "capabilities": .integer(Int(clamping: device.capabilities.rawValue)), "group": .bool(device.isGroup),
+        ]
+        return try object.jsonText()
+    }
+}

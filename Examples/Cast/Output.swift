@@ -1,0 +1,71 @@
+import CastKit
+import Foundation
+
+/// Where the command's words go: progress and errors to stderr, results to stdout.
+enum Output {
+    /// One line of progress or an error, on stderr.
+    static func progress(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// The command's result on stdout: `json` with `--json`, else `text`.
+    static func result(json: JSONValue, text: @autoclosure () -> String, asJSON: Bool) throws {
+        print(asJSON ? try json.jsonText() : text())
+    }
+}
+
+extension ReceiverStatus {
+    /// The status as the JSON `cast status --json` prints.
+    var json: JSONValue {
+        [
+            "applications": .array(
+                self.applications.map { application in
+                    [
+                        "appId": .string(application.appID),
+                        "displayName": .string(application.displayName),
+                        "sessionId": application.sessionID.map(JSONValue.string) ?? .null,
+                        "transportId": application.transportID.map(JSONValue.string) ?? .null,
+                        "statusText": .string(application.statusText),
+                        "namespaces": .array(application.namespaces.map(JSONValue.string)),
+                    ]
+                }),
+            "volume": [
+                "level": self.volume.level.map(JSONValue.number) ?? .null,
+                "muted": self.volume.isMuted.map(JSONValue.bool) ?? .null,
+            ],
+        ]
+    }
+
+    /// The status in a few lines for people.
+    var text: String {
+        var lines = self.applications.map { application in
+            "app \(application.displayName) (\(application.appID)) session \(application.sessionID ?? "-")"
+        }
+        if lines.isEmpty { lines.append("no app running") }
+        let level = self.volume.level.map { String(format: "%.2f", $0) } ?? "?"
+        lines.append("volume \(level)\(self.volume.isMuted == true ? " (muted)" : "")")
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension MediaStatus {
+    /// The media status as `--json` prints it.
+    var json: JSONValue {
+        [
+            "mediaSessionId": .integer(self.mediaSessionID),
+            "playerState": .string(self.playerState.rawValue),
+            "currentTime": .number(self.currentTime),
+            "playbackRate": .number(self.playbackRate),
+            "contentId": self.media.map { .string($0.contentID) } ?? .null,
+            "contentType": self.media.map { .string($0.contentType) } ?? .null,
+            "volume": .number(self.volume.level ?? 1),
+            "muted": .bool(self.volume.muted ?? false),
+        ]
+    }
+
+    /// One line for people.
+    var text: String {
+        "\(self.playerState.rawValue) \(self.media?.contentID ?? "-") at \(String(format: "%.1f", self.currentTime)) s"
+            + (self.playbackRate != 1 ? " ×\(self.playbackRate)" : "")
+    }
+}

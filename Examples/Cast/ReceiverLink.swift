@@ -1,0 +1,73 @@
+import CastKit
+
+/// One connection to a receiver with its platform channel attached: what
+/// every device command starts from.
+struct ReceiverLink {
+    /// The receiver platform's endpoint.
+    static let platformID = "receiver-0"
+
+    let connection: CastConnection
+    let receiver: ReceiverChannel
+    let logger: CastLogger
+
+    /// Connects to `options.device` and opens the platform's virtual connection.
+    static func connect(_ options: DeviceOptions) async throws -> ReceiverLink {
+        let (host, port) = try await options.address()
+        let logger = options.logger
+        let timeout = options.timeoutDuration
+        let connection = CastConnection(
+            host: host, port: port,
+            configuration: CastConnectionConfiguration(connectTimeout: timeout), logger: logger)
+        Output.progress("connecting to \(host):\(port)")
+        try await connection.connect()
+        try await connection.openVirtualConnection(to: ReceiverLink.platformID)
+        let receiver = ReceiverChannel(requestTimeout: timeout)
+        receiver.attach(to: connection, destinationID: ReceiverLink.platformID, logger: logger)
+        return ReceiverLink(connection: connection, receiver: receiver, logger: logger)
+    }
+
+    /// The running app `appID`, launched when it is not running yet (or
+    /// whatever runs, with `appID` nil); attaches `channels` to its transport.
+    func application(_ appID: String?, attaching channels: [CastChannel]) async throws -> ReceiverApplication {
+        let status = try await self.receiver.requestStatus()
+        let running = status.applications.first { !$0.isIdleScreen && (appID == nil || $0.appID == appID) }
+        let application: ReceiverApplication
+        if let running {
+            application = running
+        } else if let appID {
+            Output.progress("launching \(appID)")
+            application = try await self.receiver.launch(appID: appID)
+        } else {
+            throw CommandFailure(.launchFailed, "no app is running on the receiver")
+        }
+        guard let transportID = application.transportID else {
+            throw CommandFailure(.launchFailed, "\(application.displayName) has no transport to talk to")
+        }
+        try await self.connection.openVirtualConnection(to: transportID)
+        for channel in channels {
+            channel.attach(to: self.connection, destinationID: transportID, logger: self.logger)
+        }
+        return application
+    }
+
+    /// Connects, runs `body`, and closes the connection whatever happens.
+    static func with<Result>(_ options: DeviceOptions, _ body: (ReceiverLink) async throws -> Result)
+        async throws -> Result
+    {
+        let link = try await Self.connect(options)
+        do {
+            let result = try await body(link)
+            await link.close()
+            return result
+        } catch {
+            await link.close()
+            throw error
+        }
+    }
+
+    /// Closes the connection.
+    func close() async {
+        self.receiver.detach()
+        await self.connection.close()
+    }
+}

@@ -1,0 +1,104 @@
+import ArgumentParser
+import CastEmulator
+import CastKit
+import Foundation
+
+/// `cast-receiver`: the receiver emulator, standalone, so other senders
+/// (pychromecast included) can be tested against it.
+///
+/// It listens on 127.0.0.1 unless told otherwise, logs what senders send,
+/// and with `--advertise` answers mDNS on the chosen interfaces (loopback by
+/// default: on a shared machine multicast belongs there or in a namespace).
+@main
+struct CastReceiverCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cast-receiver",
+        abstract: "Run the Cast receiver emulator: apps, media player and Remote Display receiver.")
+
+    @Option(help: "The friendly name.") var name = "Cast Emulator"
+    @Option(help: "The device id to advertise (32 hex digits; default: derived from the name).") var id: String?
+    @Option(help: "The model name to advertise.") var model = "Chromecast"
+    @Option(help: "The address to listen on.") var host = "127.0.0.1"
+    @Option(help: "The TLS port (0 picks a free one).") var port = 8009
+    @Flag(help: "Answer mDNS queries (see --interface).") var advertise = false
+    @Option(name: .customLong("interface"), help: "Advertise on this interface (repeatable; default: loopback).")
+    var interfaces: [String] = []
+    @Option(help: "Remote Display: drop this share of datagrams (0 to 1).") var loss: Double = 0
+    @Option(help: "Remote Display: extra one-way delay, milliseconds.") var delay: Int = 0
+    @Option(help: "Remote Display: jitter, milliseconds.") var jitter: Int = 0
+    @Option(help: "Remote Display: bandwidth cap, bits per second.") var bandwidth: Int?
+    @Option(help: "Seconds to run (default: until Ctrl-C).") var seconds: Double?
+    @Flag(name: .shortAndLong, help: "Log the emulator's own debug records too.") var verbose = false
+
+    func validate() throws {
+        guard (0...1).contains(self.loss) else { throw ValidationError("--loss must be between 0 and 1") }
+        guard (0...65_535).contains(self.port) else { throw ValidationError("--port must be 0…65535") }
+    }
+
+    func run() async throws {
+        let logger = CastLogger(filter: CastLogFilter(minimumLevel: self.verbose ? .debug : .info))
+        logger.addSink(ClosureLogSink { FileHandle.standardError.write(Data("\($0)\n".utf8)) })
+        let emulator = try CastEmulator(
+            configuration: CastEmulatorConfiguration(host: self.host, port: self.port, name: self.name),
+            logger: logger)
+        emulator.streaming.impairment = NetworkImpairment(
+            lossRate: self.loss, delay: .milliseconds(self.delay), jitter: .milliseconds(self.jitter),
+            bandwidthLimit: self.bandwidth)
+        let events = emulator.events()
+        try await emulator.start()
+        Self.say("cast-receiver \"\(self.name)\" listening on \(self.host):\(emulator.port)")
+        var responder: MDNSResponder?
+        if self.advertise {
+            var advertisement = emulator.advertisement
+            if let id { advertisement.id = id }
+            advertisement.modelName = self.model
+            let advertiser = emulator.makeResponder(
+                interfaces: self.interfaces.isEmpty ? .loopbackOnly : .named(Set(self.interfaces)))
+            await advertiser.update(advertisement)
+            try await advertiser.start()
+            responder = advertiser
+            Self.say(
+                "advertising \(advertisement.id) on \(self.interfaces.isEmpty ? "loopback" : self.interfaces.joined(separator: ", "))"
+            )
+        }
+        if let seconds {
+            Task {
+                try await Task.sleep(for: .milliseconds(Int(seconds * 1_000)))
+                await responder?.stop()
+                await emulator.stop()
+                Foundation.exit(0)
+            }
+        }
+        for await event in events {
+            Self.say(Self.line(for: event))
+        }
+    }
+
+    /// Writes one line to stdout at once (a pipe would otherwise hold it until exit).
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    /// One emulator event as a log line on stdout.
+    static func line(for event: EmulatorEvent) -> String {
+        switch event {
+        case .connectionOpened(let id): "[\(id)] sender connected"
+        case .connectionClosed(let id): "[\(id)] sender disconnected"
+        case .virtualConnectionOpened(let id, let source, let destination, _):
+            "[\(id)] CONNECT \(source) → \(destination)"
+        case .virtualConnectionClosed(let id, let source, let destination): "[\(id)] CLOSE \(source) → \(destination)"
+        case .messageReceived(let id, let message):
+            "[\(id)] \(message.namespace) \(message.sourceID) → \(message.destinationID): \(Self.text(of: message))"
+        case .messageDropped(let id, let message):
+            "[\(id)] dropped (no virtual connection) \(message.namespace) from \(message.sourceID)"
+        case .deviceAuthChallengeReceived(let id): "[\(id)] device authentication challenge"
+        }
+    }
+
+    private static func text(of message: CastMessage) -> String {
+        switch message.payload {
+        case .string(let text): text
+        case .binary(let bytes): "\(bytes.count) bytes"
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import CastEmulator
+import CastKit
+import CastTestSupport
+import Testing
+
+/// `cast discover` and `--device NAME` with real mDNS between two network
+/// namespaces: the emulator and its responder in one, `cast` in the other.
+@Suite(.enabled(if: NamespacePair.isAvailable, "needs root and iproute2 to create network namespaces"))
+struct CastCommandLineDiscoveryTests {
+    @Test func discoverListsTheEmulatorAndDeviceFindsItByName() async throws {
+        try await RealTimeTurns.take { try await Self.discoverAndFind() }
+    }
+
+    private static func discoverAndFind() async throws {
+        try await NamespacePair.with { pair in
+            let loops = try pair.eventLoopGroup(in: pair.b)
+            let emulator = try CastEmulator(
+                configuration: CastEmulatorConfiguration(host: pair.ipv4(pair.b), name: "Living Room TV"),
+                eventLoopGroup: loops, logger: CastCommandLineTests.quiet)
+            try await emulator.start()
+            let responder = emulator.makeResponder(interfaces: .named(["vB"]), addressFamilies: .ipv4)
+            do {
+                for attempt in 1...50 {
+                    do {
+                        try await responder.start()
+                        break
+                    } catch  where attempt < 50 {
+                        try await Task.sleep(for: .milliseconds(50))
+                    }
+                }
+                let inA = ["netns", "exec", pair.a, CastCommandLineTests.executable("cast")]
+                let discover = try await CastCommandLineTests.run(
+                    "/usr/sbin/ip", inA + ["discover", "--interface", "vA", "--ipv4", "--json", "--timeout", "3"])
+                #expect(discover.status == 0, "\(discover.stderr)")
+                let found = try #require(discover.stdout.split(separator: "\n").first)
+                let event = try JSONValue(parsing: String(found))
+                #expect(event["event"] == "found")
+                #expect(event["name"] == "Living Room TV")
+                #expect(event["id"] == .string(emulator.advertisement.id))
+                #expect(event["port"] == .integer(emulator.port))
+
+                let byName = try await CastCommandLineTests.run(
+                    "/usr/sbin/ip",
+                    inA + ["status", "--device", "living room tv", "--interface", "vA", "--ipv4", "--json"])
+                #expect(byName.status == 0, "\(byName.stderr)")
+                #expect(try JSONValue(parsing: byName.stdout)["volume"]?["level"] == 1)
+                #expect(byName.stderr.contains("found \"Living Room TV\""))
+
+                let byID = try await CastCommandLineTests.run(
+                    "/usr/sbin/ip",
+                    inA + ["launch", "CC1AD845", "--device", emulator.advertisement.id, "--interface", "vA", "--ipv4"])
+                #expect(byID.status == 0, "\(byID.stderr)")
+
+                let nobody = try await CastCommandLineTests.run(
+                    "/usr/sbin/ip", inA + ["status", "--device", "Nobody", "--interface", "vA", "--timeout", "1"])
+                #expect(nobody.status == 3)
+                #expect(nobody.stderr.contains("no device named or with id \"Nobody\""))
+            } catch {
+                await responder.stop()
+                await emulator.stop()
+                try await loops.shutdownGracefully()
+                throw error
+            }
+            await responder.stop()
+            await emulator.stop()
+            try await loops.shutdownGracefully()
+        }
+    }
+}

@@ -1,0 +1,251 @@
+import CastEmulator
+import CastKit
+import CastTestSupport
+import Foundation
+import Testing
+
+/// The `cast` executable, run as a user would: its arguments, its `--json`
+/// output on stdout and its exit codes, against the emulator on loopback.
+@Suite(.serialized) struct CastCommandLineTests {
+    static let quiet = CastLogger(filter: CastLogFilter(minimumLevel: .none))
+
+    /// What one run printed and returned.
+    struct Run {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+
+        /// stdout parsed as JSON.
+        func json() throws -> JSONValue { try JSONValue(parsing: self.stdout) }
+    }
+
+    /// The built executable `name`.
+    static func executable(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".build/debug/\(name)").path
+    }
+
+    /// Runs the built `cast` with `arguments`.
+    static func cast(_ arguments: String...) async throws -> Run {
+        try await Self.run(Self.executable("cast"), arguments)
+    }
+
+    /// Runs `executable` with `arguments` (off the cooperative pool: it blocks until the process ends).
+    static func run(_ executable: String, _ arguments: [String]) async throws -> Run {
+        try await Task.detached {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+            let stdout = Pipe()
+            let stderr = Pipe()
+            process.standardOutput = stdout
+            process.standardError = stderr
+            try process.run()
+            let errors = Task.detached { stderr.fileHandleForReading.readDataToEndOfFile() }
+            let output = stdout.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return Run(
+                status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
+                stderr: String(decoding: await errors.value, as: UTF8.self))
+        }.value
+    }
+
+    /// Runs `body` with a started emulator and its `--device` argument, in
+    /// its turn among the real-time tests: every `cast` run is a process of
+    /// its own, and a few of them at once take the machine from a stream.
+    static func withEmulator(
+        applications: [EmulatedApplication] = EmulatedApplication.standard,
+        _ body: (CastEmulator, String) async throws -> Void
+    ) async throws {
+        try await RealTimeTurns.take { try await Self.runWithEmulator(applications: applications, body) }
+    }
+
+    private static func runWithEmulator(
+        applications: [EmulatedApplication] = EmulatedApplication.standard,
+        _ body: (CastEmulator, String) async throws -> Void
+    ) async throws {
+        let emulator = try CastEmulator(
+            configuration: CastEmulatorConfiguration(applications: applications), logger: Self.quiet)
+        try await emulator.start()
+        do {
+            try await body(emulator, "127.0.0.1:\(emulator.port)")
+        } catch {
+            await emulator.stop()
+            throw error
+        }
+        await emulator.stop()
+    }
+
+    @Test func statusLaunchVolumeAndStopAppPrintJSON() async throws {
+        try await Self.withEmulator { emulator, device in
+            let status = try await Self.cast("status", "--device", device, "--json")
+            #expect(status.status == 0, "\(status.stderr)")
+            #expect(try status.json()["volume"]?["level"] == 1)
+
+            let launch = try await Self.cast("launch", "CC1AD845", "--device", device, "--json")
+            #expect(launch.status == 0, "\(launch.stderr)")
+            let running = try #require(emulator.runningApplication)
+            #expect(running.application.appID == CastApplicationID.defaultMediaReceiver)
+            #expect(try launch.json()["sessionId"] == .string(running.sessionID))
+            #expect(launch.stderr.contains("launching CC1AD845"))
+
+            let volume = try await Self.cast("volume", "0.3", "--device", device, "--json")
+            #expect(try volume.json()["volume"]?["level"] == 0.3)
+            let mute = try await Self.cast("mute", "--device", device, "--json")
+            #expect(try mute.json()["volume"]?["muted"] == true)
+            #expect(emulator.volume == ReceiverVolume(level: 0.3, isMuted: true))
+
+            let stop = try await Self.cast("stop-app", "--device", device, "--json")
+            #expect(stop.status == 0, "\(stop.stderr)")
+            #expect(emulator.runningApplication?.application.appID != CastApplicationID.defaultMediaReceiver)
+        }
+    }
+
+    @Test func playPauseSeekAndStopControlTheEmulatorsPlayer() async throws {
+        try await Self.withEmulator { emulator, device in
+            let play = try await Self.cast(
+                "play", "https://media.example/bbb.mp4", "--title", "Big Buck Bunny", "--device", device, "--json")
+            #expect(play.status == 0, "\(play.stderr)")
+            let playing = try play.json()
+            #expect(playing["contentId"] == "https://media.example/bbb.mp4")
+            #expect(playing["contentType"] == "video/mp4")
+
+            let pause = try await Self.cast("pause", "--device", device, "--json")
+            #expect(try pause.json()["playerState"] == "PAUSED")
+            let seek = try await Self.cast("seek", "42", "--device", device, "--json")
+            #expect(abs((try seek.json()["currentTime"]?.doubleValue ?? 0) - 42) < 0.5)
+            let resume = try await Self.cast("resume", "--device", device, "--json")
+            #expect(try resume.json()["playerState"] == "PLAYING")
+            let status = try await Self.cast("status", "--device", device, "--json")
+            #expect(try status.json()["media"]?["contentId"] == "https://media.example/bbb.mp4")
+            let stop = try await Self.cast("stop", "--device", device, "--json")
+            #expect(try stop.json()["playerState"] == "IDLE")
+        }
+    }
+
+    @Test func queueNextPreviousRateTracksAndStyle() async throws {
+        try await Self.withEmulator { _, device in
+            let queue = try await Self.cast(
+                "queue", "https://media.example/one.mp4", "https://media.example/two.mp3", "--repeat-mode", "all",
+                "--device", device, "--json")
+            #expect(queue.status == 0, "\(queue.stderr)")
+            #expect(try queue.json()["contentId"] == "https://media.example/one.mp4")
+            let next = try await Self.cast("next", "--device", device, "--json")
+            #expect(try next.json()["contentId"] == "https://media.example/two.mp3")
+            #expect(try next.json()["contentType"] == "audio/mpeg")
+            let previous = try await Self.cast("prev", "--device", device, "--json")
+            #expect(try previous.json()["contentId"] == "https://media.example/one.mp4")
+            let rate = try await Self.cast("rate", "1.5", "--device", device, "--json")
+            #expect(try rate.json()["playbackRate"] == 1.5)
+
+            let subtitled = try await Self.cast(
+                "play", "https://media.example/film.mp4", "--subtitles", "https://media.example/film.vtt",
+                "--device", device, "--json")
+            #expect(subtitled.status == 0, "\(subtitled.stderr)")
+            let style = try await Self.cast(
+                "style", "--foreground", "#FFFF00", "--scale", "1.5", "--device", device, "--json")
+            #expect(style.status == 0, "\(style.stderr)")
+            let off = try await Self.cast("tracks", "--device", device, "--json")
+            #expect(off.status == 0, "\(off.stderr)")
+            let badColour = try await Self.cast("style", "--foreground", "yellow", "--device", device)
+            #expect(badColour.status == 64)
+        }
+    }
+
+    @Test func messageSendsOnACustomNamespaceAndPrintsTheReplies() async throws {
+        let namespace = "urn:x-cast:com.example.echo"
+        let game = EmulatedApplication(appID: "5C3F0A3C", displayName: "Echo Game", namespaces: [namespace])
+        try await Self.withEmulator(applications: EmulatedApplication.standard + [game]) { emulator, device in
+            emulator.respond(to: namespace) { message in
+                guard case .string(let text) = message.payload else { return [] }
+                let reply = #"{"type":"ECHO","received":"# + text + "}"
+                return [
+                    CastMessage(
+                        namespace: namespace, sourceID: message.destinationID, destinationID: message.sourceID,
+                        payload: .string(reply))
+                ]
+            }
+            let run = try await Self.cast(
+                "message", "--namespace", namespace, "--payload", #"{"type":"PING","n":1}"#, "--app", "5C3F0A3C",
+                "--wait", "0.5", "--device", device, "--json")
+            #expect(run.status == 0, "\(run.stderr)")
+            let replies = try #require(try run.json().arrayValue)
+            #expect(replies.count == 1)
+            #expect(replies.first?["type"] == "ECHO")
+            #expect(replies.first?["received"]?["n"] == 1)
+            #expect(run.stderr.contains("launching 5C3F0A3C"))
+        }
+    }
+
+    @Test func screenStreamsTheTestPatternAndPrintsStatistics() async throws {
+        try await Self.withEmulator { emulator, device in
+            let run = try await Self.cast(
+                "screen", "--width", "640", "--height", "360", "--seconds", "2", "--device", device, "--json")
+            #expect(run.status == 0, "\(run.stderr)")
+            let summary = try run.json()
+            let sent = try #require(summary["videoFramesSent"]?.intValue)
+            #expect(sent >= 40)
+            #expect(summary["videoFramesAcknowledged"]?.intValue == sent)
+            #expect((summary["audioFramesSent"]?.intValue ?? 0) >= 150)
+            #expect(run.stderr.contains("streaming 640x360 at 30 fps"))
+            #expect(run.stderr.contains("kbit/s"))
+            #expect((emulator.streamingReport?.video?.framesDecoded ?? 0) >= sent)
+
+            let rejected = try await Self.withRejection(emulator) {
+                try await Self.cast("screen", "--seconds", "1", "--device", device)
+            }
+            #expect(rejected.status == 7)
+            #expect(rejected.stderr.contains("busy"))
+        }
+    }
+
+    /// Runs `body` while the emulator rejects OFFERs.
+    static func withRejection(_ emulator: CastEmulator, _ body: () async throws -> Run) async throws -> Run {
+        emulator.streaming.answer = .reject(code: 42, description: "busy")
+        defer { emulator.streaming.answer = .accept }
+        return try await body()
+    }
+
+    @Test func failuresHaveTheirOwnExitCodesAndMessages() async throws {
+        try await RealTimeTurns.take {
+            let malformed = try await Self.cast("status", "--device", "host:port")
+            #expect(malformed.status == 3)
+            #expect(malformed.stderr.contains("is not HOST"))
+            #expect(malformed.stdout.isEmpty)
+
+            let refused = try await Self.cast("status", "--device", "127.0.0.1:1", "--timeout", "2")
+            #expect(refused.status == 4)
+            #expect(refused.stderr.contains("error:"))
+
+            let usage = try await Self.cast("volume", "2", "--device", "127.0.0.1")
+            #expect(usage.status == 64)
+            #expect(usage.stderr.contains("between 0 and 1"))
+
+            let unknownType = try await Self.cast("play", "https://media.example/stream", "--device", "127.0.0.1:1")
+            #expect(unknownType.status == 64)
+        }
+        try await Self.withEmulator { _, device in
+            let noApp = try await Self.cast("stop-app", "--device", device)
+            #expect(noApp.status == 5)
+            let badJSON = try await Self.cast(
+                "message", "--namespace", "urn:x-cast:com.example.echo", "--payload", "{oops", "--device", device)
+            #expect(badJSON.status == 64)
+        }
+    }
+
+    @Test func demoRunsEveryStepAndReportsWhatTheEmulatorMeasured() async throws {
+        let demo = try await RealTimeTurns.take { try await Self.cast("demo", "--seconds", "2", "--json") }
+        #expect(demo.status == 0, "\(demo.stderr)")
+        let summary = try demo.json()
+        let sent = try #require(summary["videoFramesSent"]?.intValue)
+        #expect(sent >= 40)
+        // A loaded machine may skip a late frame or two at its playout time; the rest decode.
+        #expect((summary["videoFramesDecoded"]?.intValue ?? 0) >= sent * 9 / 10)
+        #expect((summary["minimumPSNR"]?.doubleValue ?? 0) > 30)
+        #expect((summary["audioFramesDecoded"]?.intValue ?? 0) >= 150)
+        for step in ["1. receiver emulator", "3. launched Default Media Receiver", "pause → PAUSED", "6. stopped"] {
+            #expect(demo.stderr.contains(step), "missing \(step)")
+        }
+    }
+}
