@@ -13,7 +13,7 @@ struct CastCommand: AsyncParsableCommand {
         discussion: """
             Exit codes: 0 success, 64 bad arguments, 3 device not found, 4 connection failed, \
             5 launch failed, 6 media request failed, 7 Remote Display offer rejected, \
-            8 timed out, 1 anything else.
+            8 timed out, 9 unreadable input file, 1 anything else.
             """,
         subcommands: [
             DemoCommand.self,

@@ -13,6 +13,7 @@ struct CommandFailure: Error, CustomStringConvertible {
         case mediaFailed = 6
         case offerRejected = 7
         case timedOut = 8
+        case badInput = 9
     }
 
     let kind: Kind

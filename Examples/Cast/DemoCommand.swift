@@ -25,21 +25,64 @@ struct DemoCommand: AsyncParsableCommand {
             let emulator = try CastEmulator(
                 configuration: CastEmulatorConfiguration(name: "Demo Emulator"), logger: quiet)
             try await emulator.start()
-            Output.progress("1. receiver emulator listening on 127.0.0.1:\(emulator.port)")
-            var options = try DeviceOptions.parse(["--device", "127.0.0.1:\(emulator.port)"])
+            Output.progress("1. receiver emulator listening on 127.0.0.1:\(emulator.port), advertising on loopback")
+            let responder = emulator.makeResponder(interfaces: .loopbackOnly, addressFamilies: .ipv4)
+            let address: String
+            do {
+                try await responder.start()
+                address = try await Self.find(emulator)
+            } catch {
+                await responder.stop()
+                await emulator.stop()
+                throw error
+            }
+            var options = try DeviceOptions.parse(["--device", address])
             options.verbose = self.verbose
             do {
                 let summary = try await ReceiverLink.with(options) { link in
                     try await Self.media(on: link)
                     return try await self.screen(on: link, emulator: emulator)
                 }
+                await responder.stop()
                 await emulator.stop()
                 try Output.result(json: summary.json, text: summary.table, asJSON: self.json)
             } catch {
+                await responder.stop()
                 await emulator.stop()
                 throw error
             }
         }
+    }
+
+    /// Finds the emulator with mDNS on loopback (nothing leaves the machine);
+    /// its address, or the one it listens on when loopback has no multicast.
+    private static func find(_ emulator: CastEmulator) async throws -> String {
+        let discovery = DiscoveryManager(
+            configuration: DiscoveryConfiguration(interfaces: .loopbackOnly, addressFamilies: .ipv4),
+            logger: CastLogger(filter: CastLogFilter(minimumLevel: .none)))
+        let events = discovery.events()
+        try await discovery.start()
+        let id = emulator.advertisement.id
+        let found = try await withThrowingTaskGroup(of: CastDevice?.self) { group in
+            group.addTask {
+                for await case .found(let device) in events where device.id == id { return device }
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(5))
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        await discovery.stop()
+        guard let found, let address = found.addresses.first else {
+            Output.progress("   loopback has no multicast here; using the emulator's address")
+            return "127.0.0.1:\(emulator.port)"
+        }
+        Output.progress("   discovery found \(found)")
+        return "\(address):\(found.port)"
     }
 
     /// Steps 2–4: launch the Default Media Receiver, load, pause, seek, resume, stop.

@@ -3,11 +3,16 @@ import CastKit
 import CastRemoteDisplay
 import Foundation
 
-/// `cast screen`: Remote Display of a generated test pattern (with its
-/// clock) and a 440 Hz tone, with live statistics and a summary.
+/// `cast screen`: Remote Display of a generated test pattern and a 440 Hz
+/// tone, or of a Y4M video and a WAV file, with live statistics and a summary.
 struct ScreenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "screen", abstract: "Stream a test pattern and a tone to the receiver with Remote Display.")
+        commandName: "screen",
+        abstract: "Stream a test pattern and a tone, or a Y4M video and a WAV file, with Remote Display.")
+
+    @Option(help: "A YUV4MPEG2 video (8-bit 4:2:0) to stream instead of the test pattern; sets size and rate.")
+    var video: String?
+    @Option(help: "A WAV file (16-bit PCM or 32-bit float) to stream instead of the tone.") var audio: String?
 
     @Option(help: "Picture width.") var width = 1_280
     @Option(help: "Picture height.") var height = 720
@@ -28,9 +33,14 @@ struct ScreenCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await self.reportingFailures {
+            let video = try self.video.map { try Y4MFile(path: $0) }
+            let sound = try self.audio.map { try WAVFile(path: $0) }
+            let width = video?.width ?? self.width
+            let height = video?.height ?? self.height
+            let fps = video.map { max(1, Int($0.frameRate.rounded())) } ?? self.fps
             let configuration = RemoteDisplayConfiguration(
-                resolutions: [RemoteDisplayConfiguration.Resolution(width: self.width, height: self.height)],
-                maximumFrameRate: self.fps, maximumVideoBitrate: self.bitrate * 1_000,
+                resolutions: [RemoteDisplayConfiguration.Resolution(width: width, height: height)],
+                maximumFrameRate: fps, maximumVideoBitrate: self.bitrate * 1_000,
                 audio: self.noAudio ? nil : RemoteDisplayConfiguration.Audio(),
                 targetDelay: .milliseconds(self.delay))
             let statistics = try await ReceiverLink.with(self.options) { link in
@@ -38,14 +48,27 @@ struct ScreenCommand: AsyncParsableCommand {
                 _ = try await link.application(CastApplicationID.mirroring, attaching: [channel])
                 let session = try await channel.beginSession(configuration: configuration)
                 let resolution = session.configuration.resolution
+                if video != nil, resolution.width != width || resolution.height != height {
+                    session.stop()
+                    throw CommandFailure(
+                        .offerRejected,
+                        "the receiver takes at most \(resolution.width)x\(resolution.height); the video is \(width)x\(height)"
+                    )
+                }
                 Output.progress(
-                    "streaming \(resolution.width)x\(resolution.height) at \(self.fps) fps for \(self.seconds) s")
+                    "streaming \(resolution.width)x\(resolution.height) at \(fps) fps for \(self.seconds) s")
                 let signal = try TestSignal(
-                    width: resolution.width, height: resolution.height, frameRate: self.fps,
+                    width: resolution.width, height: resolution.height, frameRate: fps,
                     start: HostTime.now.advanced(by: .milliseconds(100)))
-                try await signal.stream(seconds: self.seconds, to: session) { index in
-                    guard index % self.fps == self.fps - 1 else { return }
+                let report = { (index: Int) in
+                    guard index % fps == fps - 1 else { return }
                     Output.progress(ScreenStatistics(session.currentStatistics).line)
+                }
+                if video == nil, sound == nil {
+                    try await signal.stream(seconds: self.seconds, to: session, tick: report)
+                } else {
+                    try await FileStreaming(signal: signal, video: video, sound: sound, session: session)
+                        .stream(seconds: self.seconds, tick: report)
                 }
                 try await Task.sleep(for: .milliseconds(600))  // the last acknowledgements and statistics
                 let final = session.currentStatistics
@@ -55,6 +78,55 @@ struct ScreenCommand: AsyncParsableCommand {
             }
             let summary = ScreenStatistics(statistics)
             try Output.result(json: summary.json, text: summary.line, asJSON: self.options.json)
+        }
+    }
+}
+
+/// `cast screen` with files: the Y4M's frames (or the test pattern) at the
+/// signal's rate, and the WAV's samples through an `AudioInput`, which
+/// resamples them to 48 kHz.
+struct FileStreaming {
+    let signal: TestSignal
+    let video: Y4MFile?
+    let sound: WAVFile?
+    let session: RemoteDisplaySession
+
+    /// Streams until `seconds` pass or the video ends.
+    func stream(seconds: Double, tick: (Int) -> Void) async throws {
+        var input = try self.sound.flatMap { sound in
+            self.session.configuration.audio == nil
+                ? nil
+                : try self.session.makeAudioInput(
+                    sourceSampleRate: sound.sampleRate, sourceChannelCount: sound.channelCount)
+        }
+        var samplesSent = 0
+        for index in 0..<Int(seconds * Double(self.signal.frameRate)) {
+            let pts = self.signal.pts(ofFrame: index)
+            let wait = HostTime.now.duration(to: pts)
+            if wait > .zero { try await Task.sleep(for: wait) }
+            if let video = self.video {
+                if var buffer = self.session.createPixelBuffer() {
+                    guard try video.readFrame(into: &buffer) else { break }
+                    _ = try self.session.enqueueVideoFrame(buffer, pts: pts)
+                }
+            } else if let frame = try self.signal.makeFrame(index, for: self.session) {
+                _ = try self.session.enqueueVideoFrame(frame, pts: pts)
+            }
+            if let sound = self.sound, input != nil {
+                let channels = sound.channelCount
+                let due = min(
+                    (index + 1) * sound.sampleRate / self.signal.frameRate * channels,
+                    sound.samples.count / channels * channels)
+                if due > samplesSent {
+                    let first = samplesSent / channels
+                    let start = self.signal.start.advanced(
+                        by: .nanoseconds(Int64(first) * 1_000_000_000 / Int64(sound.sampleRate)))
+                    _ = try input!.enqueue(interleaved: Array(sound.samples[samplesSent..<due]), pts: start)
+                    self.session.audioWasQueued()
+                    samplesSent = due
+                }
+            }
+            tick(index)
         }
     }
 }

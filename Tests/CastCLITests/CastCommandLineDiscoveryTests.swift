@@ -20,14 +20,7 @@ struct CastCommandLineDiscoveryTests {
             try await emulator.start()
             let responder = emulator.makeResponder(interfaces: .named(["vB"]), addressFamilies: .ipv4)
             do {
-                for attempt in 1...50 {
-                    do {
-                        try await responder.start()
-                        break
-                    } catch  where attempt < 50 {
-                        try await Task.sleep(for: .milliseconds(50))
-                    }
-                }
+                try await retrying { try await responder.start() }
                 let inA = ["netns", "exec", pair.a, CastCommandLineTests.executable("cast")]
                 let discover = try await CastCommandLineTests.run(
                     "/usr/sbin/ip", inA + ["discover", "--interface", "vA", "--ipv4", "--json", "--timeout", "3"])

@@ -200,6 +200,55 @@ import Testing
         }
     }
 
+    @Test func screenStreamsAY4MVideoAndAWAVFile() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cast-screen-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // 12 frames of 320x240 at 24 fps: a luma ramp moving right, grey chroma.
+        var video = Data("YUV4MPEG2 W320 H240 F24:1 Ip A1:1 C420jpeg\n".utf8)
+        for index in 0..<12 {
+            video.append(Data("FRAME\n".utf8))
+            video.append(Data((0..<(320 * 240)).map { UInt8(truncatingIfNeeded: $0 % 320 + index * 8) }))
+            video.append(Data(repeating: 128, count: 320 * 240 / 2))
+        }
+        let videoPath = directory.appendingPathComponent("ramp.y4m").path
+        try video.write(to: URL(fileURLWithPath: videoPath))
+        // 0.5 s of a 16-bit stereo 44.1 kHz sine.
+        let frames = 22_050
+        var wav = Data("RIFF".utf8) + Self.littleEndian(UInt32(36 + frames * 4)) + Data("WAVEfmt ".utf8)
+        wav += Self.littleEndian(UInt32(16)) + Self.littleEndian(UInt16(1)) + Self.littleEndian(UInt16(2))
+        wav += Self.littleEndian(UInt32(44_100)) + Self.littleEndian(UInt32(44_100 * 4))
+        wav += Self.littleEndian(UInt16(4)) + Self.littleEndian(UInt16(16))
+        wav += Data("data".utf8) + Self.littleEndian(UInt32(frames * 4))
+        for frame in 0..<frames {
+            let sample = Int16(8_000 * sin(2 * Double.pi * 440 * Double(frame) / 44_100))
+            wav += Self.littleEndian(UInt16(bitPattern: sample)) + Self.littleEndian(UInt16(bitPattern: sample))
+        }
+        let audioPath = directory.appendingPathComponent("tone.wav").path
+        try wav.write(to: URL(fileURLWithPath: audioPath))
+
+        try await Self.withEmulator { emulator, device in
+            let run = try await Self.cast(
+                "screen", "--video", videoPath, "--audio", audioPath, "--seconds", "2", "--device", device, "--json")
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stderr.contains("streaming 320x240 at 24 fps"))
+            let summary = try run.json()
+            #expect(summary["videoFramesSent"] == 12)
+            #expect((summary["audioFramesSent"]?.intValue ?? 0) >= 45)
+            #expect(emulator.streamingReport?.video?.framesDecoded == 12)
+
+            let notVideo = try await Self.cast("screen", "--video", audioPath, "--device", device)
+            #expect(notVideo.status == 9)
+            #expect(notVideo.stderr.contains("is not a YUV4MPEG2 file"))
+            let notAudio = try await Self.cast("screen", "--audio", videoPath, "--device", device)
+            #expect(notAudio.status == 9)
+        }
+    }
+
+    static func littleEndian<Value: FixedWidthInteger>(_ value: Value) -> Data {
+        withUnsafeBytes(of: value.littleEndian) { Data($0) }
+    }
+
     /// Runs `body` while the emulator rejects OFFERs.
     static func withRejection(_ emulator: CastEmulator, _ body: () async throws -> Run) async throws -> Run {
         emulator.streaming.answer = .reject(code: 42, description: "busy")
@@ -244,7 +293,10 @@ import Testing
         #expect((summary["videoFramesDecoded"]?.intValue ?? 0) >= sent * 9 / 10)
         #expect((summary["minimumPSNR"]?.doubleValue ?? 0) > 30)
         #expect((summary["audioFramesDecoded"]?.intValue ?? 0) >= 150)
-        for step in ["1. receiver emulator", "3. launched Default Media Receiver", "pause → PAUSED", "6. stopped"] {
+        for step in [
+            "1. receiver emulator", "discovery found \"Demo Emulator\"", "3. launched Default Media Receiver",
+            "pause → PAUSED", "6. stopped",
+        ] {
             #expect(demo.stderr.contains(step), "missing \(step)")
         }
     }

@@ -22,14 +22,7 @@ struct SessionAddressChangeTests {
             try await emulator.start()
             let responder = emulator.makeResponder(interfaces: .automatic(), addressFamilies: .ipv4)
             // The responder picks interfaces when it starts: wait until the new veth end is running.
-            for attempt in 1...50 {
-                do {
-                    try await responder.start()
-                    break
-                } catch  where attempt < 50 {
-                    try await Task.sleep(for: .milliseconds(50))
-                }
-            }
+            try await retrying { try await responder.start() }
             let context = CastContext(
                 options: CastOptions(
                     discovery: DiscoveryConfiguration(
