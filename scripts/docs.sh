@@ -1,29 +1,34 @@
 #!/usr/bin/env bash
 # Builds the DocC documentation of every product module into
-# .build/docs/<Module>.doccarchive, with the toolchain's docc (no plugin, so
+# .build/docs/<Module>.doccarchive with the toolchain's docc (no plugin, so
 # apps embedding the modules never pull a documentation dependency).
 #
 #   scripts/docs.sh            (make docs)
 #
-# The symbol graphs come from a build in its own scratch directory, so the
-# regular .build keeps its compiled tests.
+# Symbol graphs come from `swift package dump-symbol-graph`, which reuses the
+# regular debug build. Any DocC warning is printed and fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 modules=(CastLogging CastDiscovery CastTransport CastChannels CastMedia CastKit CastRemoteDisplay CastEmulator)
-scratch=.build/docs-build
-graphs=.build/symbol-graphs
-rm -rf "$graphs" && mkdir -p "$graphs"
-for module in "${modules[@]}"; do
-    swift build --scratch-path "$scratch" --target "$module" \
-        -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs" >/dev/null
-done
+swift package dump-symbol-graph --minimum-access-level public >/dev/null
+graphs="$(swift build --show-bin-path)/../symbolgraph"
+work=.build/docs-symbols
+rm -rf "$work" && mkdir -p "$work" .build/docs
+status=0
 for module in "${modules[@]}"; do
     catalog=$(find Modules -maxdepth 2 -name "$module.docc" -type d)
-    own="$graphs/$module"
-    mkdir -p "$own"
-    cp "$graphs/$module".symbols.json "$graphs/$module"@*.symbols.json "$own"/ 2>/dev/null || true
+    mkdir -p "$work/$module"
+    cp "$graphs/$module".symbols.json "$work/$module"/
+    cp "$graphs/$module"@*.symbols.json "$work/$module"/ 2>/dev/null || true
+    log="$work/$module.log"
     docc convert "$catalog" \
         --fallback-display-name "$module" --fallback-bundle-identifier "org.swift-cast.$module" \
-        --additional-symbol-graph-dir "$own" --output-path ".build/docs/$module.doccarchive" >/dev/null
+        --additional-symbol-graph-dir "$work/$module" --output-path ".build/docs/$module.doccarchive" \
+        >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
+    if grep -qE "(warning|error):" "$log"; then
+        grep -A3 -E "(warning|error):" "$log" >&2
+        status=1
+    fi
     echo "docs: .build/docs/$module.doccarchive"
 done
+exit $status

@@ -37,7 +37,7 @@ public final class CastEmulator: Sendable {
     private let lastPort = NIOLockedValueBox<Int?>(nil)
     private let mediaTicks = NIOLockedValueBox<RepeatedTask?>(nil)
 
-    /// Creates an emulator with a fresh TLS certificate; it listens after ``start()``.
+    /// Creates an emulator with a fresh TLS certificate; it listens after ``start(port:)``.
     ///
     /// - Throws: ``CastEmulatorError/Code/identityFailure`` if a key or certificate cannot be made.
     public init(
@@ -69,7 +69,7 @@ public final class CastEmulator: Sendable {
     /// The root certificate to configure as a sender's device-auth trust anchor.
     public var trustAnchor: Certificate { self.identity.rootCertificate }
 
-    /// The port the emulator listens on; 0 before ``start()``.
+    /// The port the emulator listens on; 0 before ``start(port:)``.
     public var port: Int {
         self.server.withLockedValue { $0?.localAddress?.port } ?? 0
     }

@@ -2,8 +2,8 @@ public import CastChannels
 import CastTransport
 
 /// Every error CastKit throws or reports: a stable ``Code``, a message for
-/// people, and the cause underneath (a ``CastTransportError`` or a
-/// ``CastChannelError``).
+/// people, and the cause underneath (a `CastTransportError` or a
+/// `CastChannelError`).
 public struct CastSessionError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, stable across releases; compare against the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -14,9 +14,9 @@ public struct CastSessionError: Error, Sendable, CustomStringConvertible {
 
         /// The device has no address to connect to.
         public static let noAddress = Code("noAddress")
-        /// The connection could not be made, or was lost while starting; the cause is a ``CastTransportError``.
+        /// The connection could not be made, or was lost while starting; the cause is a `CastTransportError`.
         public static let connectionFailed = Code("connectionFailed")
-        /// The receiver would not launch the app; the cause is a ``CastChannelError`` with the reason.
+        /// The receiver would not launch the app; the cause is a `CastChannelError` with the reason.
         public static let launchFailed = Code("launchFailed")
         /// A receiver request failed (timeout, rejection); the cause says which.
         public static let requestFailed = Code("requestFailed")

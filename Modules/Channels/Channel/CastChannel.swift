@@ -25,7 +25,7 @@ public enum CastChannelConnectionEvent: Sendable, Hashable {
 /// A session attaches its channels when it connects to an app that lists
 /// their namespaces, and detaches them when it disconnects; a channel made
 /// earlier connects when the session does. Without CastKit, attach one to a
-/// ``CastConnection`` yourself with ``attach(to:destinationID:logger:)``.
+/// `CastConnection` yourself with ``attach(to:destinationID:logger:)``.
 ///
 /// Hooks run one at a time, in arrival order, on a background task; the
 /// message streams see each message after the hook has run.
@@ -152,8 +152,12 @@ open class CastChannel: @unchecked Sendable {
     /// connection (§5), sends it, and waits for the reply with that id,
     /// which the subclass hands to `tracker` from its receive hook.
     ///
-    /// - Parameter willSend: called with the request's id just before it is
-    ///   sent (a media client uses it to supersede an older load).
+    /// - Parameters:
+    ///   - payload: the request's JSON object, without `requestId`.
+    ///   - tracker: where the subclass's receive hook hands replies.
+    ///   - timeout: how long to wait for the reply.
+    ///   - willSend: called with the request's id just before it is
+    ///     sent (a media client uses it to supersede an older load).
     /// - Throws: a send error, ``CastChannelError/Code/timedOut``,
     ///   ``CastChannelError/Code/cancelled``, ``CastChannelError/Code/disconnected``,
     ///   or whatever the reply means as an error.

@@ -4,7 +4,7 @@ import Crypto
 extension CastEmulator {
     /// How this emulator shows itself to discovery: its configured name as the
     /// friendly name, its listening port, and an id derived from the name (the
-    /// same name always gives the same id). Ask after ``start()``, when the port is known.
+    /// same name always gives the same id). Ask after ``start(port:)``, when the port is known.
     public var advertisement: CastAdvertisement {
         let digest = SHA256.hash(data: Array(self.configuration.name.utf8))
         let id = digest.prefix(16).map { byte in

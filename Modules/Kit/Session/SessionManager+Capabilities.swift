@@ -10,7 +10,7 @@ extension SessionManager {
     /// otherwise. mDNS does not say which apps a device runs, so this is how
     /// a picker narrows discovered devices to those that can run the app.
     ///
-    /// - Returns: the receiver's answer; ``AppAvailability/unknown`` when it
+    /// - Returns: the receiver's answer; `AppAvailability.unknown` when it
     ///   cannot be asked or does not answer.
     public func availability(ofApplication appID: String? = nil, on device: CastDevice) async -> AppAvailability {
         let appID = appID ?? self.options.receiverApplicationID

@@ -16,7 +16,7 @@ import NIOPosix
 ///
 /// While a session runs the manager watches it. A lost connection or a
 /// heartbeat timeout suspends it and reconnects with the options'
-/// ``ReconnectPolicy``, re-resolving the device through discovery (its
+/// `ReconnectPolicy`, re-resolving the device through discovery (its
 /// address may have changed), and rejoins the same receiver-app session.
 /// If the app stopped meanwhile, the session ends with
 /// ``SessionEndReason/applicationStopped``; if the session now runs on

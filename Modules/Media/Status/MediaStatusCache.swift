@@ -23,7 +23,7 @@ public struct MediaStatusCache: Sendable {
     /// Applies a MEDIA_STATUS message (the whole message, with its `status` array).
     ///
     /// - Returns: the merged status, or `nil` when the receiver reports no media session.
-    /// - Throws: ``CastChannelError/Code/unexpectedReply`` when the message has
+    /// - Throws: `CastChannelError.Code.unexpectedReply` when the message has
     ///   no `status` array or its entry is not a media status; the cache is then unchanged.
     @discardableResult
     public mutating func apply(_ message: JSONValue) throws(CastChannelError) -> MediaStatus? {

@@ -61,7 +61,7 @@ public actor CastConnection {
     ///   - port: the receiver's port; 8009 by default.
     ///   - configuration: timeouts, heartbeat, device authentication, queue limits.
     ///   - eventLoopGroup: where the socket runs; `nil` for NIO's shared group.
-    ///   - logger: the log hub; ``CastLogger/shared`` by default.
+    ///   - logger: the log hub; `CastLogger.shared` by default.
     public init(
         host: String,
         port: Int = 8009,
