@@ -131,9 +131,14 @@ struct DemoCommand: AsyncParsableCommand {
                     + "\(statistics.roundTripTime.map { "\(Int($0 / .milliseconds(1))) ms" } ?? "-"), encode "
                     + String(format: "%.1f ms", statistics.averageEncodeTime / .milliseconds(1)))
         }
-        // Let the last frames arrive and decode.
+        // Let the last frames arrive and decode; the session's counts refresh every 500 ms.
+        try await Task.sleep(for: .milliseconds(600))
         let deadline = HostTime.now.advanced(by: .seconds(2))
-        while (emulator.streamingReport?.video?.framesDecoded ?? 0) < handed, HostTime.now < deadline {
+        let audioSent = { session.currentStatistics.audio?.framesSent ?? 0 }
+        while (emulator.streamingReport?.video?.framesDecoded ?? 0) < handed
+            || (emulator.streamingReport?.audio?.framesDecoded ?? 0) < audioSent(),
+            HostTime.now < deadline
+        {
             try await Task.sleep(for: .milliseconds(20))
         }
         let report = emulator.streamingReport
