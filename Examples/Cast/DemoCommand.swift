@@ -57,26 +57,11 @@ struct DemoCommand: AsyncParsableCommand {
     /// Finds the emulator with mDNS on loopback (nothing leaves the machine);
     /// its address, or the one it listens on when loopback has no multicast.
     private static func find(_ emulator: CastEmulator) async throws -> String {
-        let discovery = DiscoveryManager(
-            configuration: DiscoveryConfiguration(interfaces: .loopbackOnly, addressFamilies: .ipv4),
-            logger: CastLogger(filter: CastLogFilter(minimumLevel: .none)))
-        let events = discovery.events()
-        try await discovery.start()
         let id = emulator.advertisement.id
-        let found = try await withThrowingTaskGroup(of: CastDevice?.self) { group in
-            group.addTask {
-                for await case .found(let device) in events where device.id == id { return device }
-                return nil
-            }
-            group.addTask {
-                try await Task.sleep(for: .seconds(5))
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-        await discovery.stop()
+        let found = try await DiscoveryManager.firstDevice(
+            configuration: DiscoveryConfiguration(interfaces: .loopbackOnly, addressFamilies: .ipv4),
+            logger: CastLogger(filter: CastLogFilter(minimumLevel: .none)), within: .seconds(5)
+        ) { $0.id == id }
         guard let found, let address = found.addresses.first else {
             Output.progress("   loopback has no multicast here; using the emulator's address")
             return "127.0.0.1:\(emulator.port)"

@@ -34,32 +34,13 @@ struct DeviceOptions: ParsableArguments {
             throw CommandFailure(.deviceNotFound, "'\(self.device)' is not HOST, HOST:PORT or [IPv6]:PORT")
         }
         Output.progress("looking for \"\(self.device)\"")
-        let manager = DiscoveryManager(configuration: self.discovery.configuration, logger: self.logger)
-        let events = manager.events()
-        try await manager.start()
         let wanted = self.device
-        let found = try await withThrowingTaskGroup(of: CastDevice?.self) { group in
-            group.addTask {
-                for await event in events {
-                    let device = event.device
-                    if case .found = event,
-                        device.id.caseInsensitiveCompare(wanted) == .orderedSame
-                            || device.friendlyName.caseInsensitiveCompare(wanted) == .orderedSame
-                    {
-                        return device
-                    }
-                }
-                return nil
-            }
-            group.addTask {
-                try await Task.sleep(for: self.timeoutDuration)
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            return first
+        let found = try await DiscoveryManager.firstDevice(
+            configuration: self.discovery.configuration, logger: self.logger, within: self.timeoutDuration
+        ) { device in
+            device.id.caseInsensitiveCompare(wanted) == .orderedSame
+                || device.friendlyName.caseInsensitiveCompare(wanted) == .orderedSame
         }
-        await manager.stop()
         guard let found else {
             throw CommandFailure(
                 .deviceNotFound, "no device named or with id \"\(wanted)\" answered within \(self.timeout) s")

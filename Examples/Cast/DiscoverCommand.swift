@@ -36,19 +36,20 @@ struct DiscoverCommand: AsyncParsableCommand {
             let started = ContinuousClock.now
             try await manager.start()
             for (address, port) in known { await manager.addKnownHost(address, port: port) }
-            if let timeout {
-                Task {
-                    try await Task.sleep(for: .milliseconds(Int(timeout * 1_000)))
-                    await manager.stop()
-                    Foundation.exit(0)
+            let printing = Task {
+                for await event in events {
+                    let seconds = (ContinuousClock.now - started) / .seconds(1)
+                    // Written straight to the descriptor, so a pipe sees each line at once.
+                    FileHandle.standardOutput.write(
+                        Data((try Self.line(for: event, at: seconds, json: self.json) + "\n").utf8))
                 }
             }
-            for await event in events {
-                let seconds = (ContinuousClock.now - started) / .seconds(1)
-                // Written straight to the descriptor, so a pipe sees each line at once.
-                FileHandle.standardOutput.write(
-                    Data((try Self.line(for: event, at: seconds, json: self.json) + "\n").utf8))
+            if let timeout {
+                try await Task.sleep(for: .milliseconds(Int(timeout * 1_000)))
+                printing.cancel()
             }
+            try await printing.value
+            await manager.stop()
         }
     }
 

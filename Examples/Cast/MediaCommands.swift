@@ -206,11 +206,15 @@ enum MediaControl {
         _ options: DeviceOptions, _ request: (RemoteMediaClient) async throws -> MediaStatus?
     ) async throws -> MediaStatus? {
         try await ReceiverLink.with(options) { link in
-            let media = RemoteMediaClient(requestTimeout: .milliseconds(Int(options.timeout * 1_000)))
+            let media = RemoteMediaClient(requestTimeout: options.timeoutDuration)
             let status = try await link.receiver.requestStatus()
             let playing = status.applications.first { $0.namespaces.contains(CastNamespace.media) }
-            _ = try await link.application(playing?.appID ?? CastApplicationID.defaultMediaReceiver, attaching: [media])
-            if playing != nil { _ = try await media.requestStatus() }
+            if let playing {
+                try await link.join(playing, attaching: [media])
+                _ = try await media.requestStatus()  // the media session id the commands address
+            } else {
+                _ = try await link.application(CastApplicationID.defaultMediaReceiver, attaching: [media])
+            }
             let result = try await request(media)
             media.detach()
             return result

@@ -15,8 +15,8 @@ struct StatusCommand: AsyncParsableCommand {
                 var json = status.json
                 var text = status.text
                 if let application = status.applications.first(where: { $0.namespaces.contains(CastNamespace.media) }) {
-                    let media = RemoteMediaClient(requestTimeout: .milliseconds(Int(self.options.timeout * 1_000)))
-                    _ = try await link.application(application.appID, attaching: [media])
+                    let media = RemoteMediaClient(requestTimeout: self.options.timeoutDuration)
+                    try await link.join(application, attaching: [media])
                     if let mediaStatus = try await media.requestStatus() {
                         json = .object((json.objectValue ?? [:]).merging(["media": mediaStatus.json]) { $1 })
                         text += "\nmedia \(mediaStatus.text)"

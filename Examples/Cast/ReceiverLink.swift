@@ -40,6 +40,12 @@ struct ReceiverLink {
         } else {
             throw CommandFailure(.launchFailed, "no app is running on the receiver")
         }
+        try await self.join(application, attaching: channels)
+        return application
+    }
+
+    /// Opens a virtual connection to `application`'s transport and attaches `channels` to it.
+    func join(_ application: ReceiverApplication, attaching channels: [CastChannel]) async throws {
         guard let transportID = application.transportID else {
             throw CommandFailure(.launchFailed, "\(application.displayName) has no transport to talk to")
         }
@@ -47,7 +53,6 @@ struct ReceiverLink {
         for channel in channels {
             channel.attach(to: self.connection, destinationID: transportID, logger: self.logger)
         }
-        return application
     }
 
     /// Connects, runs `body`, and closes the connection whatever happens.

@@ -33,6 +33,9 @@ struct CastReceiverCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...1).contains(self.loss) else { throw ValidationError("--loss must be between 0 and 1") }
         guard (0...65_535).contains(self.port) else { throw ValidationError("--port must be 0…65535") }
+        if let id, id.count != 32 || !id.allSatisfy(\.isHexDigit) {
+            throw ValidationError("--id must be 32 hex digits")
+        }
     }
 
     func run() async throws {
@@ -61,17 +64,16 @@ struct CastReceiverCommand: AsyncParsableCommand {
                 "advertising \(advertisement.id) on \(self.interfaces.isEmpty ? "loopback" : self.interfaces.joined(separator: ", "))"
             )
         }
+        let logging = Task {
+            for await event in events { Self.say(Self.line(for: event)) }
+        }
         if let seconds {
-            Task {
-                try await Task.sleep(for: .milliseconds(Int(seconds * 1_000)))
-                await responder?.stop()
-                await emulator.stop()
-                Foundation.exit(0)
-            }
+            try await Task.sleep(for: .milliseconds(Int(seconds * 1_000)))
+            logging.cancel()
         }
-        for await event in events {
-            Self.say(Self.line(for: event))
-        }
+        await logging.value
+        await responder?.stop()
+        await emulator.stop()
     }
 
     /// Writes one line to stdout at once (a pipe would otherwise hold it until exit).
