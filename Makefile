@@ -16,7 +16,7 @@ build: setup
 	$(SWIFT) build --build-tests
 
 test: build
-	$(SWIFT) test --skip-build
+	SWIFT=$(SWIFT) scripts/test.sh
 
 docs: setup
 	@scripts/docs.sh
