@@ -22,13 +22,41 @@ against the emulator on 127.0.0.1; it never looks for devices itself.
 """
 import json
 import logging
+import ssl
 import sys
+import threading
 import time
 import uuid
 
 import pychromecast
 
 DEFAULT_MEDIA_RECEIVER = "CC1AD845"
+
+
+def serialize_tls_socket_use() -> None:
+    """Makes pychromecast use its TLS socket from one thread at a time.
+
+    pychromecast writes from the caller's thread while its socket thread reads
+    and writes the same ssl.SSLSocket, with no lock; an OpenSSL connection is
+    not safe for that. Under CPU load a record then leaves corrupted: the
+    emulator's TLS layer rejected one with BAD_DECRYPT, and pychromecast
+    reported "EOF occurred in violation of protocol" when the emulator closed
+    the connection. Real devices see the same (pychromecast issue #1030,
+    home-assistant/core #141619). This is a fault of the peer under test, not
+    of the protocol, so the script takes it out: one lock around the socket's
+    reads and writes (re-entrant, as sendall calls send).
+    """
+    lock = threading.RLock()
+
+    def guarded(method):
+        def call(self, *args, **kwargs):
+            with lock:
+                return method(self, *args, **kwargs)
+
+        return call
+
+    for name in ("recv", "send", "sendall"):
+        setattr(ssl.SSLSocket, name, guarded(getattr(ssl.SSLSocket, name)))
 
 
 def connect(host: str, port: int) -> pychromecast.Chromecast:
@@ -121,6 +149,7 @@ def measure(host: str, port: int, runs: int) -> None:
 
 def main() -> None:
     mode, host, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    serialize_tls_socket_use()
     if mode != "measure":  # a failing test shows pychromecast's own log; timings stay unlogged
         logging.basicConfig(level=logging.DEBUG, stream=sys.stderr, format="%(asctime)s %(name)s %(message)s")
     if mode == "interop":
