@@ -171,6 +171,7 @@ public final class CastEmulator: Sendable {
             ticks = nil
         }
         await self.closeConnections()
+        self.hub.streaming.stop()
         self.logger.info("stopped")
     }
 

@@ -206,6 +206,25 @@ import Testing
             }
         }
 
+        @Test func stoppingTheEmulatorClosesTheStreamingPortAndKeepsTheReport() async throws {
+            try await StreamingFixture.with { fixture in
+                let source = try fixture.prepareSource(width: 640, height: 360)
+                let session = try await fixture.channel.beginSession(
+                    configuration: RemoteDisplayConfiguration(
+                        resolutions: [RemoteDisplayConfiguration.Resolution(width: 640, height: 360)], audio: nil))
+                try await source.stream(seconds: 0.3, to: session)
+                let port = try #require(fixture.emulator.streamingPort)
+                #expect(!UDPPort.isFree(port))
+                await fixture.emulator.stop()
+                #expect(fixture.emulator.streamingPort == nil)
+                #expect((fixture.emulator.streamingReport?.video?.framesReceived ?? 0) > 0)
+                // The socket closes on the receiver's own thread, which then ends.
+                try await retrying {
+                    guard UDPPort.isFree(port) else { throw UDPPort.InUse() }
+                }
+            }
+        }
+
         @Test func anInterruptionPausesAndTheReconnectionResumesWithAKeyFrame() async throws {
             try await StreamingFixture.with { fixture in
                 let source = try fixture.prepareSource(width: 640, height: 360)

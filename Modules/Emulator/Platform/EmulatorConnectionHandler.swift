@@ -87,7 +87,7 @@ final class EmulatorConnectionHandler: ChannelInboundHandler {
         } else if message.namespace == CastNamespace.media {
             self.hub.handleMediaRequest(message, connectionID: self.connectionID, now: self.clock.now)
         } else if message.namespace == CastNamespace.webrtc {
-            self.hub.handleStreamingMessage(message, connectionID: self.connectionID, eventLoop: context.eventLoop)
+            self.hub.handleStreamingMessage(message, connectionID: self.connectionID)
         }
     }
 

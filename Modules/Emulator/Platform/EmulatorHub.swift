@@ -237,7 +237,7 @@ final class EmulatorHub: Sendable {
     // MARK: Streaming
 
     /// Answers a webrtc-namespace message to the running app's transport, if that app speaks webrtc.
-    func handleStreamingMessage(_ message: CastMessage, connectionID: Int, eventLoop: any EventLoop) {
+    func handleStreamingMessage(_ message: CastMessage, connectionID: Int) {
         let speaksWebRTC = self.state.withLockedValue { state in
             guard let app = state.platform.runningApp, app.transportID == message.destinationID else { return false }
             return app.application.namespaces.contains(CastNamespace.webrtc)
@@ -246,7 +246,7 @@ final class EmulatorHub: Sendable {
             self.logger.debug("dropping a webrtc message for no streaming app, or not JSON")
             return
         }
-        self.streaming.handle(json, transportID: message.destinationID, eventLoop: eventLoop) { reply in
+        self.streaming.handle(json, transportID: message.destinationID) { reply in
             self.send(
                 reply, namespace: CastNamespace.webrtc, from: message.destinationID, to: message.sourceID,
                 connectionID: connectionID)

@@ -1,5 +1,6 @@
 import CastChannels
 import CastRemoteDisplay
+import Dispatch
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -10,6 +11,11 @@ import NIOPosix
 /// each stream, and sends compound RTCP back on Open Screen's schedule —
 /// on every SR, when a checkpoint moves, every 30 ms while a frame is
 /// incomplete, else every 500 ms (Docs/spec/cast-streaming.md §4).
+///
+/// Each receiver runs on its own thread, as a device's media pipeline does:
+/// decoding and PSNR take milliseconds per 720p frame, and on the event loops
+/// that serve the emulator's (and the process's) TLS connections they would
+/// hold up every handshake and message behind them.
 final class StreamingReceiver: Sendable {
     private struct State {
         var streams: [ReceiverStream]
@@ -26,6 +32,8 @@ final class StreamingReceiver: Sendable {
     let transportID: String
     private let state: NIOLockedValueBox<State>
     private let channel: any Channel
+    /// The receiver's own event loop: its socket, ticks, delayed deliveries and decoding.
+    private let group: MultiThreadedEventLoopGroup
     private let logger: Logger
     private let ticks: NIOLockedValueBox<RepeatedTask?> = NIOLockedValueBox(nil)
 
@@ -35,7 +43,7 @@ final class StreamingReceiver: Sendable {
 
     private init(
         transportID: String, streams: [ReceiverStream], impairment: NetworkImpairment, channel: any Channel,
-        logger: Logger
+        group: MultiThreadedEventLoopGroup, logger: Logger
     ) {
         self.transportID = transportID
         self.state = NIOLockedValueBox(
@@ -44,16 +52,18 @@ final class StreamingReceiver: Sendable {
                 lastFeedback: Array(repeating: nil, count: streams.count),
                 feedbackDue: Array(repeating: false, count: streams.count)))
         self.channel = channel
+        self.group = group
         self.logger = logger
     }
 
-    /// Binds a UDP port on `host` and starts receiving `streams`.
+    /// Starts a thread, binds a UDP port on `host` and starts receiving `streams`.
     static func start(
         transportID: String, streams: [ReceiverStream], configuration: StreamingReceiverConfiguration, host: String,
-        group: any EventLoopGroup, logger: Logger
+        logger: Logger
     ) -> EventLoopFuture<StreamingReceiver> {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let box = NIOLockedValueBox<StreamingReceiver?>(nil)
-        return DatagramBootstrap(group: group)
+        let started = DatagramBootstrap(group: group)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -64,7 +74,7 @@ final class StreamingReceiver: Sendable {
             .map { channel in
                 let receiver = StreamingReceiver(
                     transportID: transportID, streams: streams, impairment: configuration.impairment,
-                    channel: channel, logger: logger)
+                    channel: channel, group: group, logger: logger)
                 box.withLockedValue { $0 = receiver }
                 let task = channel.eventLoop.scheduleRepeatedTask(
                     initialDelay: Self.tickInterval, delay: Self.tickInterval
@@ -72,15 +82,18 @@ final class StreamingReceiver: Sendable {
                 receiver.ticks.withLockedValue { $0 = task }
                 return receiver
             }
+        started.whenFailure { _ in group.shutdownGracefully(queue: .global()) { _ in } }
+        return started
     }
 
     /// The bound UDP port.
     var port: Int { self.channel.localAddress?.port ?? 0 }
 
-    /// Stops receiving and closes the port.
+    /// Stops receiving, closes the port and ends the thread; the report stays.
     func close() {
         self.ticks.withLockedValue { $0?.cancel() }
-        self.channel.close(promise: nil)
+        let group = self.group
+        self.channel.close().whenComplete { _ in group.shutdownGracefully(queue: .global()) { _ in } }
     }
 
     /// Changes the impairment from the next datagram on.

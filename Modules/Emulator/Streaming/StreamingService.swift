@@ -55,7 +55,7 @@ final class StreamingService: Sendable {
 
     /// Answers `message` (an OFFER to `transportID`) through `reply`.
     func handle(
-        _ message: JSONValue, transportID: String, eventLoop: any EventLoop,
+        _ message: JSONValue, transportID: String,
         reply: @escaping @Sendable (JSONValue) -> Void
     ) {
         guard message["type"]?.stringValue == "OFFER" else {
@@ -94,7 +94,7 @@ final class StreamingService: Sendable {
         }
         StreamingReceiver.start(
             transportID: transportID, streams: streams, configuration: configuration, host: self.host,
-            group: eventLoop, logger: self.logger
+            logger: self.logger
         ).whenComplete { result in
             switch result {
             case .success(let receiver):
@@ -114,6 +114,15 @@ final class StreamingService: Sendable {
                         description: "cannot bind a UDP port: \(error)"))
             }
         }
+    }
+
+    /// The emulator stopped: the running receiver stops (its report stays).
+    func stop() {
+        let stopped = self.state.withLockedValue { state -> StreamingReceiver? in
+            defer { state.isRunning = false }
+            return state.isRunning ? state.receiver : nil
+        }
+        stopped?.close()
     }
 
     /// The app on `transportID` stopped: its receiver stops (its report stays).
