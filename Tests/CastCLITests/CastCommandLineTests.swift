@@ -2,6 +2,7 @@ import CastEmulator
 import CastKit
 import CastTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// The `cast` executable, run as a user would: its arguments, its `--json`
@@ -31,9 +32,9 @@ import Testing
         try await Self.run(Self.executable("cast"), arguments)
     }
 
-    /// Runs `executable` with `arguments` (off the cooperative pool: it blocks until the process ends).
+    /// Runs `executable` with `arguments` (on threads of its own: it blocks until the process ends).
     static func run(_ executable: String, _ arguments: [String]) async throws -> Run {
-        try await Task.detached {
+        try await onOwnThread {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
@@ -42,13 +43,21 @@ import Testing
             process.standardOutput = stdout
             process.standardError = stderr
             try process.run()
-            let errors = Task.detached { stderr.fileHandleForReading.readDataToEndOfFile() }
+            // Both pipes drain at once, or a process that fills one would block.
+            let errors = Mutex(Data())
+            let errorsRead = DispatchSemaphore(value: 0)
+            Thread {
+                let data = stderr.fileHandleForReading.readDataToEndOfFile()
+                errors.withLock { $0 = data }
+                errorsRead.signal()
+            }.start()
             let output = stdout.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
+            errorsRead.wait()
             return Run(
                 status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
-                stderr: String(decoding: await errors.value, as: UTF8.self))
-        }.value
+                stderr: String(decoding: errors.withLock { $0 }, as: UTF8.self))
+        }
     }
 
     /// Runs `body` with a started emulator and its `--device` argument, in

@@ -50,14 +50,14 @@ import Testing
     }
 
     private static func controlTheStandaloneReceiver() async throws {
-        let receiver = try await Task.detached {
+        let receiver = try await onOwnThread {
             try Receiver(["--port", "0", "--name", "Standalone", "--seconds", "30"])
-        }.value
+        }
         let launch = try await CastCommandLineTests.cast(
             "launch", "CC1AD845", "--device", "127.0.0.1:\(receiver.port)", "--json")
         #expect(launch.status == 0, "\(launch.stderr)")
         #expect(try launch.json()["displayName"] == "Default Media Receiver")
-        let log = await Task.detached { receiver.stop() }.value
+        let log = try await onOwnThread { receiver.stop() }
         #expect(log.contains("sender connected"))
         #expect(log.contains("CONNECT sender-0 → receiver-0") || log.contains("CONNECT "))
         #expect(log.contains(#""type":"LAUNCH""#))
@@ -69,13 +69,13 @@ import Testing
     }
 
     private static func drivenByPychromecast() async throws {
-        let receiver = try await Task.detached { try Receiver(["--port", "0", "--seconds", "60"]) }.value
+        let receiver = try await onOwnThread { try Receiver(["--port", "0", "--seconds", "60"]) }
         let script = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("scripts/interop/pychromecast_session.py").path
         let run = try await CastCommandLineTests.run(
             "/usr/bin/env", ["python3", script, "interop", "127.0.0.1", "\(receiver.port)"])
-        let log = await Task.detached { receiver.stop() }.value
+        let log = try await onOwnThread { receiver.stop() }
         #expect(run.status == 0, "\(run.stderr)\nreceiver log:\n\(log)")
         let report = try JSONValue(parsing: String(try #require(run.stdout.split(separator: "\n").last)))
         #expect(report["launched"]?["app_id"] == "CC1AD845")

@@ -29,7 +29,7 @@ struct ZeroconfInteropTests {
                 ]
             )
             defer { if advertiser.isRunning { advertiser.terminate() } }
-            try Self.waitForLine(from: advertiser, containing: "registered")
+            try await onOwnThread { try Self.waitForLine(from: advertiser, containing: "registered") }
 
             try await pair.withBrowser(in: pair.b, configuration: DiscoveryConfiguration(addressFamilies: .ipv4)) {
                 discovery, log in
@@ -67,9 +67,12 @@ struct ZeroconfInteropTests {
                 advertisement: advertisement, addressFamilies: .ipv4, eventLoopGroup: group, logger: quietLogger)
             try await responder.start()
             let outcome = await outcome {
-                let output = try NamespacePair.run(
+                let arguments = [
                     "/usr/sbin/ip", "netns", "exec", pair.b, "python3",
-                    Self.scripts.appendingPathComponent("zeroconf_browse.py").path, pair.ipv4(pair.b), "6")
+                    Self.scripts.appendingPathComponent("zeroconf_browse.py").path, pair.ipv4(pair.b), "6",
+                ]
+                // Six seconds of browsing: on a thread of its own, off the cooperative pool.
+                let output = try await onOwnThread { try NamespacePair.run(arguments) }
                 let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("{") })
                 let found = try JSONDecoder().decode(ZeroconfService.self, from: Data(line.utf8))
                 #expect(found.name == "Chromecast-\(Self.deviceID)._googlecast._tcp.local.")

@@ -25,9 +25,9 @@ struct PychromecastInteropTests {
         do {
             // In its turn among the real-time tests: pychromecast's own timeouts assume a machine it shares with no stream.
             output = try await RealTimeTurns.take {
-                try await Task.detached {
+                try await onOwnThread {
                     try NamespacePair.run("/usr/bin/env", "python3", Self.script, mode, "127.0.0.1", "\(port)")
-                }.value
+                }
             }
         } catch {
             throw NamespaceError(message: "\(error)\nthe emulator logged:\n\(log.text)")

@@ -1,5 +1,6 @@
 import CastEmulator
 import CastRemoteDisplay
+import CastTestSupport
 import Testing
 
 @Suite struct VP8EncoderTests {
@@ -12,70 +13,95 @@ import Testing
     /// A moving 1280×720 pattern at 4 Mbit/s decodes to a faithful picture.
     /// Measured: 51.1 dB mean and 47.4 dB worst-frame luma PSNR (speed 6, one
     /// thread, libvpx 1.12); the floors leave about 5 dB of margin.
-    @Test func movingPatternAt4MbitsKeepsItsQuality() throws {
-        var encoder = try VP8Encoder(
-            configuration: VP8EncoderConfiguration(width: 1280, height: 720, bitrate: 4_000_000))
-        let pool = try PixelBufferPool(width: 1280, height: 720)
-        let decoder = VP8Decoder()
-        let pattern = TestPattern()
-        var psnrs: [Double] = []
-        for index in 0..<30 {
-            var frame = try unwrap(pool.makeBuffer())
-            pattern.render(frame: index, into: &frame)
-            let encoded = try encoder.encode(frame, pts: Self.pts(index))
-            let (isKeyFrame, pts, duration, bytes) = (encoded.isKeyFrame, encoded.pts, encoded.duration, encoded.bytes)
-            #expect(isKeyFrame == (index == 0))
-            #expect(pts == Self.pts(index))
-            #expect(duration == .microseconds(33_333))
-            let picture = try #require(decoder.decode(bytes))
-            #expect(picture.width == 1280 && picture.height == 720)
-            psnrs.append(lumaPSNR(frame, picture))
+    @Test func movingPatternAt4MbitsKeepsItsQuality() async throws {
+        struct Frame: Sendable {
+            let isKeyFrame: Bool
+            let pts: HostTime
+            let duration: Duration
+            let decodedSize: (width: Int, height: Int)?
+            let psnr: Double?
         }
+        // Seconds of encoding in a debug build: on a thread of its own, off the cooperative pool.
+        let frames = try await onOwnThread {
+            var encoder = try VP8Encoder(
+                configuration: VP8EncoderConfiguration(width: 1280, height: 720, bitrate: 4_000_000))
+            let pool = try PixelBufferPool(width: 1280, height: 720)
+            let decoder = VP8Decoder()
+            let pattern = TestPattern()
+            return try (0..<30).map { index in
+                var frame = try unwrap(pool.makeBuffer())
+                pattern.render(frame: index, into: &frame)
+                let encoded = try encoder.encode(frame, pts: Self.pts(index))
+                var decodedSize: (width: Int, height: Int)?
+                var psnr: Double?
+                if let picture = decoder.decode(encoded.bytes) {
+                    decodedSize = (picture.width, picture.height)
+                    psnr = lumaPSNR(frame, picture)
+                }
+                return Frame(
+                    isKeyFrame: encoded.isKeyFrame, pts: encoded.pts, duration: encoded.duration,
+                    decodedSize: decodedSize, psnr: psnr)
+            }
+        }
+        for (index, frame) in frames.enumerated() {
+            #expect(frame.isKeyFrame == (index == 0))
+            #expect(frame.pts == Self.pts(index))
+            #expect(frame.duration == .microseconds(33_333))
+            #expect(frame.decodedSize?.width == 1280 && frame.decodedSize?.height == 720)
+        }
+        let psnrs = frames.compactMap(\.psnr)
+        try #require(psnrs.count == frames.count)
         let mean = psnrs.reduce(0, +) / Double(psnrs.count)
         #expect(mean > 46, "mean luma PSNR \(mean) dB")
         #expect(psnrs.min()! > 42, "worst frame \(psnrs.min()!) dB")
     }
 
-    @Test func keyFramesComeOnlyOnDemand() throws {
-        var encoder = try VP8Encoder(configuration: VP8EncoderConfiguration(width: 320, height: 240, bitrate: 500_000))
-        var frame = try PixelBuffer(format: .i420, width: 320, height: 240)
-        var keyFlags: [Bool] = []
-        var streamFromSecondKey: [[UInt8]] = []
-        for index in 0..<80 {
-            if index == 50 { encoder.requestKeyFrame() }
-            TestPattern().render(frame: index, into: &frame)
-            let encoded = try encoder.encode(frame, pts: Self.pts(index))
-            let (isKeyFrame, bytes) = (encoded.isKeyFrame, encoded.bytes)
-            keyFlags.append(isKeyFrame)
-            // The VP8 frame tag's bit 0 is 0 for key frames (RFC 6386 §9.1).
-            #expect((bytes[0] & 1 == 0) == isKeyFrame)
-            if index >= 50 { streamFromSecondKey.append(bytes) }
+    @Test func keyFramesComeOnlyOnDemand() async throws {
+        let (keyFlags, tagBitMatches, decodedFromSecondKey) = try await onOwnThread {
+            var encoder = try VP8Encoder(
+                configuration: VP8EncoderConfiguration(width: 320, height: 240, bitrate: 500_000))
+            var frame = try PixelBuffer(format: .i420, width: 320, height: 240)
+            var keyFlags: [Bool] = []
+            var tagBitMatches: [Bool] = []
+            var streamFromSecondKey: [[UInt8]] = []
+            for index in 0..<80 {
+                if index == 50 { encoder.requestKeyFrame() }
+                TestPattern().render(frame: index, into: &frame)
+                let encoded = try encoder.encode(frame, pts: Self.pts(index))
+                keyFlags.append(encoded.isKeyFrame)
+                // The VP8 frame tag's bit 0 is 0 for key frames (RFC 6386 §9.1).
+                tagBitMatches.append((encoded.bytes[0] & 1 == 0) == encoded.isKeyFrame)
+                if index >= 50 { streamFromSecondKey.append(encoded.bytes) }
+            }
+            // A receiver that joins at the requested key frame decodes everything after it.
+            let decoder = VP8Decoder()
+            return (keyFlags, tagBitMatches, streamFromSecondKey.map { decoder.decode($0) != nil })
         }
         #expect(keyFlags.indices.filter { keyFlags[$0] } == [0, 50])
-        // A receiver that joins at the requested key frame decodes everything after it.
-        let decoder = VP8Decoder()
-        for bytes in streamFromSecondKey {
-            #expect(decoder.decode(bytes) != nil)
-        }
+        #expect(tagBitMatches.allSatisfy { $0 })
+        #expect(decodedFromSecondKey.count == 30 && decodedFromSecondKey.allSatisfy { $0 })
     }
 
-    @Test func bitrateChangeTakesEffectWithinASecond() throws {
-        var encoder = try VP8Encoder(
-            configuration: VP8EncoderConfiguration(width: 640, height: 360, bitrate: 1_500_000))
-        var frame = try PixelBuffer(format: .i420, width: 640, height: 360)
-        func averageBytes(_ range: Range<Int>) throws -> Double {
-            var total = 0
-            for index in range {
-                TestPattern(speed: 7).render(frame: index, into: &frame)
-                total += try encoder.encode(frame, pts: Self.pts(index)).byteCount
+    @Test func bitrateChangeTakesEffectWithinASecond() async throws {
+        let (high, low, configured) = try await onOwnThread {
+            var encoder = try VP8Encoder(
+                configuration: VP8EncoderConfiguration(width: 640, height: 360, bitrate: 1_500_000))
+            var frame = try PixelBuffer(format: .i420, width: 640, height: 360)
+            func averageBytes(_ range: Range<Int>) throws -> Double {
+                var total = 0
+                for index in range {
+                    TestPattern(speed: 7).render(frame: index, into: &frame)
+                    total += try encoder.encode(frame, pts: Self.pts(index)).byteCount
+                }
+                return Double(total) / Double(range.count)
             }
-            return Double(total) / Double(range.count)
+            let high = try averageBytes(0..<60)
+            try encoder.setBitrate(400_000)
+            _ = try averageBytes(60..<75)  // the first half second adapts
+            let low = try averageBytes(75..<90)  // the second half second is at the new rate
+            return (high, low, encoder.configuration.bitrate)
         }
-        let high = try averageBytes(0..<60)
-        try encoder.setBitrate(400_000)
-        #expect(encoder.configuration.bitrate == 400_000)
-        _ = try averageBytes(60..<75)  // the first half second adapts
-        let low = try averageBytes(75..<90)  // the second half second is at the new rate
+        #expect(configured == 400_000)
         // 1.5 Mbit/s at 30 fps is 6 250 bytes a frame, 400 kbit/s is 1 667.
         // Measured: 5 662 before, 2 012 in the second half second after.
         #expect(high > 4_500, "high-rate frames average \(high) bytes")
@@ -83,26 +109,34 @@ import Testing
         #expect(low < high / 2)
     }
 
-    @Test func nv12AndI420OfTheSamePictureDecodeTheSame() throws {
-        let configuration = VP8EncoderConfiguration(width: 322, height: 182, bitrate: 1_000_000)
-        var i420Encoder = try VP8Encoder(configuration: configuration)
-        var nv12Encoder = try VP8Encoder(configuration: configuration)
-        // Odd strides on purpose: any stride is accepted.
-        var i420 = try PixelBuffer(format: .i420, width: 322, height: 182, bytesPerRow: [333, 177, 171])
-        var nv12 = try PixelBuffer(format: .nv12, width: 322, height: 182, bytesPerRow: [350, 327])
-        let i420Decoder = VP8Decoder()
-        let nv12Decoder = VP8Decoder()
-        for index in 0..<5 {
-            TestPattern().render(frame: index, into: &i420)
-            TestPattern().render(frame: index, into: &nv12)
-            let fromI420 = try i420Encoder.encode(i420, pts: Self.pts(index)).bytes
-            let fromNV12 = try nv12Encoder.encode(nv12, pts: Self.pts(index)).bytes
-            let pictureA = try #require(i420Decoder.decode(fromI420))
-            let pictureB = try #require(nv12Decoder.decode(fromNV12))
-            let same = pictureA == pictureB
-            #expect(same, "frame \(index): NV12 and I420 decode differently")
-            let psnr = lumaPSNR(i420, pictureA)
-            #expect(psnr > 30)
+    @Test func nv12AndI420OfTheSamePictureDecodeTheSame() async throws {
+        let frames = try await onOwnThread {
+            let configuration = VP8EncoderConfiguration(width: 322, height: 182, bitrate: 1_000_000)
+            var i420Encoder = try VP8Encoder(configuration: configuration)
+            var nv12Encoder = try VP8Encoder(configuration: configuration)
+            // Odd strides on purpose: any stride is accepted.
+            var i420 = try PixelBuffer(format: .i420, width: 322, height: 182, bytesPerRow: [333, 177, 171])
+            var nv12 = try PixelBuffer(format: .nv12, width: 322, height: 182, bytesPerRow: [350, 327])
+            let i420Decoder = VP8Decoder()
+            let nv12Decoder = VP8Decoder()
+            var frames: [(same: Bool, psnr: Double)?] = []
+            for index in 0..<5 {
+                TestPattern().render(frame: index, into: &i420)
+                TestPattern().render(frame: index, into: &nv12)
+                let fromI420 = try i420Encoder.encode(i420, pts: Self.pts(index)).bytes
+                let fromNV12 = try nv12Encoder.encode(nv12, pts: Self.pts(index)).bytes
+                guard let pictureA = i420Decoder.decode(fromI420), let pictureB = nv12Decoder.decode(fromNV12) else {
+                    frames.append(nil)
+                    continue
+                }
+                frames.append((pictureA == pictureB, lumaPSNR(i420, pictureA)))
+            }
+            return frames
+        }
+        for (index, frame) in frames.enumerated() {
+            let decoded = try #require(frame, "frame \(index) did not decode")
+            #expect(decoded.same, "frame \(index): NV12 and I420 decode differently")
+            #expect(decoded.psnr > 30)
         }
     }
 
