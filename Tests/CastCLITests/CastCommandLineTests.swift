@@ -2,7 +2,6 @@ import CastEmulator
 import CastKit
 import CastTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// The `cast` executable, run as a user would: its arguments, its `--json`
@@ -32,32 +31,26 @@ import Testing
         try await Self.run(Self.executable("cast"), arguments)
     }
 
-    /// Runs `executable` with `arguments` (on threads of its own: it blocks until the process ends).
+    /// Runs `executable` with `arguments`; its pipes drain and its exit is awaited on threads of their own.
     static func run(_ executable: String, _ arguments: [String]) async throws -> Run {
-        try await onOwnThread {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            let stdout = Pipe()
-            let stderr = Pipe()
-            process.standardOutput = stdout
-            process.standardError = stderr
-            try process.run()
-            // Both pipes drain at once, or a process that fills one would block.
-            let errors = Mutex(Data())
-            let errorsRead = DispatchSemaphore(value: 0)
-            Thread {
-                let data = stderr.fileHandleForReading.readDataToEndOfFile()
-                errors.withLock { $0 = data }
-                errorsRead.signal()
-            }.start()
-            let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        // Both pipes drain at once, or a process that fills one would block.
+        async let errors = onOwnThread { stderr.fileHandleForReading.readDataToEndOfFile() }
+        let output = try await onOwnThread { stdout.fileHandleForReading.readDataToEndOfFile() }
+        let status = try await onOwnThread {
             process.waitUntilExit()
-            errorsRead.wait()
-            return Run(
-                status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
-                stderr: String(decoding: errors.withLock { $0 }, as: UTF8.self))
+            return process.terminationStatus
         }
+        return Run(
+            status: status, stdout: String(decoding: output, as: UTF8.self),
+            stderr: String(decoding: try await errors, as: UTF8.self))
     }
 
     /// Runs `body` with a started emulator and its `--device` argument, in

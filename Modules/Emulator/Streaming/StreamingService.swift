@@ -118,19 +118,18 @@ final class StreamingService: Sendable {
 
     /// The emulator stopped: the running receiver stops (its report stays).
     func stop() {
-        let stopped = self.state.withLockedValue { state -> StreamingReceiver? in
-            defer { state.isRunning = false }
-            return state.isRunning ? state.receiver : nil
-        }
-        stopped?.close()
+        self.stopReceiver { _ in true }
     }
 
     /// The app on `transportID` stopped: its receiver stops (its report stays).
     func applicationStopped(transportID: String) {
+        self.stopReceiver { $0.transportID == transportID }
+    }
+
+    /// Stops the running receiver if `matches` it; its report stays.
+    private func stopReceiver(where matches: (StreamingReceiver) -> Bool) {
         let stopped = self.state.withLockedValue { state -> StreamingReceiver? in
-            guard state.isRunning, let receiver = state.receiver, receiver.transportID == transportID else {
-                return nil
-            }
+            guard state.isRunning, let receiver = state.receiver, matches(receiver) else { return nil }
             state.isRunning = false
             return receiver
         }
