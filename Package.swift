@@ -119,7 +119,7 @@ let package = Package(
         .target(
             name: "CastRemoteDisplay",
             dependencies: [
-                "CastLogging", "CastTransport", "CastChannels", "CVPX", "COpus", "CSampleRate", "COpenSSL",
+                "CastLogging", "CastTransport", "CastChannels", "CVPX", "COpus", "CSampleRate", "COpenSSL", "CYUV",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Modules/RemoteDisplay",
@@ -190,7 +190,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
-        // MARK: System libraries (found through pkg-config)
+        // MARK: System libraries (found through pkg-config; libyuv has none and is linked by name)
 
         .systemLibrary(
             name: "CVPX",
@@ -209,6 +209,11 @@ let package = Package(
             path: "Modules/System/CSampleRate",
             pkgConfig: "samplerate",
             providers: [.apt(["libsamplerate0-dev"])]
+        ),
+        .systemLibrary(
+            name: "CYUV",
+            path: "Modules/System/CYUV",
+            providers: [.apt(["libyuv-dev"])]
         ),
         .systemLibrary(
             name: "COpenSSL",
@@ -307,7 +312,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SystemLibraryTests",
-            dependencies: ["CVPX", "COpus", "CSampleRate", "COpenSSL"],
+            dependencies: ["CVPX", "COpus", "CSampleRate", "COpenSSL", "CYUV"],
             swiftSettings: strictSettings
         ),
     ],

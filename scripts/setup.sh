@@ -11,6 +11,7 @@ packages=(
     libopus-dev         # COpus: Opus encoder/decoder
     libsamplerate0-dev  # CSampleRate: audio resampling
     libssl-dev          # COpenSSL: AES-128-CTR frame crypto
+    libyuv-dev          # CYUV: scaling and 4:2:0 conversion (letterboxing, NV12 → I420)
     pkg-config          # SwiftPM finds the libraries above through it
     iproute2            # discovery tests: network namespaces and veth pairs (`ip netns`)
     python3-pip         # interop tests: pip installs python-zeroconf and pychromecast

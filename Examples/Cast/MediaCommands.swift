@@ -11,7 +11,8 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: "The title shown on the TV.") var title: String?
     @Option(help: "The subtitle shown on the TV.") var subtitle: String?
     @Option(help: "An image URL shown with the media.") var image: String?
-    @Option(help: "Where to start, in seconds.") var start: Double = 0
+    @Option(help: "Where to start, in seconds (default: the beginning, or the live edge of a live stream).")
+    var start: Double?
     @Option(help: "A WebVTT subtitles URL, shown at once.") var subtitles: String?
     @Option(help: "The subtitles' language (BCP 47).") var subtitlesLanguage = "en"
     @Flag(help: "A live stream.") var live = false
@@ -210,8 +211,7 @@ enum MediaControl {
             let status = try await link.receiver.requestStatus()
             let playing = status.applications.first { $0.namespaces.contains(CastNamespace.media) }
             if let playing {
-                try await link.join(playing, attaching: [media])
-                _ = try await media.requestStatus()  // the media session id the commands address
+                try await link.join(playing, attaching: [media])  // media asks for its status on connecting
             } else {
                 _ = try await link.application(CastApplicationID.defaultMediaReceiver, attaching: [media])
             }

@@ -21,6 +21,10 @@ public enum CastApplicationID {
     public static let defaultMediaReceiver = "CC1AD845"
     /// Screen mirroring: the Cast Streaming receiver Remote Display launches.
     public static let mirroring = "0F5096E8"
+    /// Audio-only mirroring: the Cast Streaming receiver for sound to
+    /// speakers (Chromium `kCastStreamingAudioAppId`; Open Screen's
+    /// standalone receiver accepts it next to ``mirroring``).
+    public static let audioMirroring = "85CDB22F"
     /// Backdrop, the idle screen.
     public static let backdrop = "E8C28D3C"
 }

@@ -57,7 +57,9 @@ public final class CastEmulator: Sendable {
         var log = logger.makeLogger(subsystem: "Emulator.Platform")
         log[metadataKey: "cast.emulator"] = "\(configuration.name)"
         self.logger = log
-        self.hub = EmulatorHub(applications: configuration.applications, host: configuration.host, logger: log)
+        self.hub = EmulatorHub(
+            profile: configuration.profile, applications: configuration.applications, host: configuration.host,
+            logger: log)
     }
 
     /// The state every socket shares, for the receiver-platform extension.
@@ -109,6 +111,7 @@ public final class CastEmulator: Sendable {
         let context = self.tls.context
         let responder = DeviceAuthResponder(identity: self.identity, tlsCertificateDER: self.tls.certificateDER)
         let heartbeat = self.configuration.heartbeat
+        let heartbeatIDs = HeartbeatAddressing(ping: self.configuration.profile.pingIDs, pong: nil)
         let clock = self.configuration.mediaClock
         let logger = self.logger
         let loop = self.group.next()
@@ -124,8 +127,7 @@ public final class CastEmulator: Sendable {
                         try sync.addHandler(
                             HeartbeatHandler(
                                 configuration: heartbeat,
-                                localID: TransportConstants.receiverPlatformID,
-                                peerID: TransportConstants.senderPlatformID,
+                                addressing: heartbeatIDs,
                                 isSilenced: { hub.faults.isHeartbeatSilenced },
                                 logger: logger
                             )

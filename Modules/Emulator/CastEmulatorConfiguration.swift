@@ -14,8 +14,11 @@ public struct CastEmulatorConfiguration: Sendable {
     public var identity: ReceiverIdentity?
     /// The name in the TLS certificate and logs.
     public var name: String
-    /// The apps the receiver can launch. Default ``EmulatedApplication/standard``:
-    /// the Default Media Receiver, mirroring and the Backdrop idle screen.
+    /// The kind of receiver it plays. Default ``ReceiverProfile/chromecastWithGoogleTV``.
+    public var profile: ReceiverProfile
+    /// The apps the receiver can launch. Default: the profile's (for the
+    /// default profile the Default Media Receiver, mirroring, audio
+    /// mirroring and the Backdrop idle screen).
     public var applications: [EmulatedApplication]
     /// The time the media player runs on. Default: the machine's clock.
     public var mediaClock: EmulatorMediaClock
@@ -28,16 +31,18 @@ public struct CastEmulatorConfiguration: Sendable {
         tlsCertificateValidity: TLSCertificateValidity = .valid,
         identity: ReceiverIdentity? = nil,
         name: String = "Cast Emulator",
-        applications: [EmulatedApplication] = EmulatedApplication.standard,
+        profile: ReceiverProfile = .chromecastWithGoogleTV,
+        applications: [EmulatedApplication]? = nil,
         mediaClock: EmulatorMediaClock = .system()
     ) {
+        self.profile = profile
         self.host = host
         self.port = port
         self.heartbeat = heartbeat
         self.tlsCertificateValidity = tlsCertificateValidity
         self.identity = identity
         self.name = name
-        self.applications = applications
+        self.applications = applications ?? profile.applications
         self.mediaClock = mediaClock
     }
 }

@@ -43,8 +43,12 @@ public enum DeviceAuthFault: Sendable, Hashable {
     case errorReply
     /// With bytes that are not a `DeviceAuthMessage`.
     case malformedReply
-    /// With a different nonce than the challenge's.
+    /// With a different nonce than the challenge's, signed (a replayed reply).
     case wrongNonce
+    /// With no nonce, the signature over the TLS certificate alone: a legacy
+    /// receiver, which Chrome accepts (cast_auth_util.cc: "the nonce can be
+    /// empty and omitted from the signature").
+    case emptyNonce
     /// With a signature made by a key that is not the device certificate's.
     case wrongSigningKey
 }
@@ -56,7 +60,8 @@ public enum LaunchFault: Sendable, Hashable {
     /// With LAUNCH_ERROR and this `reason` (`CANCELLED`, `BAD_PARAMETER`,
     /// `NOT_FOUND`, `SYSTEM_ERROR`, …) and optional `extendedError`; nothing launches.
     case error(reason: String, extendedError: String? = nil)
-    /// With LAUNCH_STATUS `USER_PENDING_AUTHORIZATION`, then `USER_ALLOWED`, then the launch.
+    /// With LAUNCH_STATUS `USER_PENDING_AUTHORIZATION`, then `USER_ALLOWED`, then the launch
+    /// (both keyed by `launchRequestId`).
     case requiresAuthorization
     /// Not at all; nothing launches (the sender's launch timeout must fire).
     case noReply

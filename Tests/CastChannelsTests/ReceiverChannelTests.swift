@@ -7,14 +7,26 @@ import Testing
 /// The receiver channel over real TLS against the emulator's receiver platform.
 @Suite struct ReceiverChannelTests {
     @Test func getStatusReportsTheIdleScreenAndVolume() async throws {
-        try await ChannelFixture.with { fixture in
+        try await ChannelFixture.with(CastEmulatorConfiguration(profile: .chromecast)) { fixture in
             let status = try await fixture.receiver.requestStatus()
             #expect(status.applications.map(\.appID) == [CastApplicationID.backdrop])
             #expect(status.applications.first?.isIdleScreen == true)
             #expect(status.runningApplication(appID: CastApplicationID.backdrop) == nil)
             #expect(status.volume.level == 1)
             #expect(status.volume.isMuted == false)
+            #expect(status.volume.controlType == .attenuation)
             #expect(fixture.receiver.status == status)
+        }
+    }
+
+    /// Newer devices leave `applications` out when idle and report their own
+    /// volume model (conformance 011: Chromecast with Google TV, `fixed`).
+    @Test func anIdleReceiverWithoutAnApplicationsKeyReportsNoApps() async throws {
+        try await ChannelFixture.with { fixture in
+            let status = try await fixture.receiver.requestStatus()
+            #expect(status.applications.isEmpty)
+            #expect(status.volume.controlType == .fixed)
+            #expect(status.volume.stepInterval == 0.04)
         }
     }
 
@@ -246,7 +258,7 @@ import Testing
             #expect(
                 volume
                     == .volumeChanged(
-                        ReceiverVolume(level: 0.2, isMuted: false, controlType: .attenuation, stepInterval: 0.05)))
+                        ReceiverVolume(level: 0.2, isMuted: false, controlType: .fixed, stepInterval: 0.04)))
 
             let app = try await other.launch(appID: CastApplicationID.defaultMediaReceiver)
             let launched = await first(seenByFirst) { event in

@@ -61,7 +61,9 @@ struct BrowserEngineTests {
         return times
     }
 
-    @Test("A new interface gets a QU query after the start delay; then 1 s later, doubling, capped (RFC 6762 §5.2)")
+    /// Audit row 16: the first query asks for a multicast answer (QM), as
+    /// Open Screen's querier does; before, it set the QU bit.
+    @Test("A new interface gets a QM query after the start delay; then 1 s later, doubling, capped (RFC 6762 §5.2)")
     func continuousQuerying() {
         var engine = Self.makeEngine()
         engine.timing.startDelay = { .milliseconds(70) }
@@ -73,7 +75,7 @@ struct BrowserEngineTests {
         #expect(first.queries[0].interfaceIndex == 2)
         #expect(
             first.queries[0].message.questions == [
-                DNSQuestion(name: Self.service, type: .ptr, prefersUnicastResponse: true)
+                DNSQuestion(name: Self.service, type: .ptr, prefersUnicastResponse: false)
             ])
         #expect(!first.queries[0].message.isResponse)
         // 1.07, then intervals 2, 4, 8 (the cap), 8, ...

@@ -38,7 +38,8 @@ struct PychromecastInteropTests {
 
     @Test func pychromecastLaunchesTheDefaultMediaReceiverAndReadsStatusAndVolume() async throws {
         let log = EmulatorLog()
-        let emulator = try CastEmulator(logger: log.logger)
+        let emulator = try CastEmulator(
+            configuration: CastEmulatorConfiguration(profile: .chromecast), logger: log.logger)
         try await emulator.start()
         let report = try await Self.report("interop", against: emulator, log: log)
 

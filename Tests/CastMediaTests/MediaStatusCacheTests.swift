@@ -32,8 +32,48 @@ import Testing
         #expect(merged.currentTime == 20)
         #expect(merged.media?.duration == 60)  // left out, kept
         #expect(merged.supportedMediaCommands == [.pause, .seek])
-        #expect(merged.activeTrackIDs == nil)  // left out of a status: none
+        #expect(merged.activeTrackIDs == [1])  // left out: unchanged
+        #expect(merged.volume == StreamVolume(level: 1, muted: false))
         #expect(cache.status == merged)
+    }
+
+    /// Audit row 2: an update with only what changed keeps the player state
+    /// and the supported commands (pychromecast media.py:307-337), so PAUSE
+    /// and SEEK stay possible; before, they fell back to IDLE and none.
+    @Test func anUpdateWithOnlyWhatChangedKeepsEveryOtherField() throws {
+        var cache = MediaStatusCache()
+        try cache.apply(Self.full)
+        let merged = try #require(
+            try cache.apply(["type": "MEDIA_STATUS", "status": [["mediaSessionId": 1, "currentTime": 30]]]))
+        #expect(merged.playerState == .playing)
+        #expect(merged.supportedMediaCommands == [.pause, .seek, .streamVolume, .streamMute])
+        #expect(merged.currentTime == 30)
+        #expect(merged.volume.level == 1)
+        #expect(merged.playbackRate == 1)
+        let noSessionID = try #require(try cache.apply(["status": [["volume": ["level": 0.5, "muted": false]]]]))
+        #expect(noSessionID.mediaSessionID == 1)
+        #expect(noSessionID.playerState == .playing)
+        #expect(noSessionID.volume.level == 0.5)
+    }
+
+    @Test func aFieldSentAsNullIsCleared() throws {
+        var cache = MediaStatusCache()
+        try cache.apply(Self.full)
+        let merged = try #require(try cache.apply(["status": [["mediaSessionId": 1, "activeTrackIds": .null]]]))
+        #expect(merged.activeTrackIDs == nil)
+        #expect(merged.media?.contentID == "https://x/a.mp4")
+    }
+
+    /// Conformance 037: some receiver apps put the status's fields at the top level.
+    @Test func aStatusAtTheTopLevelIsRead() throws {
+        var cache = MediaStatusCache()
+        let status = try #require(
+            try cache.apply([
+                "type": "MEDIA_STATUS", "mediaSessionId": 0, "playerState": "IDLE", "currentTime": 0,
+                "supportedMediaCommands": 0, "volume": [:],
+            ]))
+        #expect(status.mediaSessionID == 0)
+        #expect(status.playerState == .idle)
     }
 
     @Test func aFirstStatusWithoutASessionIDIsRefused() {

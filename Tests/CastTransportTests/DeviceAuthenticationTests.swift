@@ -36,7 +36,6 @@ import X509
 
     @Test(arguments: [
         (DeviceAuthFault.wrongSigningKey, CastTransportError.Code.signatureInvalid),
-        (.wrongNonce, .nonceMismatch),
         (.errorReply, .authenticationRejected),
         (.malformedReply, .malformedAuthResponse),
         (.noReply, .authenticationTimedOut),
@@ -52,6 +51,27 @@ import X509
             )
             #expect(await transportErrorCode { try await connection.connect() } == expected)
             #expect(await disconnectReason(of: connection) == expected)
+        }
+    }
+
+    /// Audit row 3: Chrome accepts a reply whose nonce is empty (legacy
+    /// receivers) or different, and checks the signature over the nonce the
+    /// device echoed; `requiresNonce` refuses both. Before, both failed with
+    /// `nonceMismatch` whatever the policy.
+    @Test(arguments: [DeviceAuthFault.emptyNonce, .wrongNonce])
+    func anEchoedNonceOtherThanOursPassesUnlessTheAppRequiresIt(fault: DeviceAuthFault) async throws {
+        try await EmulatorFixture.with { fixture in
+            fixture.emulator.faults.deviceAuthentication = fault
+            let lenient = fixture.connection(
+                CastConnectionConfiguration(deviceAuthentication: Self.policy([fixture.emulator.trustAnchor])))
+            try await lenient.connect()
+            #expect(await lenient.currentState.description == "authenticated")
+            await lenient.close()
+
+            var strictPolicy = Self.policy([fixture.emulator.trustAnchor])
+            strictPolicy.requiresNonce = true
+            let strict = fixture.connection(CastConnectionConfiguration(deviceAuthentication: strictPolicy))
+            #expect(await transportErrorCode { try await strict.connect() } == .nonceMismatch)
         }
     }
 

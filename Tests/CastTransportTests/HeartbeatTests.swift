@@ -20,6 +20,18 @@ import Testing
         #expect(monitor.tick(at: self.start + .seconds(10)) == .declareDead)
     }
 
+    /// Audit row 5: as Chrome's keep-alive, a PING written resets the
+    /// liveness timer, so the peer has the whole timeout to answer it —
+    /// dead 15 s after the last inbound message, not 10.
+    @Test func aKeepAliveWrittenGivesThePeerTheWholeTimeoutToAnswer() {
+        var monitor = HeartbeatMonitor(configuration: self.configuration, now: self.start)
+        #expect(monitor.tick(at: self.start + .seconds(5)) == .sendPing)
+        monitor.keepAliveWritten(at: self.start + .seconds(5))
+        #expect(monitor.nextDeadline == self.start + .seconds(15))
+        #expect(monitor.tick(at: self.start + .seconds(12)) == .wait)
+        #expect(monitor.tick(at: self.start + .seconds(15)) == .declareDead)
+    }
+
     @Test func anyInboundMessageResetsBothTimers() {
         var monitor = HeartbeatMonitor(configuration: self.configuration, now: self.start)
         #expect(monitor.tick(at: self.start + .seconds(5)) == .sendPing)
@@ -40,8 +52,7 @@ import Testing
         try channel.pipeline.syncOperations.addHandler(
             HeartbeatHandler(
                 configuration: HeartbeatConfiguration(pingInterval: .seconds(5), timeout: .seconds(10)),
-                localID: "sender-0",
-                peerID: "receiver-0",
+                addressing: .sender,
                 isSilenced: { silenced },
                 logger: Self.logger
             )
@@ -68,6 +79,19 @@ import Testing
         #expect(try channel.readInbound(as: CastMessage.self) == other)
     }
 
+    /// Audit row 14: a Chromecast PINGs as `Tr@n$p0rt-0` → `Tr@n$p0rt-0`;
+    /// Chrome still answers and pings `sender-0` → `receiver-0`. Before, the
+    /// PONG mirrored the PING's ids and later PINGs went to `Tr@n$p0rt-0`.
+    @Test func heartbeatIDsStayChromesWhateverTheReceiverPingsWith() throws {
+        let channel = try self.makeChannel()
+        try channel.writeInbound(HeartbeatMessage.ping.message(from: "Tr@n$p0rt-0", to: "Tr@n$p0rt-0"))
+        #expect(
+            try self.readOutboundMessage(channel) == HeartbeatMessage.pong.message(from: "sender-0", to: "receiver-0"))
+        channel.embeddedEventLoop.advanceTime(by: .seconds(5))
+        #expect(
+            try self.readOutboundMessage(channel) == HeartbeatMessage.ping.message(from: "sender-0", to: "receiver-0"))
+    }
+
     @Test func pingsAfterSilenceAndClosesWithATypedErrorAfterTheTimeout() throws {
         let channel = try self.makeChannel()
         channel.embeddedEventLoop.advanceTime(by: .seconds(4))
@@ -76,6 +100,8 @@ import Testing
         #expect(
             try self.readOutboundMessage(channel) == HeartbeatMessage.ping.message(from: "sender-0", to: "receiver-0"))
         #expect(channel.isActive)
+        channel.embeddedEventLoop.advanceTime(by: .seconds(5))
+        #expect(channel.isActive)  // the PING written gave the peer 10 s more
         channel.embeddedEventLoop.advanceTime(by: .seconds(5))
         #expect(!channel.isActive)
         #expect {

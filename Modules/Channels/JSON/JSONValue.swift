@@ -63,6 +63,14 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
+    /// A Cast message's `type` (or, failing that, `responseType`), upper-cased:
+    /// Open Screen and Chrome compare message types without regard to case
+    /// (Open Screen receiver_message.cc:44-52, Chromium receiver_response.cc
+    /// `GetResponseType`), so `"answer"` is an ANSWER.
+    public var messageType: String? {
+        (self["type"]?.stringValue ?? self["responseType"]?.stringValue)?.uppercased()
+    }
+
     /// The boolean, if this is one.
     public var boolValue: Bool? {
         if case .bool(let value) = self { return value }

@@ -65,7 +65,7 @@ public final class MultizoneChannel: CastChannel, @unchecked Sendable {
 
     /// Decodes a multizone message, applies it, then resolves the request it answers.
     override public func didReceiveTextMessage(_ message: String) {
-        guard let json = try? JSONValue(parsing: message), let type = json["type"]?.stringValue else {
+        guard let json = try? JSONValue(parsing: message), let type = json.messageType else {
             self.logger.debug("dropping a multizone message that is not a typed JSON object")
             return
         }

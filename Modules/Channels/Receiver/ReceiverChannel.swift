@@ -16,9 +16,9 @@ import NIOConcurrencyHelpers
 public final class ReceiverChannel: CastChannel, @unchecked Sendable {
     // @unchecked Sendable: restated from CastChannel, as Swift requires. Its
     // stored properties are `let`s of Sendable types: three timeouts
-    // (Duration), `requests` (RequestTracker, locked inside), `latest`
-    // (NIOLockedValueBox: the status changes only under its lock) and
-    // `broadcaster` (EventBroadcaster, locked inside).
+    // (Duration), `requests` (RequestTracker, locked inside), `expectations`
+    // and `latest` (NIOLockedValueBox: they change only under their locks)
+    // and `broadcaster` (EventBroadcaster, locked inside).
 
     /// How long a request waits for its reply. Default 10 s.
     public let requestTimeout: Duration
@@ -27,7 +27,27 @@ public final class ReceiverChannel: CastChannel, @unchecked Sendable {
     /// How long GET_APP_AVAILABILITY waits before answering ``AppAvailability/unknown``. Default 5 s.
     public let availabilityTimeout: Duration
 
+    /// What a pending LAUNCH or STOP waits to see in a RECEIVER_STATUS when
+    /// the receiver answers with a broadcast instead of a reply.
+    private enum Expectation {
+        /// `appID` running in a session other than `replacing`.
+        case running(appID: String, replacing: String?)
+        /// No app in session `sessionID`.
+        case stopped(sessionID: String)
+
+        func isMet(by status: ReceiverStatus) -> Bool {
+            switch self {
+            case .running(let appID, let replacing):
+                guard let application = status.runningApplication(appID: appID) else { return false }
+                return application.sessionID != replacing
+            case .stopped(let sessionID):
+                return !status.applications.contains { $0.sessionID == sessionID }
+            }
+        }
+    }
+
     private let requests = RequestTracker<ReceiverReply>()
+    private let expectations = NIOLockedValueBox<[Int: Expectation]>([:])
     private let latest = NIOLockedValueBox<ReceiverStatus?>(nil)
     private let broadcaster = EventBroadcaster<ReceiverEvent>(
         initial: nil, replaysLatest: false, buffering: .bufferingNewest(CastChannel.listenerBufferLimit))
@@ -69,14 +89,21 @@ public final class ReceiverChannel: CastChannel, @unchecked Sendable {
     /// Unless `options` asks to relaunch, an app that already runs is
     /// returned as it is (the SDK's join).
     ///
+    /// The launch ends with the RECEIVER_STATUS that answers it, or with any
+    /// RECEIVER_STATUS that shows the app running in a new session: a Nest
+    /// Hub answers with LAUNCH_STATUS keyed by `launchRequestId` and then
+    /// only a broadcast (conformance 029, 030), and Open Screen broadcasts
+    /// before it replies (application_agent.cc:376, :183-190).
+    ///
     /// - Throws: ``CastChannelError/Code/launchFailed`` with the receiver's
     ///   ``CastChannelError/launchErrorReason``; ``CastChannelError/Code/timedOut``
     ///   after ``launchTimeout``; or a request error.
     public func launch(appID: String, options: LaunchOptions = LaunchOptions()) async throws(CastChannelError)
         -> ReceiverApplication
     {
-        if !options.relaunchIfRunning, let running = try await self.requestStatus().runningApplication(appID: appID) {
-            return running
+        let current = try await self.requestStatus().runningApplication(appID: appID)
+        if !options.relaunchIfRunning, let current {
+            return current
         }
         var payload: [String: JSONValue] = [
             "type": "LAUNCH",
@@ -85,7 +112,9 @@ public final class ReceiverChannel: CastChannel, @unchecked Sendable {
             "supportedAppTypes": .array(options.supportedAppTypes.map(JSONValue.string)),
         ]
         if let parameters = options.appParameters { payload["appParams"] = parameters }
-        let status = try await self.request(payload, timeout: self.launchTimeout).status()
+        let status = try await self.request(
+            payload, timeout: self.launchTimeout, expecting: .running(appID: appID, replacing: current?.sessionID)
+        ).status()
         guard let application = status.runningApplication(appID: appID) else {
             throw CastChannelError(.unexpectedReply, "the receiver's status after LAUNCH does not list \(appID)")
         }
@@ -95,11 +124,17 @@ public final class ReceiverChannel: CastChannel, @unchecked Sendable {
     /// Stops the app session `sessionID` (STOP). Apps are stopped by session,
     /// never by app id alone: another sender may own that app's session.
     ///
+    /// It succeeds on the reply, or on a RECEIVER_STATUS that shows the
+    /// session gone: Open Screen's receiver stops the app and only
+    /// broadcasts (application_agent.cc:293-304, :429-437).
+    ///
     /// - Throws: ``CastChannelError/Code/invalidRequest`` (reason
     ///   `INVALID_SESSION_ID`) for a session that is not running; or a request error.
     @discardableResult
     public func stop(sessionID: String) async throws(CastChannelError) -> ReceiverStatus {
-        try await self.request(["type": "STOP", "sessionId": .string(sessionID)]).status()
+        try await self.request(
+            ["type": "STOP", "sessionId": .string(sessionID)], expecting: .stopped(sessionID: sessionID)
+        ).status()
     }
 
     /// Sets the device volume level, clamped to 0...1 (SET_VOLUME with `level` only).
@@ -142,9 +177,10 @@ public final class ReceiverChannel: CastChannel, @unchecked Sendable {
 
     /// Decodes a receiver message, applies a status to ``status`` and the
     /// events, then resolves the request it answers.
+    /// Types compare without regard to case (``JSONValue/messageType``).
     override public func didReceiveTextMessage(_ message: String) {
         guard let json = try? JSONValue(parsing: message),
-            let type = json["type"]?.stringValue ?? json["responseType"]?.stringValue
+            let type = json.messageType
         else {
             self.logger.debug("dropping a receiver message that is not a typed JSON object")
             return
@@ -159,6 +195,7 @@ public final class ReceiverChannel: CastChannel, @unchecked Sendable {
             let decoded = ReceiverStatus(json: status)
             self.apply(decoded)
             reply = .status(decoded)
+            self.resolveExpectations(metBy: decoded)
         case "LAUNCH_STATUS":
             // Progress only: the launch's final reply is still to come.
             let status = json["status"]?.stringValue ?? json["launchStatus"]?.stringValue ?? ""
@@ -183,7 +220,9 @@ public final class ReceiverChannel: CastChannel, @unchecked Sendable {
             self.logger.debug("unknown receiver message type", metadata: ["cast.type": "\(type)"])
             reply = .other(type: type)
         }
-        if let requestID = json["requestId"]?.intValue, requestID > 0 {
+        // Chrome's GetRequestIdFromResponse falls back to `launchRequestId`
+        // (cast_message_util.cc), the key a Nest Hub's launch replies carry.
+        if let requestID = json["requestId"]?.intValue ?? json["launchRequestId"]?.intValue, requestID > 0 {
             self.requests.resolve(requestID: requestID, with: .success(reply))
         }
     }
@@ -193,10 +232,29 @@ public final class ReceiverChannel: CastChannel, @unchecked Sendable {
         self.requests.failAll(CastChannelError(.disconnected, "the receiver channel disconnected"))
     }
 
-    private func request(_ payload: [String: JSONValue], timeout: Duration? = nil) async throws(CastChannelError)
-        -> ReceiverReply
-    {
-        try await self.sendRequest(payload, tracker: self.requests, timeout: timeout ?? self.requestTimeout)
+    private func request(
+        _ payload: [String: JSONValue], timeout: Duration? = nil, expecting expectation: Expectation? = nil
+    ) async throws(CastChannelError) -> ReceiverReply {
+        var requestID: Int?
+        defer {
+            if let requestID { _ = self.expectations.withLockedValue { $0.removeValue(forKey: requestID) } }
+        }
+        return try await self.sendRequest(payload, tracker: self.requests, timeout: timeout ?? self.requestTimeout) {
+            id in
+            guard let expectation else { return }
+            requestID = id
+            self.expectations.withLockedValue { $0[id] = expectation }
+        }
+    }
+
+    /// Ends the LAUNCH and STOP requests whose outcome `status` shows.
+    private func resolveExpectations(metBy status: ReceiverStatus) {
+        let met = self.expectations.withLockedValue { expectations in
+            let met = expectations.filter { $0.value.isMet(by: status) }.keys
+            for id in met { expectations[id] = nil }
+            return Array(met)
+        }
+        for id in met { self.requests.resolve(requestID: id, with: .success(.status(status))) }
     }
 
     private func apply(_ status: ReceiverStatus) {

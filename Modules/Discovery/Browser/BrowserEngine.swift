@@ -102,7 +102,7 @@ struct BrowserEngine {
         self.nextQueryAt = now + self.queryInterval
         var step = Step()
         step.queries = self.interfaces.keys.sorted().map {
-            (self.query(questions: [self.serviceQuestion(unicast: false)], on: $0, now: now), $0)
+            (self.query(questions: [self.serviceQuestion()], on: $0, now: now), $0)
         }
         return step
     }
@@ -133,12 +133,15 @@ struct BrowserEngine {
 
         var questions: [Int: [DNSQuestion]] = [:]
         for (index, firstAt) in self.firstQueryAt where firstAt <= now {
-            questions[index, default: []].append(self.serviceQuestion(unicast: true))
+            // QM, not QU: with avahi also on :5353 a unicast answer may reach
+            // its socket instead of ours; Open Screen asks every question as
+            // multicast (discovery/mdns/impl/mdns_querier.cc:449).
+            questions[index, default: []].append(self.serviceQuestion())
             self.firstQueryAt.removeValue(forKey: index)
         }
         if let nextQueryAt = self.nextQueryAt, nextQueryAt <= now {
             for index in self.interfaces.keys {
-                questions[index, default: []].append(self.serviceQuestion(unicast: false))
+                questions[index, default: []].append(self.serviceQuestion())
             }
             let cap =
                 self.scanMode == .active
@@ -163,8 +166,8 @@ struct BrowserEngine {
 
     // MARK: Queries
 
-    private func serviceQuestion(unicast: Bool) -> DNSQuestion {
-        DNSQuestion(name: self.serviceType, type: .ptr, prefersUnicastResponse: unicast)
+    private func serviceQuestion() -> DNSQuestion {
+        DNSQuestion(name: self.serviceType, type: .ptr, prefersUnicastResponse: false)
     }
 
     /// A query for `questions`, carrying the PTRs this interface knows with more than half their TTL left.

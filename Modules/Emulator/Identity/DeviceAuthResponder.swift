@@ -29,7 +29,7 @@ struct DeviceAuthResponder {
             reply.error.errorType = .internalError
             guard let serialized: [UInt8] = try? reply.serializedBytes() else { return nil }
             payload = serialized
-        case .none, .wrongNonce, .wrongSigningKey:
+        case .none, .wrongNonce, .emptyNonce, .wrongSigningKey:
             guard let serialized = self.response(to: envelope.challenge, fault: fault) else { return nil }
             payload = serialized
         }
@@ -42,7 +42,15 @@ struct DeviceAuthResponder {
     }
 
     private func response(to challenge: Cast_Channel_AuthChallenge, fault: DeviceAuthFault) -> [UInt8]? {
-        let nonce = Array(challenge.senderNonce)
+        // The nonce echoed is the one signed, as Chrome verifies
+        // (cast_auth_util.cc `AuthenticateChallengeReply` signs
+        // `nonce_response + peer_cert_der`).
+        let nonce: [UInt8]
+        switch fault {
+        case .wrongNonce: nonce = challenge.senderNonce.map { ~$0 }
+        case .emptyNonce: nonce = []
+        default: nonce = Array(challenge.senderNonce)
+        }
         let key: _RSA.Signing.PrivateKey
         if fault == .wrongSigningKey {
             guard let wrongKey = try? ReceiverIdentity.wrongKey.get() else { return nil }
@@ -58,7 +66,7 @@ struct DeviceAuthResponder {
         response.intermediateCertificate = [Data(self.identity.intermediateCertificateDER)]
         response.signatureAlgorithm = .rsassaPkcs1V15
         response.hashAlgorithm = .sha256
-        response.senderNonce = Data(fault == .wrongNonce ? nonce.map { ~$0 } : nonce)
+        response.senderNonce = Data(nonce)
         var reply = Cast_Channel_DeviceAuthMessage()
         reply.response = response
         return try? reply.serializedBytes()

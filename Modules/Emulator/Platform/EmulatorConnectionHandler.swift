@@ -91,6 +91,15 @@ final class EmulatorConnectionHandler: ChannelInboundHandler {
         }
     }
 
+    /// The newest protocol version (0…3) a CONNECT names, if it names any.
+    private static func protocolVersion(of message: CastMessage) -> Int? {
+        guard let text = message.text, let json = try? JSONValue(parsing: text) else { return nil }
+        let versions =
+            json["protocolVersionList"]?.arrayValue?.compactMap(\.intValue)
+            ?? json["protocolVersion"]?.intValue.map { [$0] } ?? []
+        return versions.filter { (0...3).contains($0) }.max()
+    }
+
     private func handleConnectionMessage(_ message: CastMessage) {
         let link = EmulatorHub.Link(senderID: message.sourceID, endpointID: message.destinationID)
         switch message.text.flatMap(ConnectionMessage.init(text:)) {
@@ -107,6 +116,18 @@ final class EmulatorConnectionHandler: ChannelInboundHandler {
                     type: type
                 )
             )
+            if self.hub.profile.answersConnect, let version = Self.protocolVersion(of: message) {
+                // Open Screen connection_namespace_handler.cc:224-229: CONNECTED
+                // with the highest version both speak, only when the sender named one.
+                let connected: JSONValue = ["type": "CONNECTED", "protocolVersion": .integer(version)]
+                if let text = try? connected.jsonText() {
+                    self.hub.send(
+                        CastMessage(
+                            namespace: TransportNamespace.connection, sourceID: link.endpointID,
+                            destinationID: link.senderID, payload: .string(text)),
+                        toConnection: self.connectionID)
+                }
+            }
         case .close:
             if self.hub.close(link, connectionID: self.connectionID) {
                 self.hub.events.yield(

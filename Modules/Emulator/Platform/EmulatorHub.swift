@@ -30,11 +30,15 @@ final class EmulatorHub: Sendable {
     let events = EventBroadcaster<EmulatorEvent>(initial: nil)
     /// The Cast Streaming receiver behind the apps that speak webrtc.
     let streaming: StreamingService
+    /// The kind of receiver played.
+    let profile: ReceiverProfile
 
-    init(applications: [EmulatedApplication], host: String, logger: Logger) {
-        self.state = NIOLockedValueBox(State(platform: ReceiverPlatform(applications: applications)))
+    init(profile: ReceiverProfile, applications: [EmulatedApplication], host: String, logger: Logger) {
+        self.state = NIOLockedValueBox(
+            State(platform: ReceiverPlatform(profile: profile, applications: applications)))
+        self.profile = profile
         self.logger = logger
-        self.streaming = StreamingService(host: host, logger: logger)
+        self.streaming = StreamingService(host: host, configuration: profile.streaming, logger: logger)
     }
 
     /// The current fault settings.
@@ -159,6 +163,9 @@ final class EmulatorHub: Sendable {
                 : state.platform.handleReceiverRequest(request, launchFault: state.faults.launch)
             return (outcome, state.faults)
         }
+        if outcome.broadcastTiming == .beforeRepliesToEveryone {
+            self.publish(outcome, namespace: message.namespace)
+        }
         if !faults.dropsReceiverReplies {
             for reply in outcome.replies {
                 self.send(
@@ -166,7 +173,11 @@ final class EmulatorHub: Sendable {
                     connectionID: connectionID, after: faults.receiverReplyDelay)
             }
         }
-        self.publish(outcome, namespace: message.namespace, excluding: connectionID)
+        switch outcome.broadcastTiming {
+        case .afterRepliesToOthers: self.publish(outcome, namespace: message.namespace, excluding: connectionID)
+        case .afterRepliesToEveryone: self.publish(outcome, namespace: message.namespace)
+        case .beforeRepliesToEveryone: break
+        }
     }
 
     /// Sends what a platform change means for the senders: CLOSE on stopped

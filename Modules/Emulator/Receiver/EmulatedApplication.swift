@@ -34,6 +34,13 @@ public struct EmulatedApplication: Sendable, Hashable {
         namespaces: [CastNamespace.webrtc, CastNamespace.remoting]
     )
 
+    /// Audio-only mirroring (`85CDB22F`), the Cast Streaming receiver of speakers.
+    public static let audioMirroring = EmulatedApplication(
+        appID: CastApplicationID.audioMirroring,
+        displayName: "Chrome Mirroring",
+        namespaces: [CastNamespace.webrtc]
+    )
+
     /// Backdrop (`E8C28D3C`), the idle screen.
     public static let backdrop = EmulatedApplication(
         appID: CastApplicationID.backdrop,

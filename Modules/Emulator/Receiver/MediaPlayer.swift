@@ -57,11 +57,21 @@ struct MediaPlayer {
     private var plays = 0
     /// The media clock's time at the last request or tick.
     private var now = 0.0
+    /// The full status entry the last broadcast described, for the next
+    /// broadcast to carry only what changed.
+    private var broadcastBaseline: [String: JSONValue]?
 
     // MARK: Requests
 
-    /// Applies one media-namespace request at `now`.
+    /// Applies one media-namespace request at `now`. Replies carry the full
+    /// status; broadcasts only what changed since the last broadcast.
     mutating func handle(_ request: JSONValue, now: Double) -> Outcome {
+        var outcome = self.respond(to: request, now: now)
+        outcome.broadcasts = outcome.broadcasts.map { self.partial($0) }
+        return outcome
+    }
+
+    private mutating func respond(to request: JSONValue, now: Double) -> Outcome {
         self.advance(to: now)
         let requestID = request["requestId"]?.intValue ?? 0
         let type = request["type"]?.stringValue ?? ""
@@ -172,7 +182,37 @@ struct MediaPlayer {
         let before = self.snapshot
         self.advance(to: now)
         return self.snapshot == before
-            ? [] : [self.statusMessage(requestID: 0, includingMedia: before.itemID != self.currentItemID)]
+            ? [] : [self.partial(self.statusMessage(requestID: 0, includingMedia: before.itemID != self.currentItemID))]
+    }
+
+    /// A broadcast MEDIA_STATUS cut down to what changed since the last one,
+    /// as receivers send them: "only the changed attributes" (pychromecast
+    /// controllers/media.py:307-337); conformance 038 and 041 are such
+    /// updates (no `media`, no `activeTrackIds`, no `repeatMode`). The media
+    /// session id always goes; a field that went away goes as `null`, but
+    /// `idleReason` and `breakStatus`, which hold only while sent, simply stop.
+    private mutating func partial(_ message: JSONValue) -> JSONValue {
+        guard message["type"] == "MEDIA_STATUS", let entry = message["status"]?.arrayValue?.first?.objectValue else {
+            if message["type"] == "MEDIA_STATUS" { self.broadcastBaseline = nil }
+            return message
+        }
+        let baseline = self.broadcastBaseline
+        var full = entry
+        for key in ["media", "items"] where full[key] == nil {
+            full[key] = baseline?[key]
+        }
+        self.broadcastBaseline = full
+        guard let baseline, baseline["mediaSessionId"] == entry["mediaSessionId"] else { return message }
+        var changed: [String: JSONValue] = ["mediaSessionId": entry["mediaSessionId"] ?? .null]
+        for (key, value) in entry where baseline[key] != value {
+            changed[key] = value
+        }
+        for key in baseline.keys where full[key] == nil && !["idleReason", "breakStatus"].contains(key) {
+            changed[key] = .null
+        }
+        var partial = message.objectValue ?? [:]
+        partial["status"] = [.object(changed)]
+        return .object(partial)
     }
 
     // MARK: Loading

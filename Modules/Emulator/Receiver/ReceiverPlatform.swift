@@ -9,11 +9,23 @@ struct ReceiverPlatform {
     /// What a request did: the replies for its sender, in order, and what
     /// the others must hear.
     struct Outcome {
+        /// Who hears the broadcasts, and when.
+        enum BroadcastTiming {
+            /// After the replies, every other sender (the requester has its reply).
+            case afterRepliesToOthers
+            /// Before the replies, every sender (Open Screen application_agent.cc:376 then :183-190).
+            case beforeRepliesToEveryone
+            /// After the replies, every sender (a Nest Hub, conformance 029).
+            case afterRepliesToEveryone
+        }
+
         var replies: [JSONValue] = []
         var broadcasts: [JSONValue] = []
+        var broadcastTiming = BroadcastTiming.afterRepliesToOthers
         var stoppedTransports: [String] = []
     }
 
+    let profile: ReceiverProfile
     private(set) var applications: [String: EmulatedApplication]
     private(set) var running: EmulatedAppSession?
     private(set) var volumeLevel = 1.0
@@ -24,7 +36,8 @@ struct ReceiverPlatform {
     var media = MediaPlayer()
     private var nextTransportNumber = 1
 
-    init(applications: [EmulatedApplication]) {
+    init(profile: ReceiverProfile, applications: [EmulatedApplication]) {
+        self.profile = profile
         self.applications = Dictionary(applications.map { ($0.appID, $0) }, uniquingKeysWith: { _, last in last })
         self.showIdleScreen()
     }
@@ -55,9 +68,14 @@ struct ReceiverPlatform {
                 return outcome
             }
             outcome.stoppedTransports = [stopped.transportID]
-            outcome.replies = [self.statusMessage(requestID: requestID)]
             outcome.broadcasts = [self.statusMessage(requestID: 0)]
-        case "SET_VOLUME":
+            switch self.profile.stopReply {
+            case .replyAndBroadcast:
+                outcome.replies = [self.statusMessage(requestID: requestID)]
+            case .broadcastOnly:
+                outcome.broadcastTiming = .beforeRepliesToEveryone
+            }
+        case "SET_VOLUME" where self.profile.supportsVolume:
             let volume = request["volume"]?.objectValue ?? [:]
             switch (volume["level"]?.doubleValue, volume["muted"]?.boolValue, volume.count) {
             case (let level?, nil, 1) where level.isFinite:
@@ -104,8 +122,10 @@ struct ReceiverPlatform {
         case .noReply:
             return
         case .requiresAuthorization:
-            outcome.replies = ["USER_PENDING_AUTHORIZATION", "USER_ALLOWED"].map { status in
-                ["type": "LAUNCH_STATUS", "requestId": .integer(requestID), "status": .string(status)]
+            // Keyed by `launchRequestId`, as Open Screen (application_agent.cc:285-288)
+            // and the Nest Hub (conformance 029) send it.
+            outcome.replies = ["USER_PENDING_AUTHORIZATION"].map { status in
+                ["type": "LAUNCH_STATUS", "launchRequestId": .integer(requestID), "status": .string(status)]
             }
         }
         guard let application = self.applications[appID] else {
@@ -115,8 +135,21 @@ struct ReceiverPlatform {
         if let replaced = self.start(application) {
             outcome.stoppedTransports = [replaced.transportID]
         }
-        outcome.replies.append(self.statusMessage(requestID: requestID))
         outcome.broadcasts = [self.statusMessage(requestID: 0)]
+        let allowed: JSONValue = [
+            "type": "LAUNCH_STATUS", "launchRequestId": .integer(requestID), "status": "USER_ALLOWED",
+        ]
+        switch self.profile.launchReply {
+        case .receiverStatus:
+            if fault == .requiresAuthorization { outcome.replies.append(allowed) }
+            outcome.replies.append(self.statusMessage(requestID: requestID))
+        case .launchStatusThenReceiverStatus:
+            outcome.replies += [allowed, self.statusMessage(requestID: requestID)]
+            outcome.broadcastTiming = .beforeRepliesToEveryone
+        case .launchStatusThenBroadcast:
+            outcome.replies.append(allowed)
+            outcome.broadcastTiming = .afterRepliesToEveryone
+        }
     }
 
     // MARK: Multizone namespace
@@ -207,10 +240,15 @@ struct ReceiverPlatform {
 
     // MARK: Messages
 
-    /// RECEIVER_STATUS as real receivers send it.
+    /// RECEIVER_STATUS as the profile's receiver sends it: the running app
+    /// (the idle screen only where the profile lists it; newer devices
+    /// leave `applications` out when idle, conformance 011 and 017), the
+    /// profile's volume model and an empty `userEq` (Open Screen
+    /// application_agent.cc:389-428; conformance 011).
     func statusMessage(requestID: Int) -> JSONValue {
+        let listed = self.profile.listsIdleScreen ? self.running : self.runningApp
         let applications: [JSONValue] =
-            self.running.map { session in
+            listed.map { session in
                 [
                     [
                         "appId": .string(session.application.appID),
@@ -226,19 +264,15 @@ struct ReceiverPlatform {
                     ]
                 ]
             } ?? []
-        return [
-            "type": "RECEIVER_STATUS",
-            "requestId": .integer(requestID),
-            "status": [
-                "applications": .array(applications),
-                "isActiveInput": true,
-                "isStandBy": false,
-                "volume": [
-                    "controlType": "attenuation", "level": .number(self.volumeLevel), "muted": .bool(self.isMuted),
-                    "stepInterval": 0.05,
-                ],
+        var status: [String: JSONValue] = [
+            "userEq": [:],
+            "volume": [
+                "controlType": .string(self.profile.volume.controlType), "level": .number(self.volumeLevel),
+                "muted": .bool(self.isMuted), "stepInterval": .number(self.profile.volume.stepInterval),
             ],
         ]
+        if !applications.isEmpty { status["applications"] = .array(applications) }
+        return ["type": "RECEIVER_STATUS", "requestId": .integer(requestID), "status": .object(status)]
     }
 
     private static func invalidRequest(requestID: Int, reason: String) -> JSONValue {

@@ -87,9 +87,16 @@ final class ReceiverStream: @unchecked Sendable {
         self.clockOffset = min(self.clockOffset ?? offset, offset)
     }
 
-    /// Takes one RTP packet; returns whether the checkpoint moved.
+    /// Takes one RTP packet; returns whether the checkpoint moved. Until the
+    /// first Sender Report, packet 0 of every frame is dropped, as Open
+    /// Screen's receiver does ("The Sender will have to re-transmit this
+    /// dropped packet", receiver_impl.cc:323-329).
     func receive(_ header: RTPPacketHeader, payload: ArraySlice<UInt8>, at arrival: HostTime) -> Bool {
-        guard self.lastReport != nil, Int(header.maxPacketID) < Self.maximumPacketsPerFrame else {
+        guard self.lastReport != nil || header.packetID != 0 else {
+            self.report.packetsDroppedBeforeSenderReport += 1
+            return false
+        }
+        guard Int(header.maxPacketID) < Self.maximumPacketsPerFrame else {
             self.report.packetsRefused += 1
             return false
         }
@@ -184,6 +191,8 @@ final class ReceiverStream: @unchecked Sendable {
                 self.needsKeyFrame = true
                 return
             }
+            self.report.pictureWidth = picture.width
+            self.report.pictureHeight = picture.height
             self.measurePicture(picture, capture: capture)
         } else if let decoder = self.audioDecoder, decoder.decode(bytes) == nil {
             self.report.decodeErrors += 1

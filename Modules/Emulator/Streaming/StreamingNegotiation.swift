@@ -78,16 +78,36 @@ struct StreamingNegotiation {
             channels: stream["channels"]?.intValue ?? 2, targetDelay: .milliseconds(delay))
     }
 
-    /// The ANSWER accepting the selected streams on `port`.
-    func answer(port: Int, constraints: StreamingReceiverConfiguration.Constraints?) -> JSONValue {
+    /// The ANSWER accepting the selected streams on `port`, shaped as Open
+    /// Screen's `Answer::ToJson` (answer_messages.cc:541-569): ssrcs are the
+    /// offered ones + 1 (receiver_session.cc:514, :577), `rtpExtensions` and
+    /// `receiverRtcpEventLog` are left out when empty, no `castMode`.
+    func answer(
+        port: Int, constraints: StreamingReceiverConfiguration.Constraints?,
+        display: StreamingReceiverConfiguration.Display?
+    ) -> JSONValue {
         var answer: [String: JSONValue] = [
             "udpPort": .integer(port),
             "sendIndexes": .array(self.streams.map { .integer($0.index) }),
             "ssrcs": .array(self.streams.map { .integer(Int($0.ssrc &+ 1)) }),
-            "rtpExtensions": ["adaptive_playout_delay"],
         ]
         if let constraints { answer["constraints"] = Self.json(constraints) }
+        if let display { answer["display"] = Self.json(display) }
         return ["type": "ANSWER", "seqNum": .integer(self.sequenceNumber), "result": "ok", "answer": .object(answer)]
+    }
+
+    /// `display` as Open Screen writes it (answer_messages.cc:401-417;
+    /// `frameRate` a string, resolution.cc:111-119).
+    private static func json(_ display: StreamingReceiverConfiguration.Display) -> JSONValue {
+        var json: [String: JSONValue] = [
+            "dimensions": [
+                "width": .integer(display.width), "height": .integer(display.height),
+                "frameRate": .string("\(display.frameRate)"),
+            ],
+            "scaling": .string(display.scaling.rawValue),
+        ]
+        if let ratio = display.aspectRatio { json["aspectRatio"] = .string("\(ratio.width):\(ratio.height)") }
+        return .object(json)
     }
 
     /// An error ANSWER.
@@ -110,6 +130,7 @@ struct StreamingNegotiation {
         }
         if let minimum = constraints.minimumVideoBitrate { video["minBitRate"] = .integer(minimum) }
         if let maximum = constraints.maximumVideoBitrate { video["maxBitRate"] = .integer(maximum) }
+        if let maximum = constraints.maximumPixelsPerSecond { video["maxPixelsPerSecond"] = .number(maximum) }
         if let maximum = constraints.maximumAudioBitrate { audio["maxBitRate"] = .integer(maximum) }
         if let delay = constraints.maximumDelay {
             video["maxDelay"] = .integer(delay)

@@ -27,12 +27,15 @@ public struct StreamingReceiverConfiguration: Sendable {
         public var maximumAudioBitrate: Int?
         /// Longest playout delay, milliseconds.
         public var maximumDelay: Int?
+        /// The most pixels per second the decoder takes (`maxPixelsPerSecond`;
+        /// Open Screen receiver_constraints.h defaults it to 1920×1080×30).
+        public var maximumPixelsPerSecond: Double?
 
         /// Creates constraints.
         public init(
             maximumResolution: RemoteDisplayConfiguration.Resolution? = nil, maximumFrameRate: Int? = nil,
             minimumVideoBitrate: Int? = nil, maximumVideoBitrate: Int? = nil, maximumAudioBitrate: Int? = nil,
-            maximumDelay: Int? = nil
+            maximumDelay: Int? = nil, maximumPixelsPerSecond: Double? = nil
         ) {
             self.maximumResolution = maximumResolution
             self.maximumFrameRate = maximumFrameRate
@@ -40,6 +43,57 @@ public struct StreamingReceiverConfiguration: Sendable {
             self.maximumVideoBitrate = maximumVideoBitrate
             self.maximumAudioBitrate = maximumAudioBitrate
             self.maximumDelay = maximumDelay
+            self.maximumPixelsPerSecond = maximumPixelsPerSecond
+        }
+    }
+
+    /// The ANSWER's `display`: the screen the receiver shows frames on
+    /// (Open Screen answer_messages.cc:401-417 writes it).
+    public struct Display: Sendable, Hashable {
+        /// Who fits frames to the display.
+        public enum Scaling: String, Sendable, Hashable {
+            /// The sender must send the display's shape (letterboxing).
+            case sender
+            /// The receiver scales whatever arrives.
+            case receiver
+        }
+
+        /// The display's width, pixels.
+        public var width: Int
+        /// The display's height, pixels.
+        public var height: Int
+        /// Its frame rate, written as a string as receivers do (conformance 073).
+        public var frameRate: Int
+        /// `aspectRatio` as "W:H", when the receiver sends one.
+        public var aspectRatio: (width: Int, height: Int)?
+        /// `scaling`.
+        public var scaling: Scaling
+
+        /// Creates a display.
+        public init(
+            width: Int, height: Int, frameRate: Int, aspectRatio: (width: Int, height: Int)? = nil,
+            scaling: Scaling
+        ) {
+            self.width = width
+            self.height = height
+            self.frameRate = frameRate
+            self.aspectRatio = aspectRatio
+            self.scaling = scaling
+        }
+
+        public static func == (lhs: Display, rhs: Display) -> Bool {
+            lhs.width == rhs.width && lhs.height == rhs.height && lhs.frameRate == rhs.frameRate
+                && lhs.aspectRatio?.width == rhs.aspectRatio?.width
+                && lhs.aspectRatio?.height == rhs.aspectRatio?.height && lhs.scaling == rhs.scaling
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(self.width)
+            hasher.combine(self.height)
+            hasher.combine(self.frameRate)
+            hasher.combine(self.aspectRatio?.width)
+            hasher.combine(self.aspectRatio?.height)
+            hasher.combine(self.scaling)
         }
     }
 
@@ -51,6 +105,8 @@ public struct StreamingReceiverConfiguration: Sendable {
     public var answer: AnswerPolicy
     /// Constraints sent in the ANSWER, if any.
     public var constraints: Constraints?
+    /// The `display` sent in the ANSWER, if any.
+    public var display: Display?
     /// Impairment of the sender→receiver UDP path. Default: none.
     public var impairment: NetworkImpairment
     /// Pictures to compare decoded frames with, if the test has them.
@@ -62,12 +118,13 @@ public struct StreamingReceiverConfiguration: Sendable {
 
     /// Creates a configuration.
     public init(
-        answer: AnswerPolicy = .accept, constraints: Constraints? = nil,
+        answer: AnswerPolicy = .accept, constraints: Constraints? = nil, display: Display? = nil,
         impairment: NetworkImpairment = NetworkImpairment(),
         videoReference: VideoReference? = nil, decodes: Bool = true
     ) {
         self.answer = answer
         self.constraints = constraints
+        self.display = display
         self.impairment = impairment
         self.videoReference = videoReference
         self.decodes = decodes

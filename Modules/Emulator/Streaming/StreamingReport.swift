@@ -14,8 +14,10 @@ public struct StreamReport: Sendable, Hashable {
     public var packetsReceived = 0
     /// Packets that arrived twice (a retransmission after the original made it).
     public var duplicatePackets = 0
-    /// Packets refused: before the stream's first sender report, or malformed.
+    /// Packets refused as malformed (too many packets in a frame, or a packet count that changed).
     public var packetsRefused = 0
+    /// Packets 0 dropped because no Sender Report had arrived yet (Open Screen's rule).
+    public var packetsDroppedBeforeSenderReport = 0
     /// Frames that failed to decrypt-and-decode.
     public var decodeErrors = 0
     /// The lowest luma PSNR of a decoded picture against the test's reference, dB.
@@ -34,6 +36,10 @@ public struct StreamReport: Sendable, Hashable {
     public var meanPlayoutOffset: Duration?
     /// The id of the last frame decoded.
     public var lastFrameID: Int64 = -1
+    /// The width of the last picture decoded (video), pixels; 0 before the first.
+    public var pictureWidth = 0
+    /// The height of the last picture decoded (video), pixels; 0 before the first.
+    public var pictureHeight = 0
 
     /// Creates an empty report.
     public init() {}

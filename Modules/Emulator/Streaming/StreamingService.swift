@@ -18,9 +18,10 @@ final class StreamingService: Sendable {
     private let logger: Logger
     private let state = NIOLockedValueBox(State())
 
-    init(host: String, logger: Logger) {
+    init(host: String, configuration: StreamingReceiverConfiguration, logger: Logger) {
         self.host = host
         self.logger = logger
+        self.state.withLockedValue { $0.configuration = configuration }
     }
 
     /// The configuration for the next OFFER; the impairment applies at once.
@@ -106,7 +107,9 @@ final class StreamingService: Sendable {
                     return state.isRunning ? state.receiver : nil
                 }
                 previous?.close()
-                reply(negotiation.answer(port: receiver.port, constraints: configuration.constraints))
+                reply(
+                    negotiation.answer(
+                        port: receiver.port, constraints: configuration.constraints, display: configuration.display))
             case .failure(let error):
                 reply(
                     StreamingNegotiation.refusal(

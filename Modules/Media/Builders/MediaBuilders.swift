@@ -82,8 +82,8 @@ public struct MediaLoadRequestDataBuilder: Sendable {
         get { self.data.autoplay }
         set { self.data.autoplay = newValue }
     }
-    /// Where to start, seconds.
-    public var startTime: Double {
+    /// Where to start, seconds; `nil` leaves it to the receiver (the live edge of a live stream).
+    public var startTime: Double? {
         get { self.data.currentTime }
         set { self.data.currentTime = newValue }
     }

@@ -9,8 +9,10 @@ public struct MediaLoadRequestData: Sendable, Hashable {
     public var queueData: MediaQueueData?
     /// Whether playback starts at once. Default `true`.
     public var autoplay: Bool
-    /// Where to start, seconds. Default 0.
-    public var currentTime: Double
+    /// Where to start, seconds. Default `nil`: LOAD leaves it out, so the
+    /// receiver starts at its own default — the beginning, or the live edge
+    /// of a live stream (CAF `LoadRequestData.currentTime`).
+    public var currentTime: Double?
     /// The tracks to turn on.
     public var activeTrackIDs: [Int]?
     /// The playback rate. Default 1.
@@ -25,7 +27,7 @@ public struct MediaLoadRequestData: Sendable, Hashable {
     /// Creates load request data.
     public init(
         mediaInformation: MediaInformation? = nil, queueData: MediaQueueData? = nil, autoplay: Bool = true,
-        currentTime: Double = 0, activeTrackIDs: [Int]? = nil, playbackRate: Double = 1, credentials: String? = nil,
+        currentTime: Double? = nil, activeTrackIDs: [Int]? = nil, playbackRate: Double = 1, credentials: String? = nil,
         credentialsType: String? = nil, customData: JSONValue? = nil
     ) {
         self.mediaInformation = mediaInformation

@@ -29,6 +29,8 @@ public final class RemoteMediaClient: CastChannel, @unchecked Sendable {
         var receivedAt: ContinuousClock.Instant?
         var applicationSessionID: String?
         var pendingLoadID: Int?
+        /// The GET_STATUS sent on connecting, until its reply (or failure) is in.
+        var firstStatus: Task<Void, Never>?
     }
 
     /// How long a request waits for its reply. Default 10 s.
@@ -86,9 +88,9 @@ public final class RemoteMediaClient: CastChannel, @unchecked Sendable {
     @discardableResult
     public func load(_ request: MediaLoadRequestData) async throws(CastMediaError) -> MediaStatus? {
         var payload: [String: JSONValue] = [
-            "type": "LOAD", "autoplay": .bool(request.autoplay), "currentTime": .number(request.currentTime),
-            "playbackRate": .number(request.playbackRate),
+            "type": "LOAD", "autoplay": .bool(request.autoplay), "playbackRate": .number(request.playbackRate),
         ]
+        if let start = request.currentTime { payload["currentTime"] = .number(start) }
         if let media = request.mediaInformation { payload["media"] = try JSONValue(encoding: media) }
         if let queue = request.queueData { payload["queueData"] = try JSONValue(encoding: queue) }
         if let ids = request.activeTrackIDs { payload["activeTrackIds"] = .array(ids.map(JSONValue.integer)) }
@@ -197,6 +199,9 @@ public final class RemoteMediaClient: CastChannel, @unchecked Sendable {
         requiring requirement: SupportedMediaCommands = [],
         customData: JSONValue? = nil
     ) async throws(CastMediaError) -> MediaStatus? {
+        if self.mediaStatus == nil, let first = self.state.withLockedValue({ $0.firstStatus }) {
+            await first.value
+        }
         guard let status = self.mediaStatus else {
             throw CastMediaError(.noMediaSession, "\(type) needs a media session; load media first")
         }
@@ -233,9 +238,26 @@ public final class RemoteMediaClient: CastChannel, @unchecked Sendable {
 
     // MARK: Receiving
 
+    /// Asks for the status as soon as the channel connects, as pychromecast
+    /// does (controllers/media.py:576-578): a receiver does not push one on
+    /// CONNECT (Open Screen's application_agent.cc sends nothing), and every
+    /// command needs the `mediaSessionId` the reply brings — after joining a
+    /// running app, commands would otherwise fail with `noMediaSession`.
+    /// A command given before that reply waits for it.
+    override public func didConnect() {
+        let request = Task { [weak self] in
+            do throws(CastMediaError) {
+                try await self?.requestStatus()
+            } catch {
+                self?.logger.debug("the first media status did not arrive", metadata: ["cast.reason": "\(error)"])
+            }
+        }
+        self.state.withLockedValue { $0.firstStatus = request }
+    }
+
     /// Decodes a media message, merges a status, then resolves the request it answers.
     override public func didReceiveTextMessage(_ message: String) {
-        guard let json = try? JSONValue(parsing: message), let type = json["type"]?.stringValue else {
+        guard let json = try? JSONValue(parsing: message), let type = json.messageType else {
             self.logger.debug("dropping a media message that is not a typed JSON object")
             return
         }
@@ -292,7 +314,10 @@ public final class RemoteMediaClient: CastChannel, @unchecked Sendable {
 
     /// Fails every pending request: the connection is gone.
     override public func didDisconnect() {
-        self.state.withLockedValue { $0.pendingLoadID = nil }
+        self.state.withLockedValue { state in
+            state.pendingLoadID = nil
+            state.firstStatus = nil
+        }
         self.requests.failAll(CastChannelError(.disconnected, "the media channel disconnected"))
     }
 

@@ -59,11 +59,16 @@ final class MediaPipeline: Sendable {
             initial: configuration.maximumVideoBitrate, audioBitrate: configuration.audio?.bitrate ?? 0)
         let engine: SenderEngine
         do {
+            let streams = answer.streams.map { stream in
+                var stream = stream
+                if socket.isIPv6 { stream.maximumPacketSize = RTPPacketHeader.maximumIPv6PacketSize }
+                return stream
+            }
             engine = try SenderEngine(
-                streams: answer.streams, epoch: .now, playoutDelay: configuration.targetDelay,
+                streams: streams, epoch: .now, playoutDelay: configuration.targetDelay,
                 bitrate: hasVideo ? controller : nil, transmit: { socket.write($0) })
             self.encoders = try EncoderState(
-                configuration: configuration, hasVideo: hasVideo, audioQueue: audioQueue)
+                configuration: configuration, letterbox: answer.letterbox, hasVideo: hasVideo, audioQueue: audioQueue)
         } catch {
             // No thread has the socket yet; `start()` would close it after them.
             socket.close()
@@ -309,18 +314,42 @@ private final class WeakPipeline: Sendable {
 // the pipeline's encoder thread (`encodeVideo`, `encodeAudio`), one call at
 // a time, so the encoders are never touched concurrently.
 final class EncoderState: @unchecked Sendable {
+    /// A letterbox and the buffers it fills: the picture as I420 (for an
+    /// NV12 or odd-strided one) and the whole frame, bars painted once.
+    private struct Letterboxing {
+        let letterbox: VideoLetterbox
+        let picture: PixelStorage
+        let frame: PixelStorage
+    }
+
     private var video: VP8Encoder?
     private var videoBitrate: Int
     private var audio: AudioEncoder?
+    private let letterboxing: Letterboxing?
 
-    init(configuration: RemoteDisplayConfiguration, hasVideo: Bool, audioQueue: AudioFrameQueue?)
-        throws(CastRemoteDisplayError)
-    {
+    init(
+        configuration: RemoteDisplayConfiguration, letterbox: VideoLetterbox?, hasVideo: Bool,
+        audioQueue: AudioFrameQueue?
+    ) throws(CastRemoteDisplayError) {
         self.videoBitrate = configuration.maximumVideoBitrate
+        let picture = configuration.resolution
+        if hasVideo, let letterbox {
+            let frame = PixelStorage(
+                layout: try PixelLayout(
+                    format: .i420, width: letterbox.frameSize.width, height: letterbox.frameSize.height))
+            PictureConversion.fillBlack(frame)
+            self.letterboxing = Letterboxing(
+                letterbox: letterbox,
+                picture: PixelStorage(layout: try PixelLayout(format: .i420, width: picture.width, height: picture.height)),
+                frame: frame)
+        } else {
+            self.letterboxing = nil
+        }
         if hasVideo {
+            let encoded = letterbox?.frameSize ?? picture
             self.video = try VP8Encoder(
                 configuration: VP8EncoderConfiguration(
-                    width: configuration.resolution.width, height: configuration.resolution.height,
+                    width: encoded.width, height: encoded.height,
                     frameRate: configuration.maximumFrameRate, bitrate: configuration.maximumVideoBitrate))
         }
         if let audioQueue, let audio = configuration.audio {
@@ -338,7 +367,10 @@ final class EncoderState: @unchecked Sendable {
             try self.video!.setBitrate(bitrate)
             self.videoBitrate = bitrate
         }
-        return try self.video!.encode(frame, pts: pts)
+        guard let letterboxing else { return try self.video!.encode(frame, pts: pts) }
+        PictureConversion.copy(frame, toI420: letterboxing.picture)
+        PictureConversion.scale(letterboxing.picture, into: letterboxing.frame, at: letterboxing.letterbox.content)
+        return try self.video!.encode(PixelBuffer(storage: letterboxing.frame, pool: nil), pts: pts)
     }
 
     /// The next 10 ms of audio, or `nil` while less is queued (or without audio).

@@ -32,6 +32,8 @@ public final class RemoteDisplayChannel: CastChannel, @unchecked Sendable {
 
     private struct State {
         var nextSequenceNumber = 1
+        /// The newest OFFER's `seqNum`, while it waits for its ANSWER.
+        var pendingOffer: Int?
         var session: RemoteDisplaySession?
         var watcher: Task<Void, Never>?
     }
@@ -86,7 +88,13 @@ public final class RemoteDisplayChannel: CastChannel, @unchecked Sendable {
         }
         let sequenceNumber = self.state.withLock { state in
             defer { state.nextSequenceNumber += 1 }
+            state.pendingOffer = state.nextSequenceNumber
             return state.nextSequenceNumber
+        }
+        defer {
+            self.state.withLock { state in
+                if state.pendingOffer == sequenceNumber { state.pendingOffer = nil }
+            }
         }
         let offer = try StreamingOffer(configuration: configuration, sequenceNumber: sequenceNumber)
         let text: String
@@ -118,12 +126,15 @@ public final class RemoteDisplayChannel: CastChannel, @unchecked Sendable {
 
     // MARK: Hooks
 
-    /// Resolves the waiting offer an ANSWER names by `seqNum`; other messages are logged and dropped.
+    /// Resolves the waiting offer an ANSWER names by `seqNum` — or, for an
+    /// ANSWER without one (a first-generation Chromecast's, conformance
+    /// 071), the newest offer; the type compares without regard to case
+    /// (``JSONValue/messageType``). Other messages are logged and dropped.
     public override func didReceiveTextMessage(_ message: String) {
-        guard let json = try? JSONValue(parsing: message), json["type"]?.stringValue == "ANSWER",
-            let sequenceNumber = json["seqNum"]?.intValue
+        guard let json = try? JSONValue(parsing: message), json.messageType == "ANSWER",
+            let sequenceNumber = json["seqNum"]?.intValue ?? self.state.withLock({ $0.pendingOffer })
         else {
-            self.logger.debug("dropping a webrtc message that is not an ANSWER")
+            self.logger.debug("dropping a webrtc message that is not an ANSWER to a waiting offer")
             return
         }
         self.answers.resolve(requestID: sequenceNumber, with: .success(json))
@@ -156,7 +167,7 @@ public final class RemoteDisplayChannel: CastChannel, @unchecked Sendable {
         let watcher = Task { [weak self] in
             for await message in statuses {
                 guard let text = message.text, let json = try? JSONValue(parsing: text),
-                    json["type"]?.stringValue == "RECEIVER_STATUS", let status = json["status"]
+                    json.messageType == "RECEIVER_STATUS", let status = json["status"]
                 else { continue }
                 let running = ReceiverStatus(json: status).applications.contains { $0.transportID == transportID }
                 if !running {

@@ -42,6 +42,10 @@ public enum RemoteDisplaySessionEndReason: Sendable, Hashable {
 public final class RemoteDisplaySession: Sendable {
     /// The configuration in force: what was offered, within the receiver's constraints.
     public let configuration: RemoteDisplayConfiguration
+    /// How the session letterboxes each picture for a receiver that shows a
+    /// display of another shape and does not scale (ANSWER `display`);
+    /// `nil` when frames go out as drawn.
+    public let letterbox: VideoLetterbox?
     /// The audio the session sends, `nil` when the receiver took video only (or none was offered).
     public let audioQueue: AudioFrameQueue?
     private let pixelBuffers: PixelBufferPool?
@@ -68,6 +72,7 @@ public final class RemoteDisplaySession: Sendable {
         self.audioQueue = audioQueue
         self.pipeline = try MediaPipeline(answer: answer, host: host, audioQueue: audioQueue, logger: logger)
         self.configuration = configuration
+        self.letterbox = hasVideo ? answer.letterbox : nil
         self.transportID = transportID
         self.stateBox = Mutex(.active)
         self.pipeline.start()

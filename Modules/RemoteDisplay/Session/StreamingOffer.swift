@@ -2,7 +2,9 @@ import CastChannels
 
 /// The OFFER a session sends (Docs/spec/cast-streaming.md §1): audio at
 /// index 0 (when configured) and VP8 video at index 1, each with a random
-/// SSRC and a fresh AES key and IV mask.
+/// SSRC, and one fresh AES key and IV mask for all streams, as Chrome's
+/// mirroring session sends ("The random AES key and initialization vector
+/// pair used by all streams in this session", session.cc `CreateAndSendOffer`).
 struct StreamingOffer: Sendable {
     struct Stream: Sendable {
         var index: Int
@@ -21,11 +23,11 @@ struct StreamingOffer: Sendable {
 
     init(configuration: RemoteDisplayConfiguration, sequenceNumber: Int) throws(CastRemoteDisplayError) {
         var streams: [Stream] = []
+        let key = try StreamKey.random()
         if configuration.audio != nil {
-            streams.append(
-                Stream(index: 0, kind: .audio, ssrc: .random(in: Self.audioSSRCs), key: try StreamKey.random()))
+            streams.append(Stream(index: 0, kind: .audio, ssrc: .random(in: Self.audioSSRCs), key: key))
         }
-        streams.append(Stream(index: 1, kind: .video, ssrc: .random(in: Self.videoSSRCs), key: try StreamKey.random()))
+        streams.append(Stream(index: 1, kind: .video, ssrc: .random(in: Self.videoSSRCs), key: key))
         self.sequenceNumber = sequenceNumber
         self.configuration = configuration
         self.streams = streams
@@ -45,6 +47,8 @@ struct StreamingOffer: Sendable {
                 "targetDelay": delay,
                 "aesKey": .string(Hex.encode(stream.key.key)),
                 "aesIvMask": .string(Hex.encode(stream.key.ivMask)),
+                // Chrome asks for the receiver's frame logs; this sender
+                // reads none, so it does not make the receiver send them.
                 "receiverRtcpEventLog": false,
                 "rtpExtensions": ["adaptive_playout_delay"],
             ]
@@ -97,6 +101,8 @@ struct StreamingAnswer: Sendable {
     var udpPort: Int
     var streams: [StreamParameters]
     var configuration: RemoteDisplayConfiguration
+    /// How the picture sits in the frames sent, when the receiver does not scale and its display's shape differs.
+    var letterbox: VideoLetterbox?
 
     /// Reads an ANSWER to `offer`.
     ///
@@ -133,26 +139,91 @@ struct StreamingAnswer: Sendable {
         }
         self.udpPort = port
         self.streams = streams
-        self.configuration = Self.constrained(
-            offer.configuration, by: answer["constraints"], hasAudio: streams.contains { $0.kind == .audio })
+        let display = answer["display"]
+        var configuration = Self.constrained(
+            offer.configuration, by: answer["constraints"], display: display,
+            hasAudio: streams.contains { $0.kind == .audio })
+        self.letterbox = Self.letterbox(for: configuration, display: display, limits: answer["constraints"])
+        Self.limitPixelRate(
+            &configuration, encoding: self.letterbox?.frameSize ?? configuration.resolution,
+            to: answer["constraints"]?["video"]?["maxPixelsPerSecond"]?.doubleValue)
+        self.configuration = configuration
     }
 
-    /// `configuration` within the ANSWER's constraints: the first offered
-    /// resolution that fits (else the first scaled down to fit), and frame
-    /// rate, bitrates and delay clamped.
+    /// The letterbox the sender must apply: the receiver shows a display of
+    /// a fixed shape (`display.aspectRatio`, else the shape of
+    /// `display.dimensions`) and does not scale (`scaling` is not
+    /// `"receiver"`: Open Screen answer_messages.cc:128-141 and
+    /// capture_recommendations.cc:19-27; Chrome letterboxes unless the
+    /// receiver scales). The frames stay within the display and `maxDimensions`.
+    static func letterbox(
+        for configuration: RemoteDisplayConfiguration, display: JSONValue?, limits: JSONValue?
+    ) -> VideoLetterbox? {
+        guard let display, display["scaling"]?.stringValue != "receiver" else { return nil }
+        let dimensions = display["dimensions"]
+        let shape: (Int, Int)?
+        if let ratio = display["aspectRatio"]?.stringValue.flatMap(Self.aspectRatio) {
+            shape = ratio
+        } else if let width = dimensions?["width"]?.intValue, let height = dimensions?["height"]?.intValue {
+            shape = (width, height)
+        } else {
+            shape = nil
+        }
+        guard let (aspectWidth, aspectHeight) = shape else { return nil }
+        var limit: RemoteDisplayConfiguration.Resolution?
+        for bound in [dimensions, limits?["video"]?["maxDimensions"]] {
+            guard let width = bound?["width"]?.intValue, let height = bound?["height"]?.intValue, width > 0, height > 0
+            else { continue }
+            limit = RemoteDisplayConfiguration.Resolution(
+                width: min(width, limit?.width ?? .max), height: min(height, limit?.height ?? .max))
+        }
+        return VideoLetterbox.fitting(
+            configuration.resolution, aspectWidth: aspectWidth, aspectHeight: aspectHeight, within: limit)
+    }
+
+    /// Lowers the frame rate so `size` × frames per second stays within the
+    /// receiver's `maxPixelsPerSecond` (Open Screen answer_messages.cc keeps
+    /// it as a video constraint; `receiver_constraints.h` defaults it to
+    /// 1920×1080×30), down to 1 frame per second.
+    static func limitPixelRate(
+        _ configuration: inout RemoteDisplayConfiguration, encoding size: RemoteDisplayConfiguration.Resolution,
+        to maximum: Double?
+    ) {
+        guard let maximum, maximum > 0 else { return }
+        let rate = Int(maximum / Double(size.width * size.height))
+        configuration.maximumFrameRate = max(1, min(configuration.maximumFrameRate, rate))
+    }
+
+    /// "16:9" as (16, 9); `nil` unless both sides are positive integers.
+    private static func aspectRatio(_ text: String) -> (Int, Int)? {
+        let parts = text.split(separator: ":").compactMap { Int($0) }
+        guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { return nil }
+        return (parts[0], parts[1])
+    }
+
+    /// `configuration` within the ANSWER's constraints and display: the
+    /// first offered resolution that fits both `maxDimensions` and the
+    /// display's `dimensions` (else the first scaled down to fit), and
+    /// frame rate, bitrates and delay clamped. The display caps the
+    /// resolution and frame rate as Open Screen's capture_recommendations.cc
+    /// `ApplyDisplay` does (:17-56).
     static func constrained(
-        _ configuration: RemoteDisplayConfiguration, by constraints: JSONValue?, hasAudio: Bool
+        _ configuration: RemoteDisplayConfiguration, by constraints: JSONValue?, display: JSONValue? = nil,
+        hasAudio: Bool
     ) -> RemoteDisplayConfiguration {
         var result = configuration
         if !hasAudio { result.audio = nil }
         let video = constraints?["video"]
-        if let dimensions = video?["maxDimensions"] {
-            let maximumWidth = dimensions["width"]?.intValue ?? Int.max
-            let maximumHeight = dimensions["height"]?.intValue ?? Int.max
+        let bounds = [video?["maxDimensions"], display?["dimensions"]].compactMap { $0 }
+        if !bounds.isEmpty {
+            let maximumWidth = bounds.map { $0["width"]?.intValue ?? Int.max }.min() ?? Int.max
+            let maximumHeight = bounds.map { $0["height"]?.intValue ?? Int.max }.min() ?? Int.max
             let fitting = configuration.resolutions.first { $0.width <= maximumWidth && $0.height <= maximumHeight }
             result.resolutions = [fitting ?? Self.scaled(configuration.resolution, toFit: maximumWidth, maximumHeight)]
-            if let rate = dimensions["frameRate"].flatMap(Self.frameRate), rate >= 1 {
-                result.maximumFrameRate = min(result.maximumFrameRate, rate)
+            for bound in bounds {
+                if let rate = bound["frameRate"].flatMap(Self.frameRate), rate >= 1 {
+                    result.maximumFrameRate = min(result.maximumFrameRate, rate)
+                }
             }
         } else {
             result.resolutions = [configuration.resolution]

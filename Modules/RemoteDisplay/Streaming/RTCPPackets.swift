@@ -112,9 +112,16 @@ package struct RTCPCompound: Sendable, Hashable {
     package var receiverReport: ReceiverReport?
     /// XR receiver reference time (block type 4): the receiver's NTP clock.
     package var receiverReferenceTime: UInt64?
+    /// The SSRC of the XR that carried ``receiverReferenceTime``.
+    package var receiverReferenceTimeAuthor: UInt32?
     /// PLI: the media SSRC whose key frame the receiver asks for.
     package var pictureLossSSRC: UInt32?
     package var castFeedback: CastFeedback?
+
+    /// The SSRC of whoever wrote the compound packet: the sender SSRC of its
+    /// first packet, which is what Open Screen's sender_packet_router.cc:103,
+    /// :113 routes RTCP by.
+    package var authorSSRC: UInt32?
 
     package init() {}
 }
@@ -152,6 +159,7 @@ extension RTCPCompound {
             let length = (Int(load16(bytes, offset + 2)) + 1) * 4
             guard offset + length <= bytes.count else { return nil }
             let body = UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + length)])
+            if offset == 0, body.count >= 4 { compound.authorSSRC = load32(body, 0) }
             switch type {
             case RTCPPacketType.senderReport:
                 guard body.count >= 24 else { return nil }
@@ -170,9 +178,10 @@ extension RTCPCompound {
                             jitter: load32(body, 16), lastSenderReport: load32(body, 20),
                             delaySinceLastSenderReport: load32(body, 24)))
             case RTCPPacketType.extendedReport:
-                compound.receiverReferenceTime =
-                    Self.referenceTime(inExtendedReport: body)
-                    ?? compound.receiverReferenceTime
+                if let time = Self.referenceTime(inExtendedReport: body) {
+                    compound.receiverReferenceTime = time
+                    compound.receiverReferenceTimeAuthor = load32(body, 0)
+                }
             case RTCPPacketType.payloadFeedback where count == 1:
                 guard body.count >= 8 else { return nil }
                 compound.pictureLossSSRC = load32(body, 4)

@@ -31,9 +31,13 @@ package struct RTPPacketHeader: Sendable, Hashable {
     package static let baseSize = 19
     /// The largest packet, bytes (IPv4 path MTU less IP and UDP headers).
     package static let maximumPacketSize = 1_472
-    /// Payload bytes per packet: the maximum less the 23 header bytes Open
-    /// Screen reserves (the base header and one 4-byte extension).
-    package static let maximumPayloadSize = 1_449
+    /// The largest packet over IPv6, bytes: its header is 20 bytes longer
+    /// (Open Screen cast/streaming/public/environment.cc:81-94, rtp_defines.h:39-40).
+    package static let maximumIPv6PacketSize = 1_452
+    /// The header bytes Open Screen reserves in every packet: the base header and one 4-byte extension.
+    package static let reservedHeaderSize = 23
+    /// Payload bytes per IPv4 packet: the maximum less the reserved header.
+    package static let maximumPayloadSize = maximumPacketSize - reservedHeaderSize
     /// Type of the adaptive playout delay extension.
     static let playoutDelayExtensionType: UInt16 = 1
     /// The most packets one frame may have (0xFFFF is reserved for "whole frame" in NACKs).

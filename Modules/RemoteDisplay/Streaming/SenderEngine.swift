@@ -159,16 +159,19 @@ final class SenderEngine: @unchecked Sendable {
 
     // MARK: Feedback
 
-    /// Applies one RTCP datagram from the receiver: malformed ones are counted and dropped.
+    /// Applies one RTCP datagram from the receiver to the stream whose
+    /// receiver wrote it (by SSRC, as Open Screen's sender_packet_router.cc:103,
+    /// :113 routes); malformed ones, and ones from no stream's receiver, are
+    /// counted and dropped.
     func handleFeedback(_ bytes: UnsafeRawBufferPointer, arrival: HostTime) {
-        guard let compound = RTCPCompound.parse(bytes) else {
+        guard let compound = RTCPCompound.parse(bytes), let author = compound.authorSSRC,
+            let stream = self.streams.first(where: { $0.parameters.receiverSSRC == author })
+        else {
             self.malformedFeedback += 1
             return
         }
-        for stream in self.streams {
-            stream.apply(compound, arrival: arrival) { bytes, time in
-                self.estimator.recordAcknowledged(bytes: bytes, at: time)
-            }
+        stream.apply(compound, arrival: arrival) { bytes, time in
+            self.estimator.recordAcknowledged(bytes: bytes, at: time)
         }
         self.flush(at: arrival)
     }

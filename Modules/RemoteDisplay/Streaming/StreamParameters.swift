@@ -20,6 +20,12 @@ package struct StreamParameters: Sendable, Hashable {
     /// RTP clock rate: 90 kHz video, the sample rate for audio.
     package var rtpTimebase: Int
     package var key: StreamKey
+    /// The largest RTP packet: ``RTPPacketHeader/maximumPacketSize``, or
+    /// ``RTPPacketHeader/maximumIPv6PacketSize`` on an IPv6 path.
+    package var maximumPacketSize = RTPPacketHeader.maximumPacketSize
+
+    /// Payload bytes per packet.
+    package var maximumPayloadSize: Int { self.maximumPacketSize - RTPPacketHeader.reservedHeaderSize }
 
     package init(
         kind: MediaKind, ssrc: UInt32, receiverSSRC: UInt32, payloadType: UInt8, rtpTimebase: Int, key: StreamKey

@@ -37,6 +37,8 @@ final class StreamSender {
     /// (LSR, send time) of recent SRs, to turn report blocks into RTT.
     private var reportHistory: [(lsr: UInt32, sentAt: HostTime)] = []
     private var lastReportAt: HostTime?
+    /// The newest frame enqueued when the last SR went out.
+    private var lastReportedFrame: Int64 = -1
     private var newestReferenceTime: UInt64 = 0
     private(set) var roundTripTime: Duration?
     /// A key frame is wanted (PLI, or a dropped video frame).
@@ -96,7 +98,7 @@ final class StreamSender {
         _ bytes: UnsafeRawBufferPointer, isKeyFrame: Bool, captureTime: HostTime
     ) throws(CastRemoteDisplayError) {
         let packetCount = max(
-            1, (bytes.count + RTPPacketHeader.maximumPayloadSize - 1) / RTPPacketHeader.maximumPayloadSize)
+            1, (bytes.count + self.parameters.maximumPayloadSize - 1) / self.parameters.maximumPayloadSize)
         guard packetCount < RTPPacketHeader.maximumPacketCount else {
             throw CastRemoteDisplayError(.invalidConfiguration, "a \(bytes.count)-byte frame needs too many packets")
         }
@@ -126,8 +128,8 @@ final class StreamSender {
             header.playoutDelay = index == 0 ? delayExtension : nil
             let packet = slot.packet(index)
             let headerBytes = header.write(to: packet)
-            let start = index * RTPPacketHeader.maximumPayloadSize
-            let count = min(RTPPacketHeader.maximumPayloadSize, bytes.count - start)
+            let start = index * self.parameters.maximumPayloadSize
+            let count = min(self.parameters.maximumPayloadSize, bytes.count - start)
             if count > 0, let base = bytes.baseAddress {
                 self.cipher.apply(base + start, to: packet + headerBytes, count: count)
             }
@@ -148,9 +150,13 @@ final class StreamSender {
         self.resendCount > 0 || self.nextNewPacket() != nil
     }
 
-    /// Whether this stream is due an SR: before its first packet, then every 500 ms once frames flowed.
+    /// Whether this stream is due an SR: with every new frame until the
+    /// round-trip time is known — Open Screen's sender_impl.cc:232-234, so a
+    /// receiver that drops packet 0 until its first SR (receiver_impl.cc:323-329)
+    /// gets one soon even if the first is lost — then every 500 ms.
     func needsSenderReport(at now: HostTime) -> Bool {
         guard let last = self.lastReportAt else { return self.lastEnqueued >= 0 }
+        if self.roundTripTime == nil && self.lastEnqueued > self.lastReportedFrame { return true }
         return last.duration(to: now) >= Self.senderReportInterval
     }
 
@@ -167,6 +173,7 @@ final class StreamSender {
         if self.reportHistory.count == 8 { self.reportHistory.removeFirst() }
         self.reportHistory.append((NTPTime.compact(ntp), now))
         self.lastReportAt = now
+        self.lastReportedFrame = self.lastEnqueued
     }
 
     /// Sends the next packet — a requested resend first, else the next new
@@ -244,7 +251,10 @@ final class StreamSender {
     /// Applies one compound RTCP packet for this stream; returns the bytes of
     /// frames it newly acknowledged, binned for the bandwidth estimator at `ackTime`.
     func apply(_ compound: RTCPCompound, arrival: HostTime, acknowledged: (Int, HostTime) -> Void) {
-        if let time = compound.receiverReferenceTime {
+        // Only this stream's receiver's XR moves the staleness watermark
+        // (Open Screen compound_rtcp_parser.cc:172-184, :417-418).
+        if let time = compound.receiverReferenceTime, compound.receiverReferenceTimeAuthor == self.parameters.receiverSSRC
+        {
             guard time >= self.newestReferenceTime else { return }
             self.newestReferenceTime = time
         }

@@ -14,6 +14,8 @@ import Darwin
 /// them); ``close()`` only once neither runs any more.
 package final class UDPSocket: Sendable {
     private let descriptor: Int32
+    /// Whether the socket speaks IPv6 (its packets must be smaller: 40-byte IP header).
+    package let isIPv6: Bool
 
     /// Opens a socket connected to `host` (a numeric IPv4 or IPv6 address, or a name) and `port`.
     ///
@@ -28,6 +30,7 @@ package final class UDPSocket: Sendable {
             throw CastRemoteDisplayError(.networkFailure, "cannot open a UDP socket (errno \(errno))")
         }
         self.descriptor = descriptor
+        self.isIPv6 = address.family == AF_INET6
         try self.aim(at: address)
     }
 

@@ -104,8 +104,8 @@ public struct VP8Encoder: ~Copyable, Sendable {
         return timestamp
     }
 
-    /// Copies `frame` into the encoder's I420 scratch buffer: NV12 chroma
-    /// is de-interleaved, I420 chroma re-strided.
+    /// Copies `frame` into the encoder's I420 scratch buffer (libyuv): NV12
+    /// chroma is de-interleaved, I420 chroma re-strided.
     private mutating func convertedToI420(_ frame: borrowing PixelBuffer) throws(CastRemoteDisplayError)
         -> PixelStorage
     {
@@ -116,31 +116,7 @@ public struct VP8Encoder: ~Copyable, Sendable {
             target = PixelStorage(layout: try PixelLayout(format: .i420, width: frame.width, height: frame.height))
             self.conversion = target
         }
-        let layout = target.layout
-        for plane in 0..<frame.planeCount {
-            frame.withUnsafeBytes(ofPlane: plane) { source in
-                let sourceStride = frame.bytesPerRow(ofPlane: plane)
-                for row in 0..<layout.rows(ofPlane: plane) {
-                    let sourceRow = UnsafeRawBufferPointer(rebasing: source[(row * sourceStride)...])
-                    if frame.format == .nv12 && plane == 1 {
-                        let u = target.plane(1)
-                        let v = target.plane(2)
-                        let uRow = row * layout.bytesPerRow[1]
-                        let vRow = row * layout.bytesPerRow[2]
-                        for column in 0..<layout.rowBytes(ofPlane: 1) {
-                            u[uRow + column] = sourceRow[2 * column]
-                            v[vRow + column] = sourceRow[2 * column + 1]
-                        }
-                    } else {
-                        let rowBytes = layout.rowBytes(ofPlane: plane)
-                        UnsafeMutableRawBufferPointer(
-                            rebasing: target.plane(plane)[(row * layout.bytesPerRow[plane])...]
-                        )
-                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: sourceRow[..<rowBytes]))
-                    }
-                }
-            }
-        }
+        PictureConversion.copy(frame, toI420: target)
         return target
     }
 }

@@ -58,8 +58,7 @@ enum CastClientBootstrap {
                     try sync.addHandler(
                         HeartbeatHandler(
                             configuration: heartbeat,
-                            localID: TransportConstants.senderPlatformID,
-                            peerID: TransportConstants.receiverPlatformID,
+                            addressing: .sender,
                             logger: logger
                         )
                     )

@@ -39,7 +39,7 @@ extension CastConnection {
         try self.send(try challenge.message())
         switch await firstElement(of: replies, within: policy.timeout) {
         case .element(let reply):
-            try await DeviceAuthVerifier(trustAnchors: policy.trustAnchors).verify(
+            try await DeviceAuthVerifier(trustAnchors: policy.trustAnchors, requiresNonce: policy.requiresNonce).verify(
                 reply: reply,
                 nonce: challenge.nonce,
                 peerCertificateDER: connected.peerCertificateDER,

@@ -3,13 +3,18 @@ import SwiftProtobuf
 import X509
 
 /// Checks a device's reply to a ``DeviceAuthChallenge``
-/// (Docs/spec/castv2-control.md §2): the echoed nonce, the algorithms, the
-/// TLS certificate's validity window, the signature over
-/// `nonce ‖ TLS certificate DER`, and the device certificate's chain to the
-/// trust anchors. Each failure is its own ``CastTransportError/Code``.
+/// (Docs/spec/castv2-control.md §2) as Chrome does (cast_auth_util.cc
+/// `AuthenticateChallengeReply`): the echoed nonce, the algorithms, the TLS
+/// certificate's validity window, the signature over
+/// `echoed nonce ‖ TLS certificate DER`, and the device certificate's chain
+/// to the trust anchors. Each failure is its own ``CastTransportError/Code``.
 struct DeviceAuthVerifier {
     /// The certificates a device certificate must chain to.
     var trustAnchors: [Certificate]
+    /// Whether the echoed nonce must be the challenge's; otherwise an empty
+    /// or different one is accepted (Chrome's default) and the signature,
+    /// made over what the device echoed, is still checked.
+    var requiresNonce = false
 
     /// Verifies `reply` against the challenge's `nonce` and the TLS peer
     /// certificate `peerCertificateDER`. The TLS certificate's dates are
@@ -22,7 +27,8 @@ struct DeviceAuthVerifier {
         now: Date
     ) async throws(CastTransportError) {
         let response = try Self.response(in: reply)
-        guard Array(response.senderNonce) == nonce else {
+        let echoed = Array(response.senderNonce)
+        guard echoed == nonce || !self.requiresNonce else {
             throw CastTransportError(.nonceMismatch, "the reply's sender nonce is not the challenge's")
         }
         let algorithm = try Self.signatureAlgorithm(of: response)
@@ -38,7 +44,7 @@ struct DeviceAuthVerifier {
                 .deviceCertificateInvalid, "a certificate in the reply does not parse", cause: error)
         }
 
-        let signed = nonce + peerCertificateDER
+        let signed = echoed + peerCertificateDER
         guard device.publicKey.isValidSignature(Array(response.signature), for: signed, signatureAlgorithm: algorithm)
         else {
             throw CastTransportError(.signatureInvalid, "the signature does not verify with the device certificate")

@@ -24,12 +24,24 @@ public struct DeviceAuthenticationPolicy: Sendable {
     public var trustAnchors: [Certificate]
     /// How long to wait for the device's reply. Default 5 s.
     public var timeout: Duration
+    /// Whether the reply must echo this connection's nonce. Default `false`,
+    /// as in Chrome (`kEnforceNonceChecking` is off by default in
+    /// cast_auth_util.cc `AuthContext::VerifySenderNonce`; Open Screen's
+    /// cast_auth_util.h:40-41 defaults `enforce_nonce_checking` to false):
+    /// legacy receivers echo no nonce, and the signature is checked over the
+    /// nonce the device did echo. `true` also refuses an empty or different
+    /// nonce, which resists a replayed signature.
+    public var requiresNonce: Bool
 
     /// Creates a policy.
-    public init(requirement: Requirement, trustAnchors: [Certificate] = [], timeout: Duration = .seconds(5)) {
+    public init(
+        requirement: Requirement, trustAnchors: [Certificate] = [], timeout: Duration = .seconds(5),
+        requiresNonce: Bool = false
+    ) {
         self.requirement = requirement
         self.trustAnchors = trustAnchors
         self.timeout = timeout
+        self.requiresNonce = requiresNonce
     }
 
     /// No device authentication (what pychromecast and most open clients do).

@@ -7,17 +7,17 @@ import NIOTLS
 /// ``CastTransportError/Code/heartbeatTimedOut`` when the silence lasts the
 /// whole timeout. Heartbeat messages stop here; everything else passes on.
 ///
-/// Both sides use it: the sender with `localID` `sender-0` towards
-/// `receiver-0`, the emulator the other way round. Decisions live in
-/// ``HeartbeatMonitor``; this handler only feeds it and acts.
+/// Both sides use it, each with its own ``HeartbeatAddressing``: the sender
+/// as Chrome (`sender-0` → `receiver-0` both ways), the emulator as the
+/// receiver it plays. Decisions live in ``HeartbeatMonitor``; this handler
+/// only feeds it and acts.
 package final class HeartbeatHandler: ChannelInboundHandler {
     package typealias InboundIn = CastMessage
     package typealias InboundOut = CastMessage
     package typealias OutboundOut = ByteBuffer
 
     private let configuration: HeartbeatConfiguration
-    private let localID: String
-    private var peerID: String
+    private let addressing: HeartbeatAddressing
     private let isSilenced: @Sendable () -> Bool
     private let logger: Logger
     private var monitor: HeartbeatMonitor?
@@ -27,22 +27,18 @@ package final class HeartbeatHandler: ChannelInboundHandler {
     ///
     /// - Parameters:
     ///   - configuration: ping interval and timeout.
-    ///   - localID: this side's platform id, the source of PINGs and PONGs.
-    ///   - peerID: the other side's platform id, the destination of PINGs
-    ///     (replaced by the source of the latest PING received).
+    ///   - addressing: the ids of this side's PINGs and PONGs.
     ///   - isSilenced: when it returns `true`, the handler neither answers nor
     ///     sends PINGs (a hung device; used by the emulator's fault knobs).
     ///   - logger: where heartbeat events are logged, at trace level.
     package init(
         configuration: HeartbeatConfiguration,
-        localID: String,
-        peerID: String,
+        addressing: HeartbeatAddressing,
         isSilenced: @escaping @Sendable () -> Bool = { false },
         logger: Logger
     ) {
         self.configuration = configuration
-        self.localID = localID
-        self.peerID = peerID
+        self.addressing = addressing
         self.isSilenced = isSilenced
         self.logger = logger
     }
@@ -77,9 +73,10 @@ package final class HeartbeatHandler: ChannelInboundHandler {
         switch message.text.flatMap(HeartbeatMessage.init(text:)) {
         case .ping:
             self.logger.trace("PING received", metadata: ["cast.source": "\(message.sourceID)"])
-            self.peerID = message.sourceID
             if !self.isSilenced() {
-                self.write(.pong, to: message.sourceID, from: message.destinationID, context: context)
+                let (source, destination) =
+                    self.addressing.pong ?? (message.destinationID, message.sourceID)
+                self.write(.pong, to: destination, from: source, context: context)
             }
         case .pong:
             self.logger.trace("PONG received", metadata: ["cast.source": "\(message.sourceID)"])
@@ -112,10 +109,10 @@ package final class HeartbeatHandler: ChannelInboundHandler {
         case .wait:
             break
         case .sendPing:
-            if !self.isSilenced() {
+            if !self.isSilenced(), let (source, destination) = self.addressing.ping {
                 self.logger.trace(
-                    "sending PING after inbound silence", metadata: ["cast.destination": "\(self.peerID)"])
-                self.write(.ping, to: self.peerID, from: self.localID, context: context)
+                    "sending PING after inbound silence", metadata: ["cast.destination": "\(destination)"])
+                self.write(.ping, to: destination, from: source, context: context)
             }
         case .declareDead:
             self.logger.debug("peer silent for the whole heartbeat timeout; closing")
@@ -143,6 +140,36 @@ package final class HeartbeatHandler: ChannelInboundHandler {
             self.logger.debug("cannot frame a heartbeat reply", metadata: ["cast.destination": "\(destinationID)"])
             return
         }
-        context.writeAndFlush(Self.wrapOutboundOut(frame), promise: nil)
+        let written = context.eventLoop.makePromise(of: Void.self)
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        written.futureResult.whenSuccess {
+            let (handler, context) = loopBound.value
+            handler.monitor?.keepAliveWritten(at: context.eventLoop.now)
+            handler.reschedule(context: context)
+        }
+        context.writeAndFlush(Self.wrapOutboundOut(frame), promise: written)
     }
+}
+
+/// Who a side's PINGs and PONGs come from and go to.
+package struct HeartbeatAddressing: Sendable {
+    /// The source and destination of the PINGs this side sends; `nil` when it sends none.
+    package var ping: (source: String, destination: String)?
+    /// The source and destination of its PONGs; `nil` answers from the
+    /// PING's destination to its source (Open Screen's receiver,
+    /// cast/receiver/application_agent.cc:137-139, :220-224).
+    package var pong: (source: String, destination: String)?
+
+    /// Creates an addressing.
+    package init(ping: (source: String, destination: String)?, pong: (source: String, destination: String)?) {
+        self.ping = ping
+        self.pong = pong
+    }
+
+    /// Chrome's: PING and PONG always `sender-0` → `receiver-0`, whatever the
+    /// receiver's PINGs say (cast_message_util.cc `CreateKeepAliveMessage`;
+    /// keep_alive_handler.cc builds its PONG once, with fixed ids).
+    package static let sender = HeartbeatAddressing(
+        ping: (TransportConstants.senderPlatformID, TransportConstants.receiverPlatformID),
+        pong: (TransportConstants.senderPlatformID, TransportConstants.receiverPlatformID))
 }

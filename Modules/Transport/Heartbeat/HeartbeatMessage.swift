@@ -31,9 +31,11 @@ package struct ControlMessageType: Decodable {
     /// The message type, e.g. `PING` or `CLOSE`.
     package var type: String
 
-    /// Decodes the `type` of a JSON text; `nil` when it is not JSON or has no string `type`.
+    /// Decodes the `type` of a JSON text, upper-cased (Open Screen and Chrome
+    /// compare types without regard to case); `nil` when it is not JSON or has no string `type`.
     package init?(text: String) {
-        guard let decoded = try? JSONDecoder().decode(Self.self, from: Data(text.utf8)) else { return nil }
+        guard var decoded = try? JSONDecoder().decode(Self.self, from: Data(text.utf8)) else { return nil }
+        decoded.type = decoded.type.uppercased()
         self = decoded
     }
 }

@@ -1,11 +1,16 @@
 import NIOCore
 
-/// The heartbeat's decisions as a value: fed inbound arrivals and timer
-/// ticks, it says when to PING, when the peer is dead, and when to look again.
+/// The heartbeat's decisions as a value: fed inbound arrivals, keep-alive
+/// writes and timer ticks, it says when to PING, when the peer is dead, and
+/// when to look again.
 ///
-/// Any inbound message resets both timers (Chrome's rule). One PING is sent
-/// per silence; if nothing arrives by `timeout` after the last message, the
-/// peer is dead.
+/// Chrome's keep-alive rules (components/cast_channel/keep_alive_handler.cc,
+/// `ResetTimers` and `SendKeepAliveMessageComplete`): any inbound message
+/// resets both timers; one PING goes out per silence, `pingInterval` after
+/// the last inbound message; every PING or PONG written resets the liveness
+/// timer. So the peer is dead `timeout` after the later of the last inbound
+/// message and the last keep-alive written — with Chrome's 5 s / 10 s, 15 s
+/// of total silence, 10 s after our PING.
 struct HeartbeatMonitor {
     /// What the caller must do after a tick.
     enum Action: Equatable {
@@ -20,6 +25,8 @@ struct HeartbeatMonitor {
     private let pingInterval: TimeAmount
     private let timeout: TimeAmount
     private var lastInbound: NIODeadline
+    /// The last PING or PONG written since the last inbound message.
+    private var lastKeepAlive: NIODeadline?
     private var pingedSinceInbound = false
 
     init(configuration: HeartbeatConfiguration, now: NIODeadline) {
@@ -31,24 +38,32 @@ struct HeartbeatMonitor {
     /// Records an inbound message of any kind.
     mutating func inboundReceived(at now: NIODeadline) {
         self.lastInbound = now
+        self.lastKeepAlive = nil
         self.pingedSinceInbound = false
+    }
+
+    /// Records a PING or PONG written to the peer.
+    mutating func keepAliveWritten(at now: NIODeadline) {
+        self.lastKeepAlive = max(self.lastKeepAlive ?? now, now)
+    }
+
+    /// When the peer is dead if nothing more happens.
+    private var livenessDeadline: NIODeadline {
+        max(self.lastInbound, self.lastKeepAlive ?? self.lastInbound) + self.timeout
     }
 
     /// When the next tick is due.
     var nextDeadline: NIODeadline {
-        if self.pingedSinceInbound || self.pingInterval >= self.timeout {
-            return self.lastInbound + self.timeout
-        }
-        return self.lastInbound + self.pingInterval
+        if self.pingedSinceInbound { return self.livenessDeadline }
+        return min(self.lastInbound + self.pingInterval, self.livenessDeadline)
     }
 
     /// Decides what to do at `now`.
     mutating func tick(at now: NIODeadline) -> Action {
-        let silence = now - self.lastInbound
-        if silence >= self.timeout {
+        if now >= self.livenessDeadline {
             return .declareDead
         }
-        if silence >= self.pingInterval && !self.pingedSinceInbound {
+        if now - self.lastInbound >= self.pingInterval && !self.pingedSinceInbound {
             self.pingedSinceInbound = true
             return .sendPing
         }

@@ -6,12 +6,19 @@ extension CastConnection {
     /// app's `transportId`) by sending CONNECT with this sender's
     /// ``SenderInfo``. Opening one that is already open does nothing.
     ///
+    /// - Parameters:
+    ///   - destinationID: `receiver-0` or an app's transport id.
+    ///   - type: the connection type; `nil` (the default) chooses as Chrome
+    ///     does (cast_message_util.cc `GetConnectionType`): strong to
+    ///     `receiver-0`, invisible to an app, so the app does not count this
+    ///     sender among the senders it must stay up for.
     /// - Throws: ``CastTransportError/Code/notConnected`` or a send error.
     public func openVirtualConnection(
         to destinationID: String,
-        type: VirtualConnectionType = .strong
+        type: VirtualConnectionType? = nil
     ) throws(CastTransportError) {
         guard self.openVirtualConnections[destinationID] == nil else { return }
+        let type = type ?? (destinationID == TransportConstants.receiverPlatformID ? .strong : .invisible)
         let text = try ConnectionMessage.connect(type: type, sender: self.configuration.sender).text()
         try self.send(namespace: TransportNamespace.connection, to: destinationID, text: text)
         self.openVirtualConnections[destinationID] = type

@@ -14,6 +14,8 @@ package enum ConnectionMessage: Sendable, Hashable {
     static let linuxPlatform = 6
     /// `senderInfo.connectionType`: 1, as Chrome sends.
     static let connectionType = 1
+    /// CastV2 protocol versions 2.1.0 to 2.1.3 (Open Screen cast_channel.proto `ProtocolVersion`).
+    static let protocolVersions = [0, 1, 2, 3]
 
     private struct Connect: Codable {
         struct Info: Codable {
@@ -29,6 +31,11 @@ package enum ConnectionMessage: Sendable, Hashable {
         var connType: Int
         var origin: [String: String] = [:]
         var senderInfo: Info
+        /// The protocol versions this sender speaks, as Open Screen's sender
+        /// sends them (sender/channel/message_util.cc:117-120); its receiver
+        /// answers CONNECTED only when they are there
+        /// (connection_namespace_handler.cc:224-229). Chrome leaves it out.
+        var protocolVersionList: [Int]? = ConnectionMessage.protocolVersions
     }
 
     private struct Close: Codable {
