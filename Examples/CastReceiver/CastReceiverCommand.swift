@@ -17,7 +17,9 @@ struct CastReceiverCommand: AsyncParsableCommand {
 
     @Option(help: "The friendly name.") var name = "Cast Emulator"
     @Option(help: "The device id to advertise (32 hex digits; default: derived from the name).") var id: String?
-    @Option(help: "The model name to advertise.") var model = "Chromecast"
+    @Option(help: "The kind of receiver to behave like (see --list-profiles).") var profile = "chromecast-google-tv"
+    @Flag(help: "List the receiver profiles and exit.") var listProfiles = false
+    @Option(help: "The model name to advertise (default: the profile's).") var model: String?
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The TLS port (0 picks a free one).") var port = 8009
     @Flag(help: "Answer mDNS queries (see --interface).") var advertise = false
@@ -31,6 +33,10 @@ struct CastReceiverCommand: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Log the emulator's own debug records too.") var verbose = false
 
     func validate() throws {
+        guard self.listProfiles || ReceiverProfile.named(self.profile) != nil else {
+            throw ValidationError(
+                "unknown profile \(self.profile); one of: \(ReceiverProfile.all.map(\.name).joined(separator: ", "))")
+        }
         guard (0...1).contains(self.loss) else { throw ValidationError("--loss must be between 0 and 1") }
         guard (0...65_535).contains(self.port) else { throw ValidationError("--port must be 0…65535") }
         if let id, id.count != 32 || !id.allSatisfy(\.isHexDigit) {
@@ -39,22 +45,29 @@ struct CastReceiverCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if self.listProfiles {
+            for profile in ReceiverProfile.all { Self.say("\(profile.name)\t\(profile.summary)") }
+            return
+        }
+        guard let profile = ReceiverProfile.named(self.profile) else { return }
         let logger = CastLogger(filter: CastLogFilter(minimumLevel: self.verbose ? .debug : .info))
         logger.addSink(ClosureLogSink { FileHandle.standardError.write(Data("\($0)\n".utf8)) })
         let emulator = try CastEmulator(
-            configuration: CastEmulatorConfiguration(host: self.host, port: self.port, name: self.name),
+            configuration: CastEmulatorConfiguration(
+                host: self.host, port: self.port, name: self.name, profile: profile),
             logger: logger)
         emulator.streaming.impairment = NetworkImpairment(
             lossRate: self.loss, delay: .milliseconds(self.delay), jitter: .milliseconds(self.jitter),
             bandwidthLimit: self.bandwidth)
         let events = emulator.events()
         try await emulator.start()
-        Self.say("cast-receiver \"\(self.name)\" listening on \(self.host):\(emulator.port)")
+        Self.say("cast-receiver \"\(self.name)\" (\(profile.name)) listening on \(self.host):\(emulator.port)")
         var responder: MDNSResponder?
         if self.advertise {
             var advertisement = emulator.advertisement
             if let id { advertisement.id = id }
-            advertisement.modelName = self.model
+            advertisement.modelName = self.model ?? profile.modelName
+            advertisement.capabilities = profile.capabilities
             let advertiser = emulator.makeResponder(
                 interfaces: self.interfaces.isEmpty ? .loopbackOnly : .named(Set(self.interfaces)))
             await advertiser.update(advertisement)
@@ -65,7 +78,20 @@ struct CastReceiverCommand: AsyncParsableCommand {
             )
         }
         let logging = Task {
-            for await event in events { Self.say(Self.line(for: event)) }
+            var reported: StreamingReport?
+            for await event in events {
+                Self.say(Self.line(for: event))
+                // A stream ends when its app stops or its sender leaves: say what it measured, once.
+                switch event {
+                case .streamingEnded, .connectionClosed:
+                    if let report = emulator.streamingReport, report != reported {
+                        reported = report
+                        Self.say(StreamingReportText(report).text)
+                    }
+                default:
+                    break
+                }
+            }
         }
         if let seconds {
             try await Task.sleep(for: .milliseconds(Int(seconds * 1_000)))
@@ -94,6 +120,7 @@ struct CastReceiverCommand: AsyncParsableCommand {
         case .messageDropped(let id, let message):
             "[\(id)] dropped (no virtual connection) \(message.namespace) from \(message.sourceID)"
         case .deviceAuthChallengeReceived(let id): "[\(id)] device authentication challenge"
+        case .streamingEnded: "Remote Display stream ended"
         }
     }
 
@@ -102,5 +129,41 @@ struct CastReceiverCommand: AsyncParsableCommand {
         case .string(let text): text
         case .binary(let bytes): "\(bytes.count) bytes"
         }
+    }
+}
+
+/// A Remote Display stream report as `cast-receiver` prints it.
+struct StreamingReportText {
+    let report: StreamingReport
+
+    init(_ report: StreamingReport) {
+        self.report = report
+    }
+
+    var text: String {
+        var lines = ["Remote Display stream report:"]
+        for (name, stream) in [("video", self.report.video), ("audio", self.report.audio)] {
+            guard let stream else { continue }
+            var line =
+                "  \(name): \(stream.framesReceived) frames received, \(stream.framesDecoded) decoded, "
+                + "\(stream.framesLate) late, \(stream.framesLost) lost; \(stream.packetsReceived) packets, "
+                + "\(stream.duplicatePackets) duplicate"
+            if let psnr = stream.meanPSNR, let minimum = stream.minimumPSNR {
+                line += String(format: "; PSNR %.1f dB (min %.1f)", psnr, minimum)
+            }
+            if let p50 = stream.latencyP50, let p99 = stream.latencyP99 {
+                line += "; latency p50 \(Self.milliseconds(p50)) ms, p99 \(Self.milliseconds(p99)) ms"
+            }
+            lines.append(line)
+        }
+        if let offset = self.report.audioVideoOffset { lines.append("  A/V offset \(Self.milliseconds(offset)) ms") }
+        lines.append(
+            "  \(self.report.senderReportsReceived) sender reports, \(self.report.feedbackPacketsSent) feedback packets, "
+                + "\(self.report.datagramsDroppedByImpairment) datagrams dropped by impairment")
+        return lines.joined(separator: "\n")
+    }
+
+    private static func milliseconds(_ duration: Duration) -> String {
+        String(format: "%.1f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1e3)
     }
 }

@@ -18,4 +18,7 @@ public enum EmulatorEvent: Sendable, Hashable {
     case messageDropped(connectionID: Int, message: CastMessage)
     /// The emulator answered (or, by fault, ignored) a device-auth challenge.
     case deviceAuthChallengeReceived(connectionID: Int)
+    /// A Remote Display stream ended (its app stopped, a new OFFER replaced
+    /// it, or the emulator stopped), with what the receiver measured.
+    case streamingEnded(StreamingReport)
 }

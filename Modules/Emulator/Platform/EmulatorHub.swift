@@ -38,7 +38,10 @@ final class EmulatorHub: Sendable {
             State(platform: ReceiverPlatform(profile: profile, applications: applications)))
         self.profile = profile
         self.logger = logger
-        self.streaming = StreamingService(host: host, configuration: profile.streaming, logger: logger)
+        let events = self.events
+        self.streaming = StreamingService(host: host, configuration: profile.streaming, logger: logger) { report in
+            events.yield(.streamingEnded(report))
+        }
     }
 
     /// The current fault settings.

@@ -14,6 +14,8 @@ final class ReceiverStream: @unchecked Sendable {
     private struct PartialFrame {
         var packets: [[UInt8]?]
         var received = 0
+        /// The highest packet id received: packets above it may still be on their way.
+        var highestPacket = -1
         var isKeyFrame = false
         var rtpTimestamp: UInt32 = 0
         var isComplete: Bool { self.received == self.packets.count }
@@ -125,6 +127,7 @@ final class ReceiverStream: @unchecked Sendable {
         }
         frame.packets[index] = Array(payload)
         frame.received += 1
+        frame.highestPacket = max(frame.highestPacket, index)
         frame.isKeyFrame = header.isKeyFrame
         frame.rtpTimestamp = header.rtpTimestamp
         self.report.packetsReceived += 1
@@ -299,7 +302,17 @@ final class ReceiverStream: @unchecked Sendable {
             to: &bytes)
     }
 
-    /// NACKs for everything missing between the checkpoint and the newest frame seen.
+    /// NACKs for the packets known to be missing between the checkpoint and
+    /// the newest frame seen: every gap in an older frame, every frame with
+    /// no packet, and in the newest frame the gaps below its highest packet
+    /// received — a sender sends a frame's packets in order, so the ones
+    /// above may be on their way. Open Screen's receiver lists every missing
+    /// packet (receiver_impl.cc:460-472) and leaves its sender to ignore
+    /// NACKs of packets sent within one round trip (sender_impl.cc:563-570);
+    /// that guard cannot see this emulator's own processing lag on a busy
+    /// host, so here packets merely in flight are not NACKed, and a resend
+    /// on a clean link means a fault. The tail of a newest frame lost whole
+    /// is recovered by the sender's kickstart.
     private func lossFields() -> [LossField] {
         var fields: [LossField] = []
         var id = self.checkpoint + 1
@@ -307,14 +320,15 @@ final class ReceiverStream: @unchecked Sendable {
             let wire = UInt8(truncatingIfNeeded: id)
             if let frame = self.frames[id] {
                 if !frame.isComplete {
+                    let limit = id == self.latestFrame ? frame.highestPacket : frame.packets.count
                     var packet = 0
-                    while packet < frame.packets.count && fields.count < 200 {
+                    while packet < limit && fields.count < 200 {
                         guard frame.packets[packet] == nil else {
                             packet += 1
                             continue
                         }
                         var mask: UInt8 = 0
-                        for bit in 0..<8 where packet + 1 + bit < frame.packets.count {
+                        for bit in 0..<8 where packet + 1 + bit < limit {
                             if frame.packets[packet + 1 + bit] == nil { mask |= 1 << bit }
                         }
                         fields.append(LossField(frameID: wire, packetID: UInt16(packet), bitmask: mask))

@@ -17,10 +17,16 @@ final class StreamingService: Sendable {
     private let host: String
     private let logger: Logger
     private let state = NIOLockedValueBox(State())
+    /// Told each ended stream's report.
+    private let ended: @Sendable (StreamingReport) -> Void
 
-    init(host: String, configuration: StreamingReceiverConfiguration, logger: Logger) {
+    init(
+        host: String, configuration: StreamingReceiverConfiguration, logger: Logger,
+        ended: @escaping @Sendable (StreamingReport) -> Void
+    ) {
         self.host = host
         self.logger = logger
+        self.ended = ended
         self.state.withLockedValue { $0.configuration = configuration }
     }
 
@@ -106,7 +112,10 @@ final class StreamingService: Sendable {
                     }
                     return state.isRunning ? state.receiver : nil
                 }
-                previous?.close()
+                if let previous {
+                    previous.close()
+                    self.ended(previous.report)
+                }
                 reply(
                     negotiation.answer(
                         port: receiver.port, constraints: configuration.constraints, display: configuration.display))
@@ -136,6 +145,8 @@ final class StreamingService: Sendable {
             state.isRunning = false
             return receiver
         }
-        stopped?.close()
+        guard let stopped else { return }
+        stopped.close()
+        self.ended(stopped.report)
     }
 }
