@@ -283,9 +283,11 @@ let package = Package(
         .testTarget(
             name: "CastKitTests",
             dependencies: [
-                "CastTestSupport", "CastKit", "CastEmulator",
+                "CastTestSupport", "CastKit", "CastEmulator", "CastRemoteDisplay",
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            // Payloads real receivers sent, verbatim with their sources (Conformance/README.md).
+            resources: [.copy("Conformance")],
             swiftSettings: strictSettings
         ),
         // README.md's snippets, compiled (and checked to be the README's).

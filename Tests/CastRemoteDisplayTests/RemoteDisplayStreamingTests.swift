@@ -37,6 +37,30 @@ import Testing
                 #expect(audio.framesDecoded >= 800)
                 let offset = try #require(report.audioVideoOffset)
                 #expect(abs(offset) < .milliseconds(20))
+                // A clean link: the receiver NACKs only packets really missing, so
+                // (almost) nothing is resent — before, 5–8 % of packets were.
+                let packets = try #require(sent.video?.packetsSent)
+                #expect(Double(sent.video?.retransmittedPackets ?? .max) <= Double(packets) * 0.005)
+            }
+        }
+
+        /// Audit row 9: a receiver whose 4:3 display does not scale gets
+        /// letterboxed frames of its shape; the app still draws 16:9.
+        @Test func aDisplayThatDoesNotScaleGetsLetterboxedFrames() async throws {
+            let display = StreamingReceiverConfiguration.Display(
+                width: 1_024, height: 768, frameRate: 30, aspectRatio: (4, 3), scaling: .sender)
+            try await StreamingFixture.with(streaming: StreamingReceiverConfiguration(display: display)) { fixture in
+                let session = try await fixture.channel.beginSession(configuration: RemoteDisplayConfiguration())
+                #expect(session.configuration.resolution == RemoteDisplayConfiguration.Resolution(width: 1_024, height: 576))
+                #expect(session.letterbox?.frameSize == RemoteDisplayConfiguration.Resolution(width: 1_024, height: 768))
+                let source = try TestSignal(
+                    width: 1_024, height: 576, frameRate: 30, start: .now.advanced(by: .milliseconds(100)))
+                try await source.stream(seconds: 1, to: session)
+                let report = try await fixture.report { ($0.video?.framesDecoded ?? 0) >= 20 }
+                #expect((report?.video?.framesDecoded ?? 0) >= 20)
+                #expect(report?.video?.pictureWidth == 1_024)
+                #expect(report?.video?.pictureHeight == 768)
+                #expect(report?.video?.decodeErrors == 0)
             }
         }
     }
