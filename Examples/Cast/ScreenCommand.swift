@@ -164,6 +164,7 @@ struct ScreenStatistics {
             "videoFramesAcknowledged": .integer(video?.framesAcknowledged ?? 0),
             "videoFramesDropped": .integer(video?.framesDropped ?? 0),
             "keyFrames": .integer(video?.keyFrames ?? 0),
+            "videoPacketsSent": .integer(video?.packetsSent ?? 0),
             "retransmittedPackets": .integer(video?.retransmittedPackets ?? 0),
             "audioFramesSent": .integer(self.statistics.audio?.framesSent ?? 0),
             "videoBitrate": .integer(self.statistics.videoBitrate),

@@ -1,3 +1,4 @@
+import CastEmulator
 import CastKit
 import CastTestSupport
 import Foundation
@@ -61,6 +62,59 @@ import Testing
         #expect(log.contains("sender connected"))
         #expect(log.contains("CONNECT sender-0 → receiver-0") || log.contains("CONNECT "))
         #expect(log.contains(#""type":"LAUNCH""#))
+    }
+
+    @Test func listsItsProfiles() async throws {
+        let run = try await CastCommandLineTests.run(
+            CastCommandLineTests.executable("cast-receiver"), ["--list-profiles"])
+        #expect(run.status == 0)
+        let names = run.stdout.split(separator: "\n").compactMap { $0.split(separator: "\t").first.map(String.init) }
+        #expect(names == ReceiverProfile.all.map(\.name))
+        let unknown = try await CastCommandLineTests.run(
+            CastCommandLineTests.executable("cast-receiver"), ["--profile", "toaster"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("open-screen"))
+    }
+
+    /// `cast screen` against `cast-receiver` on a clean loopback link: every
+    /// frame sent is decoded, (almost) nothing is resent — before the
+    /// emulator NACKed only packets known missing, 5–8 % were — and the
+    /// receiver prints its stream report when the sender leaves.
+    @Test func castScreenResendsAlmostNothingAndTheReceiverReportsTheStream() async throws {
+        try await RealTimeTurns.take {
+            let receiver = try await onOwnThread {
+                try Receiver(["--port", "0", "--profile", "chromecast", "--seconds", "40"])
+            }
+            let screen = try await CastCommandLineTests.cast(
+                "screen", "--width", "640", "--height", "360", "--seconds", "3", "--device",
+                "127.0.0.1:\(receiver.port)", "--json")
+            try await Task.sleep(for: .milliseconds(500))
+            let log = try await onOwnThread { receiver.stop() }
+            #expect(screen.status == 0, "\(screen.stderr)")
+            let statistics = try screen.json()
+            let sent = try #require(statistics["videoFramesSent"]?.intValue)
+            let resent = try #require(statistics["retransmittedPackets"]?.intValue)
+            let packets = try #require(statistics["videoPacketsSent"]?.intValue)
+            #expect(log.contains("Remote Display stream report:"), "\(log.suffix(2_000))")
+            let video = try #require(log.split(separator: "\n").first { $0.contains("  video: ") })
+            #expect(video.contains("\(sent) decoded"), "\(video) — \(sent) sent")
+            #expect(Double(resent) <= Double(packets) * 0.005, "\(resent) of \(packets) packets resent")
+        }
+    }
+
+    /// Open Screen's profile: the mirroring app launches; STOP is answered by a broadcast only.
+    @Test func ourSenderLaunchesAndStopsOnTheOpenScreenProfile() async throws {
+        let receiver = try await onOwnThread {
+            try Receiver(["--port", "0", "--profile", "open-screen", "--seconds", "30"])
+        }
+        let device = "127.0.0.1:\(receiver.port)"
+        let launch = try await CastCommandLineTests.cast("launch", "0F5096E8", "--device", device, "--json")
+        #expect(launch.status == 0, "\(launch.stderr)")
+        let stop = try await CastCommandLineTests.cast("stop-app", "--device", device, "--timeout", "5")
+        #expect(stop.status == 0, "\(stop.stderr)")
+        let status = try await CastCommandLineTests.cast("status", "--device", device, "--json")
+        #expect(status.status == 0, "\(status.stderr)")
+        _ = try await onOwnThread { receiver.stop() }
     }
 
     @Test(.enabled(if: NamespacePair.hasPychromecast, "needs python3 with pychromecast (make setup installs it)"))
