@@ -164,6 +164,7 @@ struct StreamingReportText {
     }
 
     private static func milliseconds(_ duration: Duration) -> String {
-        String(format: "%.1f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1e3)
+        String(
+            format: "%.1f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1e3)
     }
 }

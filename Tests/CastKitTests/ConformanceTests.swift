@@ -1,9 +1,10 @@
 import CastChannels
 import CastMedia
-@testable import CastRemoteDisplay
 import CastTestSupport
 import Foundation
 import Testing
+
+@testable import CastRemoteDisplay
 
 /// One file of `Conformance/`: a message a real receiver sent, with where it
 /// was published and what it shows (Conformance/README.md).
@@ -163,7 +164,7 @@ struct ConformanceFixture: Sendable, CustomStringConvertible, Identifiable {
         for number in ["056", "069", "076"] {
             let fixture = try self.fixture(number)
             let quoted = try #require(fixture.quotedText)
-            #expect(throws: CastChannelError.self, "\(number) as quoted") { try JSONValue(parsing: quoted) }
+            #expect(throws: CastChannelError.self, "\(number) as quoted") { _ = try JSONValue(parsing: quoted) }
             #expect(fixture.message.objectValue != nil, "\(number) repaired")
         }
     }
@@ -184,7 +185,7 @@ struct ConformanceFixture: Sendable, CustomStringConvertible, Identifiable {
         #expect((receiver.status != nil) == (fixture.type == "RECEIVER_STATUS"))
         let hasMediaSession =
             fixture.message["status"]?.arrayValue?.isEmpty == false || fixture.message["mediaSessionId"] != nil
-        // FAILS TODAY: 050 (streamType is the number 1, which MediaStreamType does not decode).
+        // 050: streamType is the number 1, which MediaStreamType keeps as "1".
         #expect((media.mediaStatus != nil) == (fixture.type == "MEDIA_STATUS" && hasMediaSession))
         let addsMembers = ["MULTIZONE_STATUS", "DEVICE_ADDED", "DEVICE_UPDATED"].contains(fixture.type)
         #expect(multizone.devices.isEmpty == !addsMembers)
@@ -200,9 +201,12 @@ struct ConformanceFixture: Sendable, CustomStringConvertible, Identifiable {
         let status = try #require(channel.status)
         let raw = try #require(fixture.message["status"])
         let applications = raw["applications"]?.arrayValue ?? []
-        #expect(status.applications.map(\.appID) == applications.compactMap { $0["appId"]?.stringValue })
-        #expect(status.applications.map(\.sessionID) == applications.map { $0["sessionId"]?.stringValue })
-        #expect(status.applications.map(\.transportID) == applications.map { $0["transportId"]?.stringValue })
+        let appIDs = applications.compactMap { $0["appId"]?.stringValue }
+        let sessionIDs = applications.map { $0["sessionId"]?.stringValue }
+        let transportIDs = applications.map { $0["transportId"]?.stringValue }
+        #expect(status.applications.map(\.appID) == appIDs)
+        #expect(status.applications.map(\.sessionID) == sessionIDs)
+        #expect(status.applications.map(\.transportID) == transportIDs)
         for (application, sent) in zip(status.applications, applications) {
             let namespaces = (sent["namespaces"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
             #expect(application.namespaces == namespaces)
@@ -218,7 +222,8 @@ struct ConformanceFixture: Sendable, CustomStringConvertible, Identifiable {
         #expect(status.volume.level == volume?["level"]?.doubleValue)
         #expect(status.volume.isMuted == volume?["muted"]?.boolValue)
         #expect(status.volume.stepInterval == volume?["stepInterval"]?.doubleValue)
-        #expect(status.volume.controlType == volume?["controlType"]?.stringValue.map(Self.controlType))
+        let controlType = volume?["controlType"]?.stringValue.map(Self.controlType)
+        #expect(status.volume.controlType == controlType)
         #expect(status.isActiveInput == raw["isActiveInput"]?.boolValue)
         #expect(status.isStandBy == raw["isStandBy"]?.boolValue)
     }
@@ -263,7 +268,8 @@ struct ConformanceFixture: Sendable, CustomStringConvertible, Identifiable {
 
     @Test func mirroringApplications() throws {
         // 004: transportId 'shell-v2mirroring-1' differs from sessionId; statusText 'null (Tab)'.
-        let mirroring = try #require(try self.receiverStatus("004").runningApplication(appID: CastApplicationID.mirroring))
+        let tab = try self.receiverStatus("004")
+        let mirroring = try #require(tab.runningApplication(appID: CastApplicationID.mirroring))
         #expect(mirroring.transportID == "shell-v2mirroring-1")
         #expect(mirroring.sessionID == "73D2358A-793C...")
         #expect(mirroring.transportID != mirroring.sessionID)
@@ -272,7 +278,8 @@ struct ConformanceFixture: Sendable, CustomStringConvertible, Identifiable {
         #expect(!mirroring.supports(namespace: CastNamespace.remoting))
 
         // 005: remoting advertised next to webrtc; statusText ' (Tab)' keeps its leading space.
-        let remoting = try #require(try self.receiverStatus("005").runningApplication(appID: CastApplicationID.mirroring))
+        let emptyTab = try self.receiverStatus("005")
+        let remoting = try #require(emptyTab.runningApplication(appID: CastApplicationID.mirroring))
         #expect(remoting.supports(namespace: CastNamespace.webrtc))
         #expect(remoting.supports(namespace: CastNamespace.remoting))
         #expect(remoting.statusText == " (Tab)")
@@ -294,7 +301,8 @@ struct ConformanceFixture: Sendable, CustomStringConvertible, Identifiable {
         #expect(other.runningApplication(appID: CastApplicationID.defaultMediaReceiver) == nil)
 
         // 016: Spotify's own namespaces next to media, and an iconUrl.
-        let spotify = try #require(try self.receiverStatus("016").runningApplication(appID: "CC32E753"))
+        let speaker = try self.receiverStatus("016")
+        let spotify = try #require(speaker.runningApplication(appID: "CC32E753"))
         #expect(spotify.supports(namespace: "urn:x-cast:com.spotify.chromecast.secure.v1"))
         #expect(spotify.supports(namespace: CastNamespace.media))
         #expect(spotify.iconURL?.hasPrefix("https://") == true)
@@ -310,7 +318,8 @@ struct ConformanceFixture: Sendable, CustomStringConvertible, Identifiable {
         }
 
         // 023: a custom app with a private namespace.
-        let custom = try #require(try self.receiverStatus("023").runningApplication(appID: "A078F6B0"))
+        let display = try self.receiverStatus("023")
+        let custom = try #require(display.runningApplication(appID: "A078F6B0"))
         #expect(custom.supports(namespace: "urn:x-cast:com.nabucasa.hast"))
         #expect(custom.universalAppID == "A078F6B0")
 
@@ -339,7 +348,8 @@ struct ConformanceFixture: Sendable, CustomStringConvertible, Identifiable {
         #expect(speaker.volume.controlType == .master)
         #expect(Self.isClose(speaker.volume.stepInterval, to: 0.02))
         // 023: this display reports attenuation.
-        #expect(try self.receiverStatus("023").volume.controlType == .attenuation)
+        let display = try self.receiverStatus("023")
+        #expect(display.volume.controlType == .attenuation)
         // 028: fixed with stepInterval 1/15.
         let fixed = try self.receiverStatus("028")
         #expect(fixed.volume.controlType == .fixed)
@@ -388,12 +398,13 @@ struct ConformanceFixture: Sendable, CustomStringConvertible, Identifiable {
     /// 031: LAUNCH_ERROR with reason NOT_FOUND, keyed by requestId; with no
     /// launch pending it changes nothing and sends no event.
     @Test func launchErrorWithoutPendingLaunch() async throws {
-        let error = try self.fixture("031")
-        #expect(error.message["reason"]?.stringValue.map(LaunchErrorReason.init(rawValue:)) == .notFound)
-        #expect(error.message["requestId"]?.intValue == 14)
+        let refusal = try self.fixture("031")
+        let reason = refusal.message["reason"]?.stringValue.map(LaunchErrorReason.init(rawValue:))
+        #expect(reason == .notFound)
+        #expect(refusal.message["requestId"]?.intValue == 14)
         let channel = ReceiverChannel()
         let events = channel.events()
-        channel.didReceiveTextMessage(try error.text())
+        channel.didReceiveTextMessage(try refusal.text())
         channel.didReceiveTextMessage(try self.fixture("029").text())
         let event = await first(events, within: .seconds(5)) { _ in true }
         #expect(event == .launchStatusChanged(.userAllowed))
@@ -420,17 +431,18 @@ struct ConformanceFixture: Sendable, CustomStringConvertible, Identifiable {
     @Test(arguments: ConformanceFixture.of(types: "MEDIA_STATUS"))
     func mediaStatusApplies(_ fixture: ConformanceFixture) throws {
         var cache = MediaStatusCache()
-        // FAILS TODAY: 050 (streamType is the number 1, which MediaStreamType does not decode).
+        // 050: streamType is the number 1, which MediaStreamType keeps as "1".
         let status = try cache.apply(fixture.message)
         let client = RemoteMediaClient()
         client.didReceiveTextMessage(try fixture.text())
         #expect(client.mediaStatus == status)
 
         // 037 has no status array: its fields sit at the top level.
-        let entry =
-            fixture.message["status"]?.arrayValue?.first
-            ?? (fixture.message["mediaSessionId"] != nil ? fixture.message : nil)
-        guard let entry else {
+        var sent = fixture.message["status"]?.arrayValue?.first
+        if sent == nil, fixture.message["mediaSessionId"] != nil {
+            sent = fixture.message
+        }
+        guard let entry = sent else {
             #expect(status == nil)  // 043: an empty status array is no media session.
             return
         }
@@ -449,14 +461,16 @@ struct ConformanceFixture: Sendable, CustomStringConvertible, Identifiable {
     /// + ERROR, no media): the failure merges onto the loading status.
     @Test func loadThenFailureMerges() throws {
         var cache = MediaStatusCache()
-        let loading = try #require(try cache.apply(try self.fixture("040").message))
+        let applied = try cache.apply(try self.fixture("040").message)
+        let loading = try #require(applied)
         #expect(loading.playerState == PlayerState.idle)
         #expect(loading.extendedStatus?["playerState"]?.stringValue == "LOADING")
         #expect(loading.extendedStatus?["mediaSessionId"]?.intValue == 5)
         #expect(loading.media?.metadata?.type == .generic)
         #expect(loading.media?.metadata?.integer(forKey: "type") == 0)
 
-        let failed = try #require(try cache.apply(try self.fixture("041").message))
+        let merged = try cache.apply(try self.fixture("041").message)
+        let failed = try #require(merged)
         #expect(failed.mediaSessionID == 5)
         #expect(failed.playerState == PlayerState.idle)
         #expect(failed.idleReason == IdleReason.error)
@@ -487,23 +501,21 @@ struct ConformanceFixture: Sendable, CustomStringConvertible, Identifiable {
     /// 038: end of playback is an unsolicited IDLE + FINISHED without media;
     /// the media already known for that session is kept.
     @Test func finishedKeepsTheMedia() throws {
-        let playing: JSONValue = [
-            "type": "MEDIA_STATUS", "requestId": 3,
-            "status": [
-                [
-                    "mediaSessionId": 1, "playbackRate": 1, "playerState": "PLAYING", "currentTime": 590.5,
-                    "supportedMediaCommands": 15, "volume": ["level": 1, "muted": false], "currentItemId": 1,
-                    "repeatMode": "REPEAT_OFF",
-                    "media": [
-                        "contentId": "http://192.168.2.139:9080/audio/track.mp3", "contentType": "audio/mpeg",
-                        "streamType": "BUFFERED", "duration": 596.5,
-                    ],
-                ]
-            ],
+        let media: JSONValue = [
+            "contentId": "http://192.168.2.139:9080/audio/track.mp3", "contentType": "audio/mpeg",
+            "streamType": "BUFFERED", "duration": 596.5,
         ]
+        let volume: JSONValue = ["level": 1, "muted": false]
+        let entry: JSONValue = [
+            "mediaSessionId": 1, "playbackRate": 1, "playerState": "PLAYING", "currentTime": 590.5,
+            "supportedMediaCommands": 15, "volume": volume, "currentItemId": 1, "repeatMode": "REPEAT_OFF",
+            "media": media,
+        ]
+        let playing: JSONValue = ["type": "MEDIA_STATUS", "requestId": 3, "status": [entry]]
         var cache = MediaStatusCache()
         try cache.apply(playing)
-        let finished = try #require(try cache.apply(try self.fixture("038").message))
+        let applied = try cache.apply(try self.fixture("038").message)
+        let finished = try #require(applied)
         #expect(finished.playerState == PlayerState.idle)
         #expect(finished.idleReason == IdleReason.finished)
         #expect(finished.media?.contentID == "http://192.168.2.139:9080/audio/track.mp3")
@@ -581,7 +593,7 @@ struct ConformanceFixture: Sendable, CustomStringConvertible, Identifiable {
     /// items; duration null; empty tracks, breaks and clips; orderId.
     @Test func numericStreamTypeParses() throws {
         var cache = MediaStatusCache()
-        // FAILS TODAY: MediaStreamType decodes only a string, so this status is rejected.
+        // MediaStreamType keeps a numeric streamType as it came.
         let applied = try cache.apply(try self.fixture("050").message)
         let status = try #require(applied)
         #expect(status.playerState == PlayerState.playing)
@@ -599,7 +611,9 @@ struct ConformanceFixture: Sendable, CustomStringConvertible, Identifiable {
     /// QUEUE_ITEMS (059) and TIME_TICK (060) reach an unattached media
     /// client with no request pending: nothing crashes, the status stays,
     /// and no status event is published for them.
-    @Test(arguments: ConformanceFixture.of(types: "LOAD_FAILED", "LOAD_CANCELLED", "ERROR", "QUEUE_ITEMS", "TIME_TICK"))
+    @Test(
+        arguments: ConformanceFixture.of(
+            types: "LOAD_FAILED", "LOAD_CANCELLED", "ERROR", "QUEUE_ITEMS", "TIME_TICK"))
     func mediaRepliesLeaveTheStatus(_ fixture: ConformanceFixture) async throws {
         let fresh = RemoteMediaClient()
         fresh.didReceiveTextMessage(try fixture.text())
@@ -624,7 +638,7 @@ struct ConformanceFixture: Sendable, CustomStringConvertible, Identifiable {
     /// 059: QUEUE_ITEMS whose media.streamType is the NUMBER 2, with contentUrl and orderId.
     @Test func queueItemsDecode() throws {
         let items = try #require(try self.fixture("059").message["items"])
-        // FAILS TODAY: MediaStreamType decodes only a string (the client then reports no items).
+        // MediaStreamType keeps a numeric streamType as it came.
         let decoded = try JSONDecoder().decode([MediaQueueItem].self, from: Data(try items.jsonText().utf8))
         #expect(decoded.map(\.itemID) == [9])
         let media = try #require(decoded.first?.media)
@@ -655,8 +669,8 @@ struct ConformanceFixture: Sendable, CustomStringConvertible, Identifiable {
         let events = channel.events()
         channel.didReceiveTextMessage(try self.fixture("063").text())
         let devices = channel.devices
-        #expect(
-            devices.map(\.name) == ["Soundbar Speaker", "Dining Room Speaker", "Kitchen display", "Living Room Speaker"])
+        let names = ["Soundbar Speaker", "Dining Room Speaker", "Kitchen display", "Living Room Speaker"]
+        #expect(devices.map(\.name) == names)
         #expect(devices.map(\.capabilities) == [196_612, 196_612, 229_381, 196_612])
         #expect(devices.map(\.id).first == "d79e7a52-47f2-c034-11d4-945d28aaedbc")
         #expect(devices.allSatisfy { $0.volume?.isMuted == false })
@@ -736,7 +750,8 @@ struct ConformanceFixture: Sendable, CustomStringConvertible, Identifiable {
         device["deviceId"] = .string(id)
 
         let channel = MultizoneChannel()
-        channel.didReceiveTextMessage(try JSONValue(["type": "DEVICE_ADDED", "requestId": 0, "device": .object(device)]).jsonText())
+        let added: [String: JSONValue] = ["type": "DEVICE_ADDED", "requestId": 0, "device": .object(device)]
+        channel.didReceiveTextMessage(try JSONValue.object(added).jsonText())
         #expect(channel.devices.map(\.id) == [id])
         let events = channel.events()
         channel.didReceiveTextMessage(try removed.text())
@@ -781,8 +796,10 @@ struct ConformanceFixture: Sendable, CustomStringConvertible, Identifiable {
         #expect(answer.configuration.maximumFrameRate == 30)
 
         // A sender asking for more than the display's "60" gets 60.
-        let fast = try StreamingOffer(configuration: RemoteDisplayConfiguration(maximumFrameRate: 120), sequenceNumber: 2)
-        #expect(try StreamingAnswer(message, offer: fast).configuration.maximumFrameRate == 60)
+        let fast = try StreamingOffer(
+            configuration: RemoteDisplayConfiguration(maximumFrameRate: 120), sequenceNumber: 2)
+        let capped = try StreamingAnswer(message, offer: fast)
+        #expect(capped.configuration.maximumFrameRate == 60)
 
         // A 4:3 picture is letterboxed by the sender into 16:9 frames.
         let square = RemoteDisplayConfiguration(resolutions: [.init(width: 1024, height: 768)])

@@ -22,7 +22,8 @@ import Testing
     }
 
     func senderReport() -> SenderReport {
-        SenderReport(ssrc: 500_001, ntpTimestamp: NTPTime.from(self.now), rtpTimestamp: 0, packetCount: 0, octetCount: 0)
+        SenderReport(
+            ssrc: 500_001, ntpTimestamp: NTPTime.from(self.now), rtpTimestamp: 0, packetCount: 0, octetCount: 0)
     }
 
     /// Open Screen's receiver drops packet 0 of a frame until the first Sender

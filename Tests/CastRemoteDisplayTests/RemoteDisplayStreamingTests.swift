@@ -51,8 +51,11 @@ import Testing
                 width: 1_024, height: 768, frameRate: 30, aspectRatio: (4, 3), scaling: .sender)
             try await StreamingFixture.with(streaming: StreamingReceiverConfiguration(display: display)) { fixture in
                 let session = try await fixture.channel.beginSession(configuration: RemoteDisplayConfiguration())
-                #expect(session.configuration.resolution == RemoteDisplayConfiguration.Resolution(width: 1_024, height: 576))
-                #expect(session.letterbox?.frameSize == RemoteDisplayConfiguration.Resolution(width: 1_024, height: 768))
+                #expect(
+                    session.configuration.resolution == RemoteDisplayConfiguration.Resolution(width: 1_024, height: 576)
+                )
+                #expect(
+                    session.letterbox?.frameSize == RemoteDisplayConfiguration.Resolution(width: 1_024, height: 768))
                 let source = try TestSignal(
                     width: 1_024, height: 576, frameRate: 30, start: .now.advanced(by: .milliseconds(100)))
                 try await source.stream(seconds: 1, to: session)

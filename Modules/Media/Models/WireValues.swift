@@ -15,6 +15,24 @@ public struct MediaStreamType: RawRepresentable, Codable, Hashable, Sendable {
     public static let buffered = MediaStreamType(rawValue: "BUFFERED")
     /// A live stream; its duration is -1.
     public static let live = MediaStreamType(rawValue: "LIVE")
+
+    /// Reads the wire string — or a number, which some receivers echo when a
+    /// sender sent an enum ordinal (conformance 050, 059). Senders number
+    /// their enums differently, so the number is kept as it came ("1").
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let text = try? container.decode(String.self) {
+            self.rawValue = text
+        } else {
+            self.rawValue = String(try container.decode(Int.self))
+        }
+    }
+
+    /// Writes the wire string.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(self.rawValue)
+    }
 }
 
 /// What the player is doing (`playerState`).

@@ -340,7 +340,8 @@ final class EncoderState: @unchecked Sendable {
             PictureConversion.fillBlack(frame)
             self.letterboxing = Letterboxing(
                 letterbox: letterbox,
-                picture: PixelStorage(layout: try PixelLayout(format: .i420, width: picture.width, height: picture.height)),
+                picture: PixelStorage(
+                    layout: try PixelLayout(format: .i420, width: picture.width, height: picture.height)),
                 frame: frame)
         } else {
             self.letterboxing = nil

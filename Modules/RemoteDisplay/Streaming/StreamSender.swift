@@ -253,7 +253,8 @@ final class StreamSender {
     func apply(_ compound: RTCPCompound, arrival: HostTime, acknowledged: (Int, HostTime) -> Void) {
         // Only this stream's receiver's XR moves the staleness watermark
         // (Open Screen compound_rtcp_parser.cc:172-184, :417-418).
-        if let time = compound.receiverReferenceTime, compound.receiverReferenceTimeAuthor == self.parameters.receiverSSRC
+        if let time = compound.receiverReferenceTime,
+            compound.receiverReferenceTimeAuthor == self.parameters.receiverSSRC
         {
             guard time >= self.newestReferenceTime else { return }
             self.newestReferenceTime = time
