@@ -217,6 +217,21 @@ import Testing
             }
         }
 
+        /// A Nest speaker (its profile) runs audio mirroring (85CDB22F) and answers with the Opus stream alone.
+        @Test func aNestSpeakerTakesAudioOnlyOnTheAudioMirroringApp() async throws {
+            try await StreamingFixture.with(
+                streaming: nil, profile: .nestSpeaker, application: CastApplicationID.audioMirroring
+            ) { fixture in
+                let source = try fixture.prepareSource(width: 640, height: 360)
+                let session = try await fixture.channel.beginSession(configuration: RemoteDisplayConfiguration())
+                #expect(session.audioQueue != nil)
+                try await source.stream(seconds: 1, to: session)
+                let report = try await fixture.report { ($0.audio?.framesDecoded ?? 0) >= 80 }
+                #expect((report?.audio?.framesDecoded ?? 0) >= 80)
+                #expect(report?.video == nil)
+            }
+        }
+
         @Test func theReceiverAppStoppingEndsTheSession() async throws {
             try await StreamingFixture.with { fixture in
                 let session = try await fixture.channel.beginSession(configuration: RemoteDisplayConfiguration())

@@ -22,17 +22,24 @@ struct StreamingFixture {
     /// Runs `body` with the fixture, in its turn among the real-time tests;
     /// tears everything down whatever happens.
     static func with(
-        streaming: StreamingReceiverConfiguration = StreamingReceiverConfiguration(),
+        streaming: StreamingReceiverConfiguration? = StreamingReceiverConfiguration(),
+        profile: ReceiverProfile = .chromecastWithGoogleTV,
+        application: String = CastApplicationID.mirroring,
         _ body: (StreamingFixture) async throws -> Void
     ) async throws {
-        try await RealTimeTurns.take { try await Self.run(streaming: streaming, body) }
+        try await RealTimeTurns.take {
+            try await Self.run(streaming: streaming, profile: profile, application: application, body)
+        }
     }
 
+    /// `streaming` replaces the profile's streaming behaviour unless `nil`.
     private static func run(
-        streaming: StreamingReceiverConfiguration, _ body: (StreamingFixture) async throws -> Void
+        streaming: StreamingReceiverConfiguration?, profile: ReceiverProfile, application: String,
+        _ body: (StreamingFixture) async throws -> Void
     ) async throws {
-        let emulator = try CastEmulator(logger: quietLogger)
-        emulator.streaming = streaming
+        let emulator = try CastEmulator(
+            configuration: CastEmulatorConfiguration(profile: profile), logger: quietLogger)
+        if let streaming { emulator.streaming = streaming }
         try await emulator.start()
         let connection = CastConnection(host: "127.0.0.1", port: emulator.port, logger: quietLogger)
         let receiver = ReceiverChannel()
@@ -42,7 +49,7 @@ struct StreamingFixture {
             try await connection.connect()
             try await connection.openVirtualConnection(to: "receiver-0")
             receiver.attach(to: connection, destinationID: "receiver-0", logger: quietLogger)
-            let application = try await receiver.launch(appID: CastApplicationID.mirroring)
+            let application = try await receiver.launch(appID: application)
             let transportID = try #require(application.transportID)
             try await connection.openVirtualConnection(to: transportID)
             channel.attach(to: connection, destinationID: transportID, logger: quietLogger)
