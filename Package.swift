@@ -43,7 +43,10 @@ let package = Package(
 
         .target(
             name: "CastLogging",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             path: "Modules/Logging",
             swiftSettings: strictSettings
         ),
@@ -121,6 +124,7 @@ let package = Package(
             dependencies: [
                 "CastLogging", "CastTransport", "CastChannels", "CVPX", "COpus", "CSampleRate", "COpenSSL", "CYUV",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             path: "Modules/RemoteDisplay",
             swiftSettings: strictSettings

@@ -1,4 +1,5 @@
 public import Logging
+import NIOConcurrencyHelpers
 import Synchronization
 
 #if canImport(Glibc)
@@ -38,25 +39,25 @@ public final class CastLogger: Sendable {
         var nextToken: UInt64 = 0
     }
 
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
     /// Bumped (under the state lock) whenever the filter or the sinks change.
     let generation = Atomic<Int>(0)
     /// Serialises delivery so sinks see one record at a time, in one order.
-    private let delivery = Mutex<Void>(())
+    private let delivery = NIOLockedValueBox<Void>(())
     /// The thread currently delivering, or 0; lets a sink's own log calls be dropped instead of deadlocking.
     private let deliveringThread = Atomic<UInt>(0)
 
     /// Creates a logger with its own filter and sinks.
     public init(filter: CastLogFilter = CastLogFilter()) {
-        self.state = Mutex(State(filter: filter))
+        self.state = NIOLockedValueBox(State(filter: filter))
     }
 
     /// What passes. Changing it takes effect for the very next log call, in
     /// every logger made before or after.
     public var filter: CastLogFilter {
-        get { self.state.withLock { $0.filter } }
+        get { self.state.withLockedValue { $0.filter } }
         set {
-            self.state.withLock { state in
+            self.state.withLockedValue { state in
                 state.filter = newValue
                 self.generation.add(1, ordering: .releasing)
             }
@@ -66,7 +67,7 @@ public final class CastLogger: Sendable {
     /// Installs a sink; it receives every record admitted from now on.
     @discardableResult
     public func addSink(_ sink: some CastLogSink) -> CastLogSinkToken {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             let token = CastLogSinkToken(id: state.nextToken)
             state.nextToken += 1
             state.sinks.append((token, sink))
@@ -77,7 +78,7 @@ public final class CastLogger: Sendable {
 
     /// Removes a sink; unknown or already removed tokens are ignored.
     public func removeSink(_ token: CastLogSinkToken) {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             state.sinks.removeAll { $0.token == token }
             self.generation.add(1, ordering: .releasing)
         }
@@ -95,7 +96,7 @@ public final class CastLogger: Sendable {
 
     /// The level in force for `subsystem` and the generation it belongs to.
     func effectiveLevel(forSubsystem subsystem: String) -> (generation: Int, level: CastLogLevel) {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             let generation = self.generation.load(ordering: .relaxed)
             if state.sinks.isEmpty {
                 return (generation, .none)
@@ -110,10 +111,10 @@ public final class CastLogger: Sendable {
         if self.deliveringThread.load(ordering: .acquiring) == thread {
             return  // A sink logged while handling a record: drop it rather than deadlock.
         }
-        self.delivery.withLock { _ in
+        self.delivery.withLockedValue { _ in
             self.deliveringThread.store(thread, ordering: .releasing)
             defer { self.deliveringThread.store(0, ordering: .releasing) }
-            let sinks = self.state.withLock { $0.sinks }
+            let sinks = self.state.withLockedValue { $0.sinks }
             for entry in sinks {
                 entry.sink.log(record)
             }

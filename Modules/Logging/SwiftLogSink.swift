@@ -1,5 +1,5 @@
 public import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Forwards admitted records to swift-log, for apps that bootstrap
 /// `LoggingSystem` with their own handlers.
@@ -21,7 +21,7 @@ public struct SwiftLogSink: CastLogSink {
     private final class Loggers: Sendable {
         let labelPrefix: String
         let makeLogger: @Sendable (String) -> Logger
-        let cache = Mutex<[String: Logger]>([:])
+        let cache = NIOLockedValueBox<[String: Logger]>([:])
 
         init(labelPrefix: String, makeLogger: @escaping @Sendable (String) -> Logger) {
             self.labelPrefix = labelPrefix
@@ -29,7 +29,7 @@ public struct SwiftLogSink: CastLogSink {
         }
 
         func logger(forSubsystem subsystem: String) -> Logger {
-            self.cache.withLock { cache in
+            self.cache.withLockedValue { cache in
                 if let logger = cache[subsystem] {
                     return logger
                 }

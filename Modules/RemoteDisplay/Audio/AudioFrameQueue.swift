@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// What happened to enqueued audio: how many frames (samples per channel)
 /// were queued and how many did not fit and were dropped.
@@ -46,7 +46,7 @@ public final class AudioFrameQueue: Sendable {
     /// Frames each pooled buffer holds.
     public let bufferFrameCapacity: Int
     private let pool: BoundedPool<AudioStorage>
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
     /// Creates a queue.
     ///
@@ -68,7 +68,7 @@ public final class AudioFrameQueue: Sendable {
         self.pool = BoundedPool(capacity: bufferCount) {
             AudioStorage(channelCount: channels, frameCapacity: bufferFrameCapacity)
         }
-        self.state = Mutex(State(ring: Array(repeating: nil, count: bufferCount)))
+        self.state = NIOLockedValueBox(State(ring: Array(repeating: nil, count: bufferCount)))
     }
 
     /// How many buffers there are in all.
@@ -76,9 +76,9 @@ public final class AudioFrameQueue: Sendable {
     /// Buffers out of the pool now: held by the app or queued.
     public var buffersInUse: Int { self.pool.outstanding }
     /// Frames waiting for the encoder.
-    public var queuedFrameCount: Int { self.state.withLock { $0.queuedFrames } }
+    public var queuedFrameCount: Int { self.state.withLockedValue { $0.queuedFrames } }
     /// Frames dropped since the queue was made because the buffering was full.
-    public var droppedFrameCount: Int { self.state.withLock { $0.droppedFrames } }
+    public var droppedFrameCount: Int { self.state.withLockedValue { $0.droppedFrames } }
 
     /// A buffer in the session's format to fill and enqueue, or `nil` when
     /// all are in use (the SDK's `newAudioBuffer`).
@@ -106,7 +106,7 @@ public final class AudioFrameQueue: Sendable {
         let (storage, pool) = buffer.takeStorage()
         if pool === self.pool {
             let frames = storage.frameCount
-            self.state.withLock { state in
+            self.state.withLockedValue { state in
                 state.ring[(state.head + state.count) % state.ring.count] = Entry(storage: storage, pts: pts)
                 state.count += 1
                 state.queuedFrames += frames
@@ -137,7 +137,7 @@ public final class AudioFrameQueue: Sendable {
         fill: (AudioStorage, Int, Int, Int) -> Void
     ) -> AudioEnqueueResult {
         let sampleRate = self.format.sampleRate
-        var offset = self.state.withLock { state -> Int in
+        var offset = self.state.withLockedValue { state -> Int in
             guard state.count > 0 else { return 0 }
             let tailIndex = (state.head + state.count - 1) % state.ring.count
             guard let tail = state.ring[tailIndex], tail.isAppendable else { return 0 }
@@ -160,7 +160,7 @@ public final class AudioFrameQueue: Sendable {
                 pts: pts.advanced(byFrames: offset, sampleRate: sampleRate),
                 isAppendable: true
             )
-            self.state.withLock { state in
+            self.state.withLockedValue { state in
                 state.ring[(state.head + state.count) % state.ring.count] = entry
                 state.count += 1
                 state.queuedFrames += frames
@@ -169,7 +169,7 @@ public final class AudioFrameQueue: Sendable {
         }
         let dropped = frameCount - offset
         if dropped > 0 {
-            self.state.withLock { $0.droppedFrames += dropped }
+            self.state.withLockedValue { $0.droppedFrames += dropped }
         }
         return AudioEnqueueResult(acceptedFrames: offset, droppedFrames: dropped)
     }
@@ -180,7 +180,7 @@ public final class AudioFrameQueue: Sendable {
     func dequeueInterleaved(frames: Int, into destination: UnsafeMutablePointer<Float>) -> HostTime? {
         let channels = self.format.channelCount
         let sampleRate = self.format.sampleRate
-        return self.state.withLock { state -> HostTime? in
+        return self.state.withLockedValue { state -> HostTime? in
             guard state.queuedFrames >= frames, let first = state.ring[state.head] else { return nil }
             let pts = first.pts.advanced(byFrames: first.readOffset, sampleRate: sampleRate)
             var written = 0

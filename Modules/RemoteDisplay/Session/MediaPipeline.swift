@@ -3,7 +3,7 @@ import CastTransport
 import Dispatch
 import Foundation
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The threads behind a ``RemoteDisplaySession``: an encoder thread (VP8
 /// and Opus, then encrypt and packetize) and a network thread (RTCP in,
@@ -36,16 +36,16 @@ final class MediaPipeline: Sendable {
     static let encoderBacklog = 2
     static let statisticsInterval: Duration = .milliseconds(500)
 
-    let engine: Mutex<SenderEngine>
+    let engine: NIOLockedValueBox<SenderEngine>
     let socket: UDPSocket
     /// The receiver's media port, from the ANSWER.
     let receiverPort: Int
-    private let control = Mutex(Control())
+    private let control = NIOLockedValueBox(Control())
     private let wake = DispatchSemaphore(value: 0)
     private let encoders: EncoderState
     private let statisticsBroadcaster = EventBroadcaster<RemoteDisplayStatistics>(
         initial: nil, buffering: .bufferingNewest(16))
-    private let latest = Mutex(RemoteDisplayStatistics())
+    private let latest = NIOLockedValueBox(RemoteDisplayStatistics())
     private let logger: Logger
 
     init(
@@ -76,9 +76,9 @@ final class MediaPipeline: Sendable {
         }
         self.socket = socket
         self.receiverPort = answer.udpPort
-        self.engine = Mutex(engine)
+        self.engine = NIOLockedValueBox(engine)
         self.logger = logger.makeLogger(subsystem: "RemoteDisplay.Sender")
-        self.latest.withLock { $0.videoBitrate = controller.current }
+        self.latest.withLockedValue { $0.videoBitrate = controller.current }
     }
 
     /// Starts both threads.
@@ -116,7 +116,7 @@ final class MediaPipeline: Sendable {
 
     /// Stops both threads (they finish their current step) and releases waiting frames.
     func shutdown() {
-        let pending = self.control.withLock { control in
+        let pending = self.control.withLockedValue { control in
             control.stopping = true
             defer { control.pending.removeAll() }
             return control.pending
@@ -128,8 +128,8 @@ final class MediaPipeline: Sendable {
 
     /// Whether frames are refused for now (the session is interrupted).
     var isPaused: Bool {
-        get { self.control.withLock { $0.paused } }
-        set { self.control.withLock { $0.paused = newValue } }
+        get { self.control.withLockedValue { $0.paused } }
+        set { self.control.withLockedValue { $0.paused = newValue } }
     }
 
     // MARK: App side
@@ -139,7 +139,7 @@ final class MediaPipeline: Sendable {
     func enqueueVideo(_ frame: consuming PixelBuffer, pts: HostTime) -> Bool {
         let (storage, pool) = frame.takeStorage()
         let pendingFrame = PendingFrame(storage: storage, pool: pool, pts: pts)
-        let (accepted, evicted) = self.control.withLock { control -> (Bool, PendingFrame?) in
+        let (accepted, evicted) = self.control.withLockedValue { control -> (Bool, PendingFrame?) in
             guard !control.stopping, !control.paused else { return (false, nil) }
             var evicted: PendingFrame?
             if control.pending.count >= Self.encoderBacklog {
@@ -151,7 +151,7 @@ final class MediaPipeline: Sendable {
         if !accepted { pendingFrame.release() }
         if let evicted {
             evicted.release()
-            self.engine.withLock { $0.recordDrop(.video, forcingKeyFrame: false) }
+            self.engine.withLockedValue { $0.recordDrop(.video, forcingKeyFrame: false) }
         }
         self.wake.signal()
         return accepted
@@ -167,7 +167,7 @@ final class MediaPipeline: Sendable {
     }
 
     var currentStatistics: RemoteDisplayStatistics {
-        self.latest.withLock { $0 }
+        self.latest.withLockedValue { $0 }
     }
 
     // MARK: Encoder thread
@@ -179,7 +179,7 @@ final class MediaPipeline: Sendable {
         // One frame per lock: taking them singly keeps the queue's storage
         // and allocates nothing per frame.
         while true {
-            let (frame, stopping, paused) = self.control.withLock { control in
+            let (frame, stopping, paused) = self.control.withLockedValue { control in
                 (control.pending.isEmpty ? nil : control.pending.removeFirst(), control.stopping, control.paused)
             }
             guard !stopping else {
@@ -201,7 +201,7 @@ final class MediaPipeline: Sendable {
 
     private func encodeVideo(_ frame: PendingFrame) {
         let buffer = PixelBuffer(storage: frame.storage, pool: frame.pool)
-        let (admitted, keyFrame, bitrate) = self.engine.withLock { engine in
+        let (admitted, keyFrame, bitrate) = self.engine.withLockedValue { engine in
             let admitted = engine.admits(.video, captureTime: frame.pts)
             if !admitted { engine.recordDrop(.video, forcingKeyFrame: false) }
             return (admitted, engine.takeKeyFrameRequest(), engine.videoBitrate)
@@ -214,21 +214,29 @@ final class MediaPipeline: Sendable {
                     buffer, pts: frame.pts, keyFrame: keyFrame, bitrate: bitrate)
             else { return }
             let encodeTime = start.duration(to: .now)
-            self.control.withLock { control in
+            self.control.withLockedValue { control in
                 control.framesEncoded += 1
                 control.encodeTime += encodeTime
                 control.encodesInInterval += 1
             }
             try encoded.withUnsafeBytes { bytes throws(CastRemoteDisplayError) in
-                try self.engine.withLock { engine throws(CastRemoteDisplayError) in
-                    _ = try engine.enqueue(
-                        bytes, kind: .video, isKeyFrame: encoded.isKeyFrame, captureTime: encoded.pts, now: .now)
-                }
+                try self.send(bytes, kind: .video, isKeyFrame: encoded.isKeyFrame, captureTime: encoded.pts)
             }
         } catch {
             self.logger.warning("dropping a video frame", metadata: ["cast.reason": "\(error)"])
-            self.engine.withLock { $0.recordDrop(.video, forcingKeyFrame: true) }
+            self.engine.withLockedValue { $0.recordDrop(.video, forcingKeyFrame: true) }
         }
+    }
+
+    /// Hands an encoded frame to the engine under its lock.
+    private func send(
+        _ bytes: UnsafeRawBufferPointer, kind: MediaKind, isKeyFrame: Bool, captureTime: HostTime
+    ) throws(CastRemoteDisplayError) {
+        try self.engine.withLockedValue { engine in
+            Result { () throws(CastRemoteDisplayError) in
+                _ = try engine.enqueue(bytes, kind: kind, isKeyFrame: isKeyFrame, captureTime: captureTime, now: .now)
+            }
+        }.get()
     }
 
     private func encodeAudio() {
@@ -236,14 +244,11 @@ final class MediaPipeline: Sendable {
             do throws(CastRemoteDisplayError) {
                 guard let encoded = try self.encoders.encodeAudio() else { return }
                 try encoded.withUnsafeBytes { bytes throws(CastRemoteDisplayError) in
-                    try self.engine.withLock { engine throws(CastRemoteDisplayError) in
-                        _ = try engine.enqueue(
-                            bytes, kind: .audio, isKeyFrame: true, captureTime: encoded.pts, now: .now)
-                    }
+                    try self.send(bytes, kind: .audio, isKeyFrame: true, captureTime: encoded.pts)
                 }
             } catch {
                 self.logger.warning("dropping an audio frame", metadata: ["cast.reason": "\(error)"])
-                self.engine.withLock { $0.recordDrop(.audio, forcingKeyFrame: false) }
+                self.engine.withLockedValue { $0.recordDrop(.audio, forcingKeyFrame: false) }
             }
         }
     }
@@ -253,20 +258,20 @@ final class MediaPipeline: Sendable {
     /// One round of the network thread: feedback until the next 10 ms tick,
     /// the tick, and statistics when due. Returns `false` once the pipeline stops.
     private func networkOnce(buffer: inout [UInt8], nextTick: inout HostTime, nextStatistics: inout HostTime) -> Bool {
-        guard !self.control.withLock({ $0.stopping }) else { return false }
+        guard !self.control.withLockedValue({ $0.stopping }) else { return false }
         let wait = HostTime.now.duration(to: nextTick)
         if self.socket.waitForInput(timeout: max(wait, .zero)) {
             buffer.withUnsafeMutableBytes { buffer in
                 while let count = self.socket.receive(into: buffer) {
                     let arrival = HostTime.now
                     let datagram = UnsafeRawBufferPointer(rebasing: buffer[..<count])
-                    self.engine.withLock { $0.handleFeedback(datagram, arrival: arrival) }
+                    self.engine.withLockedValue { $0.handleFeedback(datagram, arrival: arrival) }
                 }
             }
         }
         let now = HostTime.now
         if now >= nextTick {
-            _ = self.engine.withLock { $0.tick(at: now) }
+            _ = self.engine.withLockedValue { $0.tick(at: now) }
             nextTick = max(nextTick.advanced(by: SenderEngine.burstInterval), now)
         }
         if now >= nextStatistics {
@@ -277,22 +282,23 @@ final class MediaPipeline: Sendable {
     }
 
     private func publishStatistics(at now: HostTime) {
-        let (encoded, encodeTime, encodes) = self.control.withLock { control in
+        let (encoded, encodeTime, encodes) = self.control.withLockedValue { control in
             defer {
                 control.encodeTime = .zero
                 control.encodesInInterval = 0
             }
             return (control.framesEncoded, control.encodeTime, control.encodesInInterval)
         }
-        let statistics = self.engine.withLock { engine in
+        let statistics = self.engine.withLockedValue { engine in
             RemoteDisplayStatistics(
                 videoFramesEncoded: encoded, video: engine.counters(.video), audio: engine.counters(.audio),
                 videoBitrate: engine.videoBitrate ?? 0, bandwidthEstimate: engine.bandwidthEstimate(at: now),
                 roundTripTime: engine.roundTripTime,
-                averageEncodeTime: encodes > 0 ? encodeTime / encodes : self.latest.withLock { $0.averageEncodeTime },
+                averageEncodeTime: encodes > 0
+                    ? encodeTime / encodes : self.latest.withLockedValue { $0.averageEncodeTime },
                 targetDelay: engine.playoutDelay)
         }
-        self.latest.withLock { $0 = statistics }
+        self.latest.withLockedValue { $0 = statistics }
         self.statisticsBroadcaster.yield(statistics)
     }
 }

@@ -1,7 +1,7 @@
 public import CastChannels
 public import CastLogging
 import CastTransport
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The channel that starts Remote Display sessions, on
 /// `urn:x-cast:com.google.cast.webrtc` — the SDK's `GCKRemoteDisplayChannel`.
@@ -27,7 +27,7 @@ public final class RemoteDisplayChannel: CastChannel, @unchecked Sendable {
     // @unchecked Sendable, because CastChannel is open and the compiler
     // checks only final classes. Stored properties: `answers`
     // (RequestTracker, Sendable), `logger` (CastLogger, Sendable) and `state`
-    // (a Mutex: the sequence counter, the live session and the status watcher
+    // (a NIOLockedValueBox: the sequence counter, the live session and the status watcher
     // change only under it).
 
     private struct State {
@@ -39,7 +39,7 @@ public final class RemoteDisplayChannel: CastChannel, @unchecked Sendable {
     }
 
     private let answers = RequestTracker<JSONValue>()
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     private let castLogger: CastLogger
 
     /// Creates a channel.
@@ -49,7 +49,7 @@ public final class RemoteDisplayChannel: CastChannel, @unchecked Sendable {
     }
 
     deinit {
-        self.state.withLock { $0.watcher?.cancel() }
+        self.state.withLockedValue { $0.watcher?.cancel() }
     }
 
     /// Whether this machine can run Remote Display: the VP8 and Opus
@@ -59,7 +59,7 @@ public final class RemoteDisplayChannel: CastChannel, @unchecked Sendable {
 
     /// The session this channel started, while it has not ended.
     public var currentSession: RemoteDisplaySession? {
-        self.state.withLock { $0.session }
+        self.state.withLockedValue { $0.session }
     }
 
     /// Offers `configuration` to the receiver app and, when its ANSWER
@@ -86,13 +86,13 @@ public final class RemoteDisplayChannel: CastChannel, @unchecked Sendable {
         guard let (connection, transportID) = self.currentLink else {
             throw CastRemoteDisplayError(.notConnected, "attach the channel to the receiver app first")
         }
-        let sequenceNumber = self.state.withLock { state in
+        let sequenceNumber = self.state.withLockedValue { state in
             defer { state.nextSequenceNumber += 1 }
             state.pendingOffer = state.nextSequenceNumber
             return state.nextSequenceNumber
         }
         defer {
-            self.state.withLock { state in
+            self.state.withLockedValue { state in
                 if state.pendingOffer == sequenceNumber { state.pendingOffer = nil }
             }
         }
@@ -115,7 +115,7 @@ public final class RemoteDisplayChannel: CastChannel, @unchecked Sendable {
         let answer = try StreamingAnswer(reply, offer: offer)
         let session = try RemoteDisplaySession(
             answer: answer, host: connection.host, transportID: transportID, logger: self.castLogger)
-        let previous = self.state.withLock { state in
+        let previous = self.state.withLockedValue { state in
             defer { state.session = session }
             return state.session
         }
@@ -132,7 +132,7 @@ public final class RemoteDisplayChannel: CastChannel, @unchecked Sendable {
     /// (``JSONValue/messageType``). Other messages are logged and dropped.
     public override func didReceiveTextMessage(_ message: String) {
         guard let json = try? JSONValue(parsing: message), json.messageType == "ANSWER",
-            let sequenceNumber = json["seqNum"]?.intValue ?? self.state.withLock({ $0.pendingOffer })
+            let sequenceNumber = json["seqNum"]?.intValue ?? self.state.withLockedValue({ $0.pendingOffer })
         else {
             self.logger.debug("dropping a webrtc message that is not an ANSWER to a waiting offer")
             return
@@ -176,7 +176,7 @@ public final class RemoteDisplayChannel: CastChannel, @unchecked Sendable {
                 }
             }
         }
-        let previous = self.state.withLock { state in
+        let previous = self.state.withLockedValue { state in
             defer { state.watcher = watcher }
             return state.watcher
         }
@@ -184,7 +184,7 @@ public final class RemoteDisplayChannel: CastChannel, @unchecked Sendable {
     }
 
     private func endSession(_ reason: RemoteDisplaySessionEndReason, ifCurrent expected: RemoteDisplaySession? = nil) {
-        let ended = self.state.withLock { state -> RemoteDisplaySession? in
+        let ended = self.state.withLockedValue { state -> RemoteDisplaySession? in
             guard let session = state.session, expected == nil || expected === session else { return nil }
             state.session = nil
             state.watcher?.cancel()

@@ -1,6 +1,6 @@
 import CastLogging
 import CastTransport
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Where a ``RemoteDisplaySession`` is in its life.
 public enum RemoteDisplaySessionState: Sendable, Hashable {
@@ -51,7 +51,7 @@ public final class RemoteDisplaySession: Sendable {
     private let pixelBuffers: PixelBufferPool?
     private let pipeline: MediaPipeline
     private let transportID: String
-    private let stateBox: Mutex<RemoteDisplaySessionState>
+    private let stateBox: NIOLockedValueBox<RemoteDisplaySessionState>
     private let states = EventBroadcaster<RemoteDisplaySessionState>(initial: .active)
 
     init(answer: StreamingAnswer, host: String, transportID: String, logger: CastLogger)
@@ -74,14 +74,14 @@ public final class RemoteDisplaySession: Sendable {
         self.configuration = configuration
         self.letterbox = hasVideo ? answer.letterbox : nil
         self.transportID = transportID
-        self.stateBox = Mutex(.active)
+        self.stateBox = NIOLockedValueBox(.active)
         self.pipeline.start()
     }
 
     // MARK: State
 
     /// The session's state now.
-    public var state: RemoteDisplaySessionState { self.stateBox.withLock { $0 } }
+    public var state: RemoteDisplaySessionState { self.stateBox.withLockedValue { $0 } }
 
     /// The current state, then every change, until the session ends; each call gives a new stream.
     public func stateUpdates() -> AsyncStream<RemoteDisplaySessionState> {
@@ -101,12 +101,12 @@ public final class RemoteDisplaySession: Sendable {
     /// each stream (RTP adaptive playout delay extension); values are
     /// clamped to 1 ms…5 s.
     public var targetDelay: Duration {
-        get { self.pipeline.engine.withLock { $0.playoutDelay } }
+        get { self.pipeline.engine.withLockedValue { $0.playoutDelay } }
         set {
             let delay = min(
                 max(newValue, RemoteDisplayConfiguration.targetDelayRange.lowerBound),
                 RemoteDisplayConfiguration.targetDelayRange.upperBound)
-            self.pipeline.engine.withLock { $0.playoutDelay = delay }
+            self.pipeline.engine.withLockedValue { $0.playoutDelay = delay }
         }
     }
 
@@ -203,7 +203,7 @@ public final class RemoteDisplaySession: Sendable {
 
     /// The control connection went down: refuse frames until it is back.
     func interrupt() {
-        let changed = self.stateBox.withLock { state -> Bool in
+        let changed = self.stateBox.withLockedValue { state -> Bool in
             guard state == .active else { return false }
             state = .interrupted
             return true
@@ -215,21 +215,21 @@ public final class RemoteDisplaySession: Sendable {
 
     /// The control connection is back (to `host`): send again, key frame first.
     func resume(host: String) {
-        let changed = self.stateBox.withLock { state -> Bool in
+        let changed = self.stateBox.withLockedValue { state -> Bool in
             guard state == .interrupted else { return false }
             state = .active
             return true
         }
         guard changed else { return }
         try? self.pipeline.socket.redirect(host: host, port: self.pipeline.receiverPort)
-        self.pipeline.engine.withLock { $0.requestKeyFrame() }
+        self.pipeline.engine.withLockedValue { $0.requestKeyFrame() }
         self.pipeline.isPaused = false
         self.states.yield(.active)
     }
 
     /// Ends the session for `reason`; ending an ended session does nothing.
     func end(_ reason: RemoteDisplaySessionEndReason) {
-        let changed = self.stateBox.withLock { state -> Bool in
+        let changed = self.stateBox.withLockedValue { state -> Bool in
             if case .ended = state { return false }
             state = .ended(reason)
             return true

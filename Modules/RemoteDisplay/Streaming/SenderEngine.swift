@@ -8,8 +8,8 @@
 /// tests drive it directly with their own clock and transmit function.
 //
 // @unchecked Sendable: mutable state with no lock of its own. A session keeps
-// it in `MediaPipeline.engine`, a Mutex, and touches it only inside
-// `withLock`; tests use one from a single task. So no two threads ever run
+// it in `MediaPipeline.engine`, a NIOLockedValueBox, and touches it only inside
+// `withLockedValue`; tests use one from a single task. So no two threads ever run
 // its methods at once.
 final class SenderEngine: @unchecked Sendable {
     /// Packets per 10 ms burst: max(1, (24·2²⁰ / 8 / packet size) / 100) — 21 at 1472 bytes.

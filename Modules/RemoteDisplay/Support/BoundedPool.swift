@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A fixed-capacity pool of reusable storage objects.
 ///
@@ -16,21 +16,21 @@ final class BoundedPool<Storage: AnyObject & Sendable>: Sendable {
     /// The most objects that can be out at once.
     let capacity: Int
     private let makeStorage: @Sendable () -> Storage
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
     init(capacity: Int, makeStorage: @escaping @Sendable () -> Storage) {
         self.capacity = capacity
         self.makeStorage = makeStorage
         var free: [Storage] = []
         free.reserveCapacity(capacity)
-        self.state = Mutex(State(free: free))
+        self.state = NIOLockedValueBox(State(free: free))
     }
 
     /// How many objects are out now.
-    var outstanding: Int { self.state.withLock { $0.outstanding } }
+    var outstanding: Int { self.state.withLockedValue { $0.outstanding } }
 
     func take() -> Storage? {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             if let storage = state.free.popLast() {
                 state.outstanding += 1
                 return storage
@@ -42,7 +42,7 @@ final class BoundedPool<Storage: AnyObject & Sendable>: Sendable {
     }
 
     func recycle(_ storage: Storage) {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             state.outstanding -= 1
             state.free.append(storage)
         }
