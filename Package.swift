@@ -226,6 +226,34 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
+        // MARK: Fuzz targets (Tests/Fuzz): one per parser. Built normally they
+        // replay a corpus; `make fuzz` builds them with libFuzzer and ASan
+        // (`-sanitize=fuzzer,address -DFUZZING`: libFuzzer brings the `main`).
+
+        .target(name: "FuzzSupport", path: "Tests/Fuzz/FuzzSupport", swiftSettings: strictSettings),
+        .executableTarget(
+            name: "fuzz-dns-message", dependencies: ["FuzzSupport", "CastDiscovery"],
+            path: "Tests/Fuzz/DNSMessage", exclude: ["Corpus"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "fuzz-cast-frame", dependencies: ["FuzzSupport", "CastTransport"],
+            path: "Tests/Fuzz/CastFrame", exclude: ["Corpus"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "fuzz-status-json", dependencies: ["FuzzSupport", "CastChannels", "CastMedia"],
+            path: "Tests/Fuzz/StatusJSON", exclude: ["Corpus"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "fuzz-offer-answer",
+            dependencies: ["FuzzSupport", "CastChannels", "CastRemoteDisplay", "CastEmulator"],
+            path: "Tests/Fuzz/OfferAnswer", exclude: ["Corpus"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "fuzz-rtcp", dependencies: ["FuzzSupport", "CastRemoteDisplay"],
+            path: "Tests/Fuzz/RTCP", exclude: ["Corpus"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "fuzz-rtp", dependencies: ["FuzzSupport", "CastRemoteDisplay", "CastEmulator"],
+            path: "Tests/Fuzz/RTP", exclude: ["Corpus"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "fuzz-device-auth", dependencies: ["FuzzSupport", "CastTransport", "CastEmulator"],
+            path: "Tests/Fuzz/DeviceAuth", exclude: ["Corpus"], swiftSettings: strictSettings),
+
         // MARK: Tests
 
         .target(

@@ -12,24 +12,32 @@ struct RecordCacheTests {
         return DNSResourceRecord(name: service, ttl: ttl, data: .ptr(service.prepending(label)))
     }
 
-    @Test("A full cache refuses new records but still refreshes the ones it holds")
+    /// Issue 20: a flood of fake devices cannot fill the cache for good — a
+    /// full interface evicts its least recently heard records, so a device
+    /// heard again stays — and another interface is not affected.
+    @Test("A full interface evicts its least recently heard records; others keep theirs")
     func capacity() {
-        var cache = RecordCache(capacity: 3, jitter: { 0 })
-        for label in ["a", "b", "c"] {
-            let added = cache.insert(Self.pointer(label), interfaceIndex: 1, now: Self.now)
-            #expect(added)
+        var cache = RecordCache(capacity: 8, jitter: { 0 })
+        var added = [
+            cache.insert(Self.pointer("other"), interfaceIndex: 2, now: Self.now),
+            cache.insert(Self.pointer("real"), interfaceIndex: 1, now: Self.now),
+        ]
+        for index in 0..<7 {
+            added.append(cache.insert(Self.pointer("fake\(index)"), interfaceIndex: 1, now: Self.now + .seconds(1)))
         }
-        let overflow = cache.insert(Self.pointer("d"), interfaceIndex: 1, now: Self.now)
-        #expect(!overflow)
-        #expect(cache.count == 3)
-        let refreshedIsNew = cache.insert(Self.pointer("a", ttl: 500), interfaceIndex: 1, now: Self.now)
+        // The real device is heard again, then the flood goes on.
+        _ = cache.insert(Self.pointer("real"), interfaceIndex: 1, now: Self.now + .seconds(2))
+        for index in 7..<100 {
+            let time = Self.now + .seconds(3) + .milliseconds(Int64(index))
+            added.append(cache.insert(Self.pointer("fake\(index)"), interfaceIndex: 1, now: time))
+        }
+        #expect(added.allSatisfy { $0 }, "every new record is taken, evicting old ones")
+        let names = cache.records(named: DNSName("_googlecast._tcp.local"), type: .ptr)
+        #expect(names.filter { $0.interfaceIndex == 1 }.count <= 8)
+        #expect(names.contains { $0.interfaceIndex == 2 })
+        #expect(cache.count <= 9)
+        let refreshedIsNew = cache.insert(
+            Self.pointer("fake99", ttl: 500), interfaceIndex: 1, now: Self.now + .seconds(4))
         #expect(!refreshedIsNew, "a refresh, not a new record")
-        #expect(cache.records(named: DNSName("_googlecast._tcp.local"), type: .ptr).count == 3)
-        // Room again once records leave.
-        let expired = cache.removeExpired(now: Self.now + .seconds(100))
-        #expect(expired.count == 2)
-        let addedLater = cache.insert(Self.pointer("d"), interfaceIndex: 1, now: Self.now + .seconds(100))
-        #expect(addedLater)
-        #expect(cache.count == 2)
     }
 }

@@ -23,6 +23,8 @@ struct BrowserEngine {
         var queries: [(message: DNSMessage, interfaceIndex: Int)] = []
         /// Why instances whose devices may have gone were removed, by instance name.
         var lossReasons: [String: DiscoveryEvent.LossReason] = [:]
+        /// Records dropped as they arrived, and why: to be logged.
+        var refusals: [String] = []
     }
 
     /// The timing the scan modes use.
@@ -56,6 +58,8 @@ struct BrowserEngine {
 
     /// The known answers one query carries at most, so it stays one datagram.
     private static let maximumKnownAnswers = 24
+    /// What device addresses may be on each interface, by index.
+    private var scopes: [Int: AddressScope] = [:]
 
     init(serviceType: DNSName, scanMode: ScanMode, timing: Timing, cache: RecordCache = RecordCache()) {
         self.serviceType = serviceType
@@ -75,8 +79,9 @@ struct BrowserEngine {
 
     /// Starts querying on a new interface: a QU query after the start delay, and the back-off
     /// restarted from it (§5.2, §5.4, §10.3).
-    mutating func addInterface(index: Int, name: String, now: NIODeadline) {
+    mutating func addInterface(index: Int, name: String, scope: AddressScope = .unknown, now: NIODeadline) {
         self.interfaces[index] = name
+        self.scopes[index] = scope
         let firstAt = now + self.timing.startDelay()
         self.firstQueryAt[index] = firstAt
         self.queryInterval = self.timing.initialQueryInterval
@@ -86,6 +91,7 @@ struct BrowserEngine {
     /// Stops using an interface and forgets what was heard on it.
     mutating func removeInterface(index: Int, now: NIODeadline) -> Step {
         self.interfaces.removeValue(forKey: index)
+        self.scopes.removeValue(forKey: index)
         self.firstQueryAt.removeValue(forKey: index)
         let lossReasons = self.rebuildDevices(after: self.cache.removeAll(onInterface: index))
         var step = self.advance(to: now)
@@ -112,7 +118,15 @@ struct BrowserEngine {
         guard message.isResponse, message.opcode == 0, message.responseCode == 0,
             sourcePort == 5353, self.interfaces[interfaceIndex] != nil
         else { return Step() }
-        let records = message.cacheableRecords
+        var refusals: [String] = []
+        var records: [DNSResourceRecord] = []
+        for record in message.cacheableRecords {
+            if let reason = self.refusal(of: record, on: interfaceIndex) {
+                refusals.append("\(record.name) \(record.type): \(reason)")
+            } else {
+                records.append(record)
+            }
+        }
         // Service records first, so the host records they point at are recognised below.
         for record in records where self.isServiceRecord(record) {
             self.cache.insert(record, interfaceIndex: interfaceIndex, now: now)
@@ -122,7 +136,21 @@ struct BrowserEngine {
             self.cache.insert(record, interfaceIndex: interfaceIndex, now: now)
         }
         // Advancing rebuilds the devices from the cache, new records included.
-        return self.advance(to: now)
+        var step = self.advance(to: now)
+        step.refusals = refusals
+        return step
+    }
+
+    /// Why a record heard on `interfaceIndex` must not be used: a service on
+    /// port 0, or an address a device cannot have there (``AddressScope``).
+    private func refusal(of record: DNSResourceRecord, on interfaceIndex: Int) -> String? {
+        let scope = self.scopes[interfaceIndex] ?? .unknown
+        switch record.data {
+        case .srv(_, _, let port, _) where port == 0: return "port 0"
+        case .a(let address): return scope.refusal(of: .v4(address))
+        case .aaaa(let address): return scope.refusal(of: .v6(address))
+        default: return nil
+        }
     }
 
     /// Does what is due at `now`: expiries, refreshes, the continuous query, resolution.

@@ -147,7 +147,8 @@ final class DiscoveryRuntime {
                     "querying on interface",
                     metadata: ["mdns.interface": "\(interface)", "mdns.family": "\(family == .ipv6 ? "ipv6" : "ipv4")"])
                 // A new interface, or its other IP version: either way, ask afresh there.
-                self.engine.addInterface(index: interface.index, name: interface.name, now: .now())
+                self.engine.addInterface(
+                    index: interface.index, name: interface.name, scope: interface.addressScope, now: .now())
                 self.apply(BrowserEngine.Step())
                 return true
             }.recover { error -> Bool in
@@ -193,6 +194,9 @@ final class DiscoveryRuntime {
 
     /// Sends the step's queries, publishes the device changes, and re-arms the timer.
     private func apply(_ step: BrowserEngine.Step) {
+        for refusal in step.refusals {
+            self.logger.debug("dropping a device record", metadata: ["mdns.record": "\(refusal)"])
+        }
         for (message, index) in step.queries {
             for target in self.sockets.values where target.interface.index == index {
                 target.send(message)

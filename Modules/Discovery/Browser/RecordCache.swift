@@ -44,8 +44,13 @@ struct RecordCache {
     private var groups: [Group: [Member: Entry]] = [:]
     /// How many records the groups hold.
     private(set) var count = 0
+    /// How many records each interface's groups hold.
+    private var counts: [Int: Int] = [:]
     private let jitter: () -> Double
-    /// The most records kept; beyond it new records are refused, so a flood cannot exhaust memory.
+    /// The most records kept per interface. A new record beyond it evicts the
+    /// least recently heard eighth of that interface's records, so a flood of
+    /// fake devices cannot exhaust memory, and cannot lock real devices out
+    /// either: they are heard again and stay, the flood's old records go.
     let capacity: Int
 
     /// Creates an empty cache; `jitter` gives a fraction in 0...0.02 added to each refresh point.
@@ -56,8 +61,7 @@ struct RecordCache {
 
     /// Adds or refreshes `record`, heard on `interfaceIndex` at `now`.
     ///
-    /// Returns whether the set of records changed (a new record, not a TTL refresh);
-    /// `false` also when the cache is full and the record is new.
+    /// Returns whether the set of records changed (a new record, not a TTL refresh).
     @discardableResult
     mutating func insert(_ record: DNSResourceRecord, interfaceIndex: Int, now: NIODeadline) -> Bool {
         let group = Group(name: record.name, type: record.type)
@@ -81,7 +85,9 @@ struct RecordCache {
             }
         }
         let isNew = self.groups[group]?[member] == nil
-        guard !isNew || self.count < self.capacity else { return false }
+        if isNew, self.counts[interfaceIndex, default: 0] >= self.capacity {
+            self.evictLeastRecentlyHeard(onInterface: interfaceIndex)
+        }
         let base = [0.80, 0.85, 0.90, 0.95]
         self.groups[group, default: [:]][member] = Entry(
             record: record,
@@ -90,8 +96,20 @@ struct RecordCache {
             expiresAt: now + .seconds(Int64(record.ttl)),
             refreshPoints: base.map { $0 + self.jitter() }
         )
-        if isNew { self.count += 1 }
+        if isNew {
+            self.count += 1
+            self.counts[interfaceIndex, default: 0] += 1
+        }
         return isNew
+    }
+
+    /// Drops the least recently heard eighth of `interfaceIndex`'s records (at least one).
+    private mutating func evictLeastRecentlyHeard(onInterface interfaceIndex: Int) {
+        let heard = self.groups.values.flatMap(\.values).filter { $0.interfaceIndex == interfaceIndex }
+            .map(\.receivedAt).sorted()
+        guard !heard.isEmpty else { return }
+        let cutoff = heard[max(heard.count / 8, 1) - 1]
+        _ = self.removeAll { $0.interfaceIndex == interfaceIndex && $0.receivedAt <= cutoff }
     }
 
     /// The live records named `name` of `type`, on any interface, newest first.
@@ -130,6 +148,7 @@ struct RecordCache {
             self.groups[group] = kept.isEmpty ? nil : kept
         }
         self.count -= removed.count
+        for entry in removed { self.counts[entry.interfaceIndex, default: 0] -= 1 }
         return removed
     }
 

@@ -22,6 +22,13 @@ package struct NetworkInterface: Hashable, Sendable, CustomStringConvertible {
     package var ipv4Addresses: [IPAddress.V4]
     /// The IPv6 addresses assigned, link-local ones zoned to this interface.
     package var ipv6Addresses: [IPAddress.V6]
+    /// The IPv4 subnets (address and netmask) assigned.
+    var ipv4Subnets: [AddressScope.Subnet] = []
+
+    /// What device addresses heard on this interface may be.
+    var addressScope: AddressScope {
+        AddressScope(isLoopback: self.isLoopback, subnets: self.ipv4Subnets)
+    }
 
     package var description: String {
         "\(self.name)#\(self.index)"
@@ -57,6 +64,12 @@ package struct NetworkInterface: Hashable, Sendable, CustomStringConvertible {
                 let v4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
                 if let parsed = withUnsafeBytes(of: v4, { IPAddress.V4(bytes: $0) }) {
                     byName[name]?.ipv4Addresses.append(parsed)
+                    let mask = entry.ifa_netmask.map { netmask in
+                        netmask.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+                    }
+                    if let mask, let netmask = withUnsafeBytes(of: mask, { IPAddress.V4(bytes: $0) }) {
+                        byName[name]?.ipv4Subnets.append(AddressScope.Subnet(address: parsed, netmask: netmask))
+                    }
                 }
             case AF_INET6:
                 let v6 = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }

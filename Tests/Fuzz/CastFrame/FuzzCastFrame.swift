@@ -1,0 +1,30 @@
+import FuzzSupport
+import NIOCore
+
+@testable import CastTransport
+
+/// Length-prefixed Cast frames as they arrive on the TLS stream: every
+/// message the framer finds, its protobuf decoded, its connection and
+/// heartbeat JSON read, until the bytes run out or are refused.
+func fuzzCastFrame(_ bytes: [UInt8]) {
+    var buffer = ByteBuffer(bytes: bytes)
+    for _ in 0..<64 {
+        guard let message = try? CastMessageFramer.nextMessage(from: &buffer) else { return }
+        if let text = message.text {
+            _ = ConnectionMessage(text: text)
+            _ = HeartbeatMessage(text: text)
+        }
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    fuzzCastFrame(Array(UnsafeBufferPointer(start: data, count: size)))
+    return 0
+}
+
+#if !FUZZING
+@main enum Replay {
+    static func main() { FuzzReplay.main(Array(CommandLine.arguments.dropFirst()), fuzzCastFrame) }
+}
+#endif

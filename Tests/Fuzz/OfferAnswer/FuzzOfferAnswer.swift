@@ -1,0 +1,32 @@
+import CastChannels
+import FuzzSupport
+
+@testable import CastEmulator
+@testable import CastRemoteDisplay
+
+/// An ANSWER read by the sender against its OFFER (constraints, display,
+/// letterbox, pixel rate), and the same text read by the emulator as an
+/// OFFER, as Open Screen's receiver reads one.
+func fuzzOfferAnswer(_ bytes: [UInt8]) {
+    guard let json = try? JSONValue(parsing: String(decoding: bytes, as: UTF8.self)) else { return }
+    if let offer = try? StreamingOffer(configuration: RemoteDisplayConfiguration(), sequenceNumber: 1) {
+        _ = try? StreamingAnswer(json, offer: offer)
+    }
+    for audioOnly in [false, true] {
+        if let negotiation = try? StreamingNegotiation(offer: json, audioOnly: audioOnly) {
+            _ = negotiation.answer(port: 2344, constraints: nil, display: nil)
+        }
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    fuzzOfferAnswer(Array(UnsafeBufferPointer(start: data, count: size)))
+    return 0
+}
+
+#if !FUZZING
+@main enum Replay {
+    static func main() { FuzzReplay.main(Array(CommandLine.arguments.dropFirst()), fuzzOfferAnswer) }
+}
+#endif

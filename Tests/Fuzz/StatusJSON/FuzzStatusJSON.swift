@@ -1,0 +1,36 @@
+import CastChannels
+import CastMedia
+import FuzzSupport
+
+/// Receiver, media and multizone messages — several per input, cut at 0x00,
+/// so partial statuses merge onto earlier ones — through the channels' own
+/// receive hooks and the media status cache.
+func fuzzStatusJSON(_ bytes: [UInt8]) {
+    let receiver = ReceiverChannel()
+    let media = RemoteMediaClient()
+    let multizone = MultizoneChannel()
+    var cache = MediaStatusCache()
+    for message in FuzzReplay.messages(bytes) {
+        let text = String(decoding: message, as: UTF8.self)
+        receiver.didReceiveTextMessage(text)
+        media.didReceiveTextMessage(text)
+        multizone.didReceiveTextMessage(text)
+        if let json = try? JSONValue(parsing: text) {
+            _ = try? cache.apply(json)
+            _ = try? json.jsonText()
+        }
+    }
+    _ = media.approximateStreamPosition()
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    fuzzStatusJSON(Array(UnsafeBufferPointer(start: data, count: size)))
+    return 0
+}
+
+#if !FUZZING
+@main enum Replay {
+    static func main() { FuzzReplay.main(Array(CommandLine.arguments.dropFirst()), fuzzStatusJSON) }
+}
+#endif

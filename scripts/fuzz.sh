@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# `make fuzz`: builds every fuzz target (Tests/Fuzz) with libFuzzer and
+# AddressSanitizer, then runs each for FUZZ_SECONDS (default 30) from its
+# committed seed corpus. New inputs go to .build/fuzz/corpus/<target>,
+# crashes to .build/fuzz/artifacts/; a crash fails the run. Prints the
+# executions per target. FUZZ_TARGETS limits the run to some targets.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds="${FUZZ_SECONDS:-30}"
+targets=(${FUZZ_TARGETS:-dns-message cast-frame status-json offer-answer rtcp rtp device-auth})
+scratch=.build/fuzz
+swift="${SWIFT:-swift}"
+
+for target in "${targets[@]}"; do
+    "$swift" build --scratch-path "$scratch" --product "fuzz-$target" \
+        -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING 2>&1 | grep -E "error|warning: |Compiling fuzz|Build complete" || true
+    test -x "$scratch/debug/fuzz-$target" || { echo "fuzz: fuzz-$target did not build" >&2; exit 1; }
+done
+
+# The device-auth seed is a reply the emulator makes, written by the replayer.
+if [ ! -e Tests/Fuzz/DeviceAuth/Corpus/emulator-reply ]; then
+    "$swift" run --scratch-path .build/fuzz-replay fuzz-device-auth --seed Tests/Fuzz/DeviceAuth/Corpus/emulator-reply
+fi
+
+mkdir -p "$scratch/artifacts"
+status=0
+summary=()
+for target in "${targets[@]}"; do
+    folder="$(echo "$target" | sed -E 's/(^|-)([a-z])/\U\2/g; s/Dns/DNS/; s/Json/JSON/; s/Rtcp/RTCP/; s/Rtp$/RTP/')"
+    work="$scratch/corpus/$target"
+    mkdir -p "$work"
+    log="$scratch/$target.log"
+    if ASAN_OPTIONS=detect_leaks=1 "$scratch/debug/fuzz-$target" -max_total_time="$seconds" -rss_limit_mb=2048 \
+        -timeout=10 -artifact_prefix="$scratch/artifacts/$target-" "$work" "Tests/Fuzz/$folder/Corpus" >"$log" 2>&1; then
+        result="ok"
+    else
+        result="FAILED (see $log and $scratch/artifacts)"
+        status=1
+        tail -40 "$log" >&2
+    fi
+    runs="$(grep -Eo 'Done [0-9]+ runs' "$log" | grep -Eo '[0-9]+' || echo '?')"
+    summary+=("fuzz-$target: $runs executions in ${seconds} s, $result")
+done
+printf '%s\n' "${summary[@]}"
+exit "$status"
