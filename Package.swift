@@ -287,6 +287,8 @@ let package = Package(
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
+            // Real Cast device chains, Open Screen's public test data (each file names its source).
+            resources: [.copy("CastDeviceChains")],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -18,6 +18,9 @@ struct DeviceOptions: ParsableArguments {
     @Flag(help: "Print the result as JSON on stdout.")
     var json = false
 
+    @Flag(help: "Refuse a device that cannot prove it is a genuine Cast device (Google's Cast roots).")
+    var requireAuthentication = false
+
     @Flag(name: .shortAndLong, help: "Log what the SDK does (to stderr).")
     var verbose = false
 

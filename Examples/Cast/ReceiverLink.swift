@@ -15,11 +15,18 @@ struct ReceiverLink {
         let (host, port) = try await options.address()
         let logger = options.logger
         let timeout = options.timeoutDuration
+        let policy: DeviceAuthenticationPolicy =
+            options.requireAuthentication ? .required(trusting: CastRootCertificates.all) : .verifying
         let connection = CastConnection(
             host: host, port: port,
-            configuration: CastConnectionConfiguration(connectTimeout: timeout), logger: logger)
+            configuration: CastConnectionConfiguration(connectTimeout: timeout, deviceAuthentication: policy),
+            logger: logger)
         Output.progress("connecting to \(host):\(port)")
         try await connection.connect()
+        if case .unverified(let failure) = await connection.deviceVerification {
+            Output.progress(
+                "warning: \(host) is not a verified Cast device (\(failure.code)); use it only if you trust it")
+        }
         try await connection.openVirtualConnection(to: ReceiverLink.platformID)
         let receiver = ReceiverChannel(requestTimeout: timeout)
         receiver.attach(to: connection, destinationID: ReceiverLink.platformID, logger: logger)

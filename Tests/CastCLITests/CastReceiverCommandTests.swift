@@ -102,6 +102,19 @@ import Testing
         }
     }
 
+    /// Every device is checked against Google's Cast roots: the emulator is
+    /// not a Cast device, so the CLI warns — and refuses it when told to.
+    @Test func anUnverifiedDeviceIsAWarningOrARefusal() async throws {
+        let receiver = try await onOwnThread { try Receiver(["--port", "0", "--seconds", "30"]) }
+        let device = "127.0.0.1:\(receiver.port)"
+        let status = try await CastCommandLineTests.cast("status", "--device", device, "--json")
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stderr.contains("is not a verified Cast device"))
+        let strict = try await CastCommandLineTests.cast("status", "--device", device, "--require-authentication")
+        #expect(strict.status == 4, "\(strict.stderr)")
+        _ = try await onOwnThread { receiver.stop() }
+    }
+
     /// Open Screen's profile: the mirroring app launches; STOP is answered by a broadcast only.
     @Test func ourSenderLaunchesAndStopsOnTheOpenScreenProfile() async throws {
         let receiver = try await onOwnThread {

@@ -15,6 +15,10 @@ import Testing
             let session = try await fixture.manager.startSession(on: fixture.device)
             #expect(await fixture.manager.currentSession === session)
             #expect(session.state == .connected)
+            #expect(session.isVerifiedDevice)
+            if case .verified(let device) = session.deviceVerification {
+                #expect(device.commonName == "Cast Emulator Device")
+            }
             let running = try #require(fixture.emulator.runningApplication)
             #expect(running.application.appID == echoApplication.appID)
             #expect(session.sessionID == running.sessionID)
@@ -36,6 +40,23 @@ import Testing
             session.add(foreign)
             #expect(!foreign.isConnected)
             #expect(!session.supports(namespace: "urn:x-cast:com.example.unlisted"))
+        }
+    }
+
+    /// By default a session checks the device against Google's Cast roots and
+    /// says what it found; the emulator, with its own test root, is unverified but used.
+    @Test func aSessionReportsAnUnverifiedDevice() async throws {
+        var options = SessionFixture.options()
+        options.deviceAuthentication = .verifying
+        try await SessionFixture.with(options) { fixture in
+            let session = try await fixture.manager.startSession(on: fixture.device)
+            #expect(session.state == .connected)
+            #expect(!session.isVerifiedDevice)
+            guard case .unverified(let failure) = session.deviceVerification else {
+                Issue.record("expected an unverified device, got \(session.deviceVerification)")
+                return
+            }
+            #expect(failure.code == .untrustedCertificateChain)
         }
     }
 

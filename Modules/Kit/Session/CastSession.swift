@@ -39,6 +39,7 @@ public final class CastSession: Sendable, CustomStringConvertible {
         var channels: [ObjectIdentifier: CastChannel] = [:]
         var remoteMediaClient: RemoteMediaClient?
         var generation = 0
+        var verification = DeviceVerification.notChecked
     }
 
     /// The receiver app's id.
@@ -74,6 +75,12 @@ public final class CastSession: Sendable, CustomStringConvertible {
     public var device: CastDevice { self.storage.withLockedValue { $0.device } }
     /// Where the session is in its life.
     public var state: State { self.storage.withLockedValue { $0.state } }
+    /// Whether the device proved, on the current connection, that it is a
+    /// genuine Cast device (``CastOptions/connection``'s device-authentication
+    /// policy; by default every device is checked against Google's Cast roots).
+    public var deviceVerification: DeviceVerification { self.storage.withLockedValue { $0.verification } }
+    /// Whether the device is a verified Cast device.
+    public var isVerifiedDevice: Bool { self.deviceVerification.isVerified }
     /// The receiver-app session id, once the app runs.
     public var sessionID: String? { self.storage.withLockedValue { $0.sessionID } }
     /// The running app as last reported, once it runs.
@@ -130,7 +137,8 @@ public final class CastSession: Sendable, CustomStringConvertible {
 
     /// Connected to `application` over `connection` on `device`: attach the channels it supports.
     func connect(
-        _ connection: CastConnection, application: ReceiverApplication, transportID: String, device: CastDevice
+        _ connection: CastConnection, application: ReceiverApplication, transportID: String, device: CastDevice,
+        verification: DeviceVerification
     )
         -> Int
     {
@@ -143,6 +151,7 @@ public final class CastSession: Sendable, CustomStringConvertible {
             storage.remoteMediaClient?.applicationSessionID = application.sessionID
             storage.link = Link(connection: connection, application: application, transportID: transportID)
             storage.device = device
+            storage.verification = verification
             storage.sessionID = application.sessionID
             storage.application = application
             storage.state = .connected

@@ -169,6 +169,7 @@ public actor SessionManager {
         let application: ReceiverApplication
         let transportID: String
         let device: CastDevice
+        let verification: DeviceVerification
     }
 
     /// Connects to `device`, opens `receiver-0`, then launches (or joins)
@@ -199,7 +200,8 @@ public actor SessionManager {
             }
             try await connection.openVirtualConnection(to: transportID)
             return EstablishedLink(
-                connection: connection, application: application, transportID: transportID, device: device)
+                connection: connection, application: application, transportID: transportID, device: device,
+                verification: await connection.deviceVerification)
         } catch {
             session.receiver.detach()
             await connection.close()
@@ -248,7 +250,8 @@ public actor SessionManager {
     /// Makes `link` the session's connection: attaches channels, remembers the session, watches the link.
     func adopt(_ link: EstablishedLink, for session: CastSession) {
         let generation = session.connect(
-            link.connection, application: link.application, transportID: link.transportID, device: link.device)
+            link.connection, application: link.application, transportID: link.transportID, device: link.device,
+            verification: link.verification)
         self.save(session, connection: link.connection)
         self.watch(session, link: link, generation: generation)
     }
@@ -342,7 +345,7 @@ public actor SessionManager {
                 self.adopt(
                     EstablishedLink(
                         connection: connection, application: application, transportID: transportID,
-                        device: session.device),
+                        device: session.device, verification: await connection.deviceVerification),
                     for: session)
             } catch {
                 self.suspend(session, reason: .connectionLost(error))

@@ -24,7 +24,7 @@ package struct StreamKey: Sendable, Hashable {
     /// Fresh random key and mask from OpenSSL's CSPRNG.
     package static func random() throws(CastRemoteDisplayError) -> StreamKey {
         var bytes = [UInt8](repeating: 0, count: 32)
-        guard RAND_bytes(&bytes, 32) == 1 else {
+        guard FrameCipher.initialized, RAND_bytes(&bytes, 32) == 1 else {
             throw CastRemoteDisplayError(.cryptoFailure, "OpenSSL's random generator failed")
         }
         return StreamKey(key: Array(bytes[0..<16]), ivMask: Array(bytes[16..<32]))!
@@ -47,8 +47,11 @@ package final class FrameCipher {
     private let context: OpaquePointer
     private var nonce = [UInt8](repeating: 0, count: 16)
 
+    /// libcrypto set up once, before its first use here, without its exit-time cleanup.
+    static let initialized = copenssl_init_without_atexit() == 1
+
     package init(_ key: StreamKey) throws(CastRemoteDisplayError) {
-        guard let context = EVP_CIPHER_CTX_new() else {
+        guard Self.initialized, let context = EVP_CIPHER_CTX_new() else {
             throw CastRemoteDisplayError(.cryptoFailure, "OpenSSL could not allocate a cipher context")
         }
         self.context = context

@@ -53,6 +53,16 @@ public actor CastConnection {
     /// Why device authentication failed, when the policy is
     /// ``DeviceAuthenticationPolicy/Requirement/optional`` and it did; `nil` otherwise.
     public private(set) var authenticationFailure: CastTransportError?
+    /// What the device's verified certificate chain says of it; `nil` until
+    /// device authentication passes (and when it is off or failed).
+    public private(set) var verifiedDevice: VerifiedDevice?
+
+    /// How device authentication ended on this connection.
+    public var deviceVerification: DeviceVerification {
+        if let verifiedDevice { return .verified(verifiedDevice) }
+        if let authenticationFailure { return .unverified(authenticationFailure) }
+        return .notChecked
+    }
 
     /// Creates a connection; nothing happens until ``connect()``.
     ///
@@ -248,9 +258,10 @@ public actor CastConnection {
         if case .disconnected(let reason) = self.state { throw reason }
     }
 
-    /// Marks the connection authenticated, if it is still up.
-    func markAuthenticated() {
+    /// Marks the connection authenticated as `device`, if it is still up.
+    func markAuthenticated(_ device: VerifiedDevice) {
         guard case .connected(let connected, let budget, isAuthenticated: false) = self.state else { return }
+        self.verifiedDevice = device
         self.transition(to: .connected(connected, budget, isAuthenticated: true))
         self.logger.info("device authenticated")
     }

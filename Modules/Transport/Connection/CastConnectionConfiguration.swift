@@ -20,7 +20,7 @@ public struct CastConnectionConfiguration: Sendable {
     public init(
         connectTimeout: Duration = .seconds(10),
         heartbeat: HeartbeatConfiguration = HeartbeatConfiguration(),
-        deviceAuthentication: DeviceAuthenticationPolicy = .off,
+        deviceAuthentication: DeviceAuthenticationPolicy = .verifying,
         outboundQueueLimit: Int = 256,
         inboundBufferLimit: Int = 1024,
         sender: SenderInfo = SenderInfo()

@@ -7,8 +7,9 @@ extension CastConnection {
     func authenticateAsConfigured(_ connected: ConnectedChannel) async throws(CastTransportError) {
         let policy = self.configuration.deviceAuthentication
         guard policy.requirement != .off else { return }
+        let device: VerifiedDevice
         do {
-            try await self.authenticate(connected, policy: policy)
+            device = try await self.authenticate(connected, policy: policy)
         } catch {
             try self.throwIfEnding()
             self.logger.warning("device authentication failed", metadata: ["cast.reason": "\(error)"])
@@ -22,14 +23,14 @@ extension CastConnection {
             }
         }
         try self.throwIfEnding()
-        self.markAuthenticated()
+        self.markAuthenticated(device)
     }
 
     /// Sends a challenge and verifies the reply.
     private func authenticate(
         _ connected: ConnectedChannel,
         policy: DeviceAuthenticationPolicy
-    ) async throws(CastTransportError) {
+    ) async throws(CastTransportError) -> VerifiedDevice {
         var generator = SystemRandomNumberGenerator()
         let challenge = DeviceAuthChallenge(using: &generator)
         let replies = self.messages(
@@ -39,12 +40,13 @@ extension CastConnection {
         try self.send(try challenge.message())
         switch await firstElement(of: replies, within: policy.timeout) {
         case .element(let reply):
-            try await DeviceAuthVerifier(trustAnchors: policy.trustAnchors, requiresNonce: policy.requiresNonce).verify(
-                reply: reply,
-                nonce: challenge.nonce,
-                peerCertificateDER: connected.peerCertificateDER,
-                now: Date()
-            )
+            return try await DeviceAuthVerifier(trustAnchors: policy.trustAnchors, requiresNonce: policy.requiresNonce)
+                .verify(
+                    reply: reply,
+                    nonce: challenge.nonce,
+                    peerCertificateDER: connected.peerCertificateDER,
+                    now: Date()
+                )
         case .finished:
             try self.throwIfEnding()
             throw CastTransportError(.authenticationTimedOut, "the device-auth wait was cancelled")

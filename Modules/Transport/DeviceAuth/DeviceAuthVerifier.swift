@@ -1,6 +1,6 @@
 import Foundation
 import SwiftProtobuf
-import X509
+@_spi(FixedExpiryValidationTime) import X509
 
 /// Checks a device's reply to a ``DeviceAuthChallenge``
 /// (Docs/spec/castv2-control.md §2) as Chrome does (cast_auth_util.cc
@@ -17,15 +17,16 @@ struct DeviceAuthVerifier {
     var requiresNonce = false
 
     /// Verifies `reply` against the challenge's `nonce` and the TLS peer
-    /// certificate `peerCertificateDER`. The TLS certificate's dates are
-    /// judged at `now`; the device chain's at the current time (swift-certificates'
-    /// `RFC5280Policy` takes no other time without SPI).
+    /// certificate `peerCertificateDER`, every date judged at `now`.
+    ///
+    /// - Returns: what the verified chain says of the device.
+    @discardableResult
     func verify(
         reply: CastMessage,
         nonce: [UInt8],
         peerCertificateDER: [UInt8],
         now: Date
-    ) async throws(CastTransportError) {
+    ) async throws(CastTransportError) -> VerifiedDevice {
         let response = try Self.response(in: reply)
         let echoed = Array(response.senderNonce)
         guard echoed == nonce || !self.requiresNonce else {
@@ -50,16 +51,57 @@ struct DeviceAuthVerifier {
             throw CastTransportError(.signatureInvalid, "the signature does not verify with the device certificate")
         }
 
-        var verifier = Verifier(rootCertificates: CertificateStore(self.trustAnchors)) {
-            RFC5280Policy()
+        return try await Self.verifyChain(
+            device: device, intermediates: intermediates, trustAnchors: self.trustAnchors, at: now)
+    }
+
+    /// The DER of the audio-only policy OID, 1.3.6.1.4.1.11129.2.5.2, which Open
+    /// Screen compares byte for byte (cast_cert_validator.cc:25-26).
+    static let audioOnlyPolicy: [UInt8] = [0x06, 0x0A, 0x2B, 0x06, 0x01, 0x04, 0x01, 0xD6, 0x79, 0x02, 0x05, 0x02]
+    /// certificatePolicies, 2.5.29.32.
+    static let certificatePolicies = "2.5.29.32"
+
+    /// Checks that `device` chains through `intermediates` to one of
+    /// `trustAnchors` (RFC 5280 path validation at `time`) and may sign
+    /// (key usage digitalSignature, as Open Screen's `FindCertificatePath`
+    /// requires, boringssl_trust_store.cc:409-419).
+    ///
+    /// - Returns: what the chain says of the device.
+    static func verifyChain(
+        device: Certificate, intermediates: [Certificate], trustAnchors: [Certificate], at time: Date
+    ) async throws(CastTransportError) -> VerifiedDevice {
+        var verifier = Verifier(rootCertificates: CertificateStore(trustAnchors)) {
+            RFC5280Policy(fixedExpiryValidationTime: time)
         }
         let result = await verifier.validate(leaf: device, intermediates: CertificateStore(intermediates))
-        guard case .validCertificate = result else {
+        guard case .validCertificate(let chain) = result else {
             throw CastTransportError(
                 .untrustedCertificateChain,
-                "the device certificate does not chain to a trusted anchor (\(self.trustAnchors.count) configured)"
+                "the device certificate does not chain to a trusted anchor (\(trustAnchors.count) configured)"
             )
         }
+        guard let usage = try? device.extensions.keyUsage, usage.digitalSignature else {
+            throw CastTransportError(
+                .deviceCertificateInvalid, "the device certificate may not sign (no digitalSignature key usage)")
+        }
+        let isAudioOnly = chain.contains { certificate in
+            certificate.extensions.contains { element in
+                "\(element.oid)" == Self.certificatePolicies && Array(element.value).contains(Self.audioOnlyPolicy)
+            }
+        }
+        return VerifiedDevice(
+            commonName: Self.commonName(of: device),
+            issuerCommonNames: chain.dropFirst().map(Self.commonName).compactMap { $0 },
+            isAudioOnly: isAudioOnly)
+    }
+
+    private static func commonName(of certificate: Certificate) -> String? {
+        for relativeName in certificate.subject {
+            for attribute in relativeName where attribute.type == .RDNAttributeType.commonName {
+                return attribute.value.description
+            }
+        }
+        return nil
     }
 
     /// The `AuthResponse` inside `reply`, or the typed reason there is none.

@@ -4,9 +4,13 @@ public import X509
 /// device (Docs/spec/castv2-control.md §2, device authentication).
 ///
 /// The TLS layer accepts the receiver's self-signed certificate; this check
-/// is the real trust decision. No Cast root certificates are bundled: supply
-/// the anchors you trust (Google's Cast roots for real devices, or
-/// `CastEmulator`'s test root). Without a policy the check is off.
+/// is the real trust decision, as in Chrome, which verifies every device
+/// against Google's Cast roots. The default, ``verifying``, checks every
+/// device against ``CastRootCertificates`` and reports the result
+/// (``CastConnection/verifiedDevice``, ``CastConnection/authenticationFailure``)
+/// without refusing; ``required(trusting:)`` refuses unverified devices;
+/// ``off`` sends no challenge. Add `CastEmulator`'s test root to the anchors
+/// to verify the emulator.
 public struct DeviceAuthenticationPolicy: Sendable {
     /// What a failed check does.
     public enum Requirement: Sendable, Hashable {
@@ -46,6 +50,11 @@ public struct DeviceAuthenticationPolicy: Sendable {
 
     /// No device authentication (what pychromecast and most open clients do).
     public static let off = DeviceAuthenticationPolicy(requirement: .off)
+
+    /// The default: every device is checked against Google's Cast roots and
+    /// the result reported; an unverified device is still used.
+    public static let verifying = DeviceAuthenticationPolicy(
+        requirement: .optional, trustAnchors: CastRootCertificates.all)
 
     /// Device authentication that must pass, with these anchors.
     public static func required(trusting anchors: [Certificate]) -> DeviceAuthenticationPolicy {

@@ -15,7 +15,8 @@ struct ChannelFixture {
     /// Runs `body` with a started emulator and a connected sender; tears both down whatever happens.
     static func with(
         _ configuration: CastEmulatorConfiguration = CastEmulatorConfiguration(),
-        connection connectionConfiguration: CastConnectionConfiguration = CastConnectionConfiguration(),
+        connection connectionConfiguration: CastConnectionConfiguration = CastConnectionConfiguration(
+            deviceAuthentication: .off),
         receiver: ReceiverChannel = ReceiverChannel(),
         _ body: (ChannelFixture) async throws -> Void
     ) async throws {
@@ -51,7 +52,7 @@ struct ChannelFixture {
 
     private static func connection(
         to emulator: CastEmulator,
-        _ configuration: CastConnectionConfiguration = CastConnectionConfiguration()
+        _ configuration: CastConnectionConfiguration = CastConnectionConfiguration(deviceAuthentication: .off)
     ) -> CastConnection {
         CastConnection(host: "127.0.0.1", port: emulator.port, configuration: configuration, logger: quietLogger)
     }

@@ -97,7 +97,8 @@ struct SessionFixture {
     ) -> CastOptions {
         CastOptions(
             receiverApplicationID: applicationID,
-            connection: CastConnectionConfiguration(heartbeat: heartbeat),
+            // No device authentication unless a test is about it (`authenticating`).
+            connection: CastConnectionConfiguration(heartbeat: heartbeat, deviceAuthentication: .off),
             reconnectPolicy: reconnect,
             requestTimeout: .seconds(5),
             launchTimeout: launchTimeout,

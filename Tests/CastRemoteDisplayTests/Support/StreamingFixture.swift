@@ -41,7 +41,9 @@ struct StreamingFixture {
             configuration: CastEmulatorConfiguration(profile: profile), logger: quietLogger)
         if let streaming { emulator.streaming = streaming }
         try await emulator.start()
-        let connection = CastConnection(host: "127.0.0.1", port: emulator.port, logger: quietLogger)
+        let connection = CastConnection(
+            host: "127.0.0.1", port: emulator.port,
+            configuration: CastConnectionConfiguration(deviceAuthentication: .off), logger: quietLogger)
         let receiver = ReceiverChannel()
         let channel = RemoteDisplayChannel(logger: quietLogger)
         let result: Result<Void, any Error>

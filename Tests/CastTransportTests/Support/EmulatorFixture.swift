@@ -17,7 +17,7 @@ struct EmulatorFixture {
     }
 
     func connection(
-        _ configuration: CastConnectionConfiguration = CastConnectionConfiguration()
+        _ configuration: CastConnectionConfiguration = CastConnectionConfiguration(deviceAuthentication: .off)
     ) -> CastConnection {
         CastConnection(
             host: "127.0.0.1", port: self.emulator.port, configuration: configuration, logger: Self.quietLogger)

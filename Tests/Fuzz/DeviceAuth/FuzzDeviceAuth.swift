@@ -22,7 +22,7 @@ enum DeviceAuthFuzzing {
             payload: .binary(bytes))
         let done = DispatchSemaphore(value: 0)
         Task {
-            try? await DeviceAuthVerifier(trustAnchors: [identity.rootCertificate]).verify(
+            _ = try? await DeviceAuthVerifier(trustAnchors: [identity.rootCertificate]).verify(
                 reply: reply, nonce: Self.nonce, peerCertificateDER: tls.certificateDER, now: Date())
             done.signal()
         }

@@ -1,0 +1,106 @@
+import CastEmulator
+import Foundation
+import Testing
+import X509
+
+@testable import CastTransport
+
+/// Device verification against Google's Cast roots, as Chrome and Open
+/// Screen do (issue 20): real device chains from Open Screen's test data, and
+/// the emulator, which signs with its own test root.
+@Suite struct VerifiedDeviceTests {
+    /// A chain from `CastDeviceChains/`: the device certificate, then its intermediates.
+    static func chain(_ name: String) throws -> (device: Certificate, intermediates: [Certificate]) {
+        let url = try #require(Bundle.module.url(forResource: "CastDeviceChains/\(name)", withExtension: "pem"))
+        let text = try String(contentsOf: url, encoding: .utf8)
+        // The files keep Open Screen's line lengths, which a strict PEM parser refuses: read the base64.
+        let blocks = text.components(separatedBy: "-----BEGIN CERTIFICATE-----").dropFirst().map {
+            $0.components(separatedBy: "-----END CERTIFICATE-----")[0].filter { !$0.isWhitespace }
+        }
+        let certificates = try blocks.map { block in
+            try Certificate(derEncoded: Array(try #require(Data(base64Encoded: block))))
+        }
+        return (try #require(certificates.first), Array(certificates.dropFirst()))
+    }
+
+    /// 2016-04-01, when Open Screen's validator tests verify these chains (`AprilFirst2016()`).
+    static let aprilFirst2016 = Date(timeIntervalSince1970: 1_459_468_800)
+
+    @Test func theBundledRootsAreGooglesCastRoots() throws {
+        #expect(CastRootCertificates.all.count == 2)
+        let names = CastRootCertificates.all.map { "\($0.subject)" }
+        #expect(names.contains { $0.contains("Cast Root CA") })
+        #expect(names.contains { $0.contains("Eureka Root CA") })
+    }
+
+    @Test func aFirstGenerationChromecastVerifiesThroughTheEurekaRoot() async throws {
+        let (device, intermediates) = try Self.chain("chromecast_gen1")
+        let verified = try await DeviceAuthVerifier.verifyChain(
+            device: device, intermediates: intermediates, trustAnchors: CastRootCertificates.all,
+            at: Self.aprilFirst2016)
+        #expect(verified.commonName == "2ZZBG9 FA8FCA3EF91A")
+        #expect(verified.isAudioOnly == false)
+        #expect(verified.model != nil)
+        // Its chain is still valid today (until 2032).
+        _ = try await DeviceAuthVerifier.verifyChain(
+            device: device, intermediates: intermediates, trustAnchors: CastRootCertificates.all, at: Date())
+    }
+
+    @Test func aChromecastAudioIsAudioOnly() async throws {
+        let (device, intermediates) = try Self.chain("chromecast_audio")
+        let verified = try await DeviceAuthVerifier.verifyChain(
+            device: device, intermediates: intermediates, trustAnchors: CastRootCertificates.all,
+            at: Self.aprilFirst2016)
+        #expect(verified.commonName == "4ZZDZJ FA8FCA7EFE3C")
+        #expect(verified.isAudioOnly)
+    }
+
+    @Test func anExpiredIntermediateOrAnotherRootIsRefused() async throws {
+        let (gen2, gen2Intermediates) = try Self.chain("chromecast_gen2")
+        // Chromecast ICA 3 expired on 2025-03-09.
+        let expired = await #expect(throws: CastTransportError.self) {
+            try await DeviceAuthVerifier.verifyChain(
+                device: gen2, intermediates: gen2Intermediates, trustAnchors: CastRootCertificates.all,
+                at: Date(timeIntervalSince1970: 1_767_225_600))
+        }
+        #expect(expired?.code == .untrustedCertificateChain)
+        let (gen1, gen1Intermediates) = try Self.chain("chromecast_gen1")
+        let stranger = try ReceiverIdentity.generate(name: "Stranger")
+        let untrusted = await #expect(throws: CastTransportError.self) {
+            try await DeviceAuthVerifier.verifyChain(
+                device: gen1, intermediates: gen1Intermediates, trustAnchors: [stranger.rootCertificate],
+                at: Self.aprilFirst2016)
+        }
+        #expect(untrusted?.code == .untrustedCertificateChain)
+    }
+
+    /// By default a connection checks the device against Google's roots and
+    /// reports — the emulator is not a Cast device — without refusing it.
+    @Test func byDefaultAnUnverifiedDeviceIsReportedAndUsed() async throws {
+        try await EmulatorFixture.with { fixture in
+            let connection = fixture.connection(CastConnectionConfiguration())  // the default: verifying
+            try await connection.connect()
+            guard case .unverified(let failure) = await connection.deviceVerification else {
+                Issue.record("the emulator passed as a Cast device")
+                return
+            }
+            #expect(failure.code == .untrustedCertificateChain)
+            #expect(await connection.verifiedDevice == nil)
+            await connection.close()
+
+            var policy = DeviceAuthenticationPolicy.verifying
+            policy.trustAnchors.append(fixture.emulator.trustAnchor)
+            let trusting = fixture.connection(CastConnectionConfiguration(deviceAuthentication: policy))
+            try await trusting.connect()
+            let verified = try #require(await trusting.verifiedDevice)
+            #expect(verified.commonName == "Cast Emulator Device")
+            #expect(verified.model == "Cast Emulator Test Intermediate CA")
+            await trusting.close()
+
+            let strict = fixture.connection(
+                CastConnectionConfiguration(deviceAuthentication: .required(trusting: CastRootCertificates.all)))
+            let refused = await #expect(throws: CastTransportError.self) { try await strict.connect() }
+            #expect(refused?.code == .untrustedCertificateChain)
+        }
+    }
+}
