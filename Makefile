@@ -2,9 +2,10 @@
 # both install the system libraries first (`make setup`).
 
 SWIFT ?= swift
+FUZZ_SECONDS ?= 30
 LINT_PATHS := Package.swift Modules Tests Examples Benchmarks
 
-.PHONY: setup demo test build bench docs lint format
+.PHONY: setup demo test build bench docs lint format fuzz tsan soak
 
 setup:
 	@scripts/setup.sh
@@ -20,6 +21,16 @@ test: build
 
 docs: setup
 	@scripts/docs.sh
+
+fuzz: setup
+	SWIFT=$(SWIFT) FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
+
+tsan: setup
+	SWIFT=$(SWIFT) scripts/tsan.sh
+
+soak: setup
+	$(SWIFT) build -c release --sanitize=address --scratch-path .build/soak --product cast-soak
+	ASAN_OPTIONS=detect_leaks=1 .build/soak/release/cast-soak
 
 bench: setup
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark

@@ -254,6 +254,15 @@ let package = Package(
             name: "fuzz-device-auth", dependencies: ["FuzzSupport", "CastTransport", "CastEmulator"],
             path: "Tests/Fuzz/DeviceAuth", exclude: ["Corpus"], swiftSettings: strictSettings),
 
+        // `make soak` (Tests/Soak): 30 minutes of streaming, reconnections and media, memory sampled.
+        .executableTarget(
+            name: "cast-soak",
+            dependencies: [
+                "CastEmulator", "CastKit", "CastRemoteDisplay",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Tests/Soak", swiftSettings: strictSettings),
+
         // MARK: Tests
 
         .target(

@@ -14,13 +14,13 @@ swift="${SWIFT:-swift}"
 
 for target in "${targets[@]}"; do
     "$swift" build --scratch-path "$scratch" --product "fuzz-$target" \
-        -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING 2>&1 | grep -E "error|warning: |Compiling fuzz|Build complete" || true
+        -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld 2>&1 | grep -E "error|warning: |Compiling fuzz|Build complete" || true
     test -x "$scratch/debug/fuzz-$target" || { echo "fuzz: fuzz-$target did not build" >&2; exit 1; }
 done
 
 # The device-auth seed is a reply the emulator makes, written by the replayer.
 if [ ! -e Tests/Fuzz/DeviceAuth/Corpus/emulator-reply ]; then
-    "$swift" run --scratch-path .build/fuzz-replay fuzz-device-auth --seed Tests/Fuzz/DeviceAuth/Corpus/emulator-reply
+    "$swift" run fuzz-device-auth --seed Tests/Fuzz/DeviceAuth/Corpus/emulator-reply
 fi
 
 mkdir -p "$scratch/artifacts"

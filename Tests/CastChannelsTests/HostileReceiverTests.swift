@@ -43,10 +43,14 @@ import Testing
             #expect(error?.code == .timedOut)
             #expect(fixture.receiver.status == nil)
             #expect(await fixture.connection.currentState.description == "connected")
-            // The connection still works once the receiver behaves.
+            // The connection still works once the receiver behaves (a patient channel:
+            // the flood may still be draining on a slow machine).
             fixture.emulator.respond(to: CastNamespace.receiver, with: nil)
-            let status = try await fixture.receiver.requestStatus()
+            let patient = ReceiverChannel(requestTimeout: .seconds(30))
+            patient.attach(to: fixture.connection, destinationID: "receiver-0")
+            let status = try await patient.requestStatus()
             #expect(status.volume.level == 1)
+            patient.detach()
         }
     }
 

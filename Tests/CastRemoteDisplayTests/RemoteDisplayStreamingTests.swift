@@ -27,13 +27,16 @@ import Testing
                 let audio = try #require(report.audio)
                 print("720p30 10 s: \(video) \(audio) A/V \(String(describing: report.audioVideoOffset)) sent \(sent)")
                 #expect(video.framesDecoded == sent.video?.framesSent)
-                // A loaded machine (CI runs every suite at once, in a debug build) may
-                // drop a few frames before encoding them; what was sent must all decode.
-                #expect(video.framesDecoded >= 240)
                 #expect(video.decodeErrors == 0)
                 #expect(video.unmatchedPictures == 0)
                 #expect((video.minimumPSNR ?? 0) > 30)
                 #expect(audio.framesDecoded == sent.audio?.framesSent)
+                // Throughput and timing, at full speed only (a sanitizer build is 5–15× slower,
+                // and its receiver falls behind its socket, a real loss).
+                guard !Sanitizers.areActive else { return }
+                // A loaded machine (CI runs every suite at once, in a debug build) may
+                // drop a few frames before encoding them; what was sent must all decode.
+                #expect(video.framesDecoded >= 240)
                 #expect(audio.framesDecoded >= 800)
                 let offset = try #require(report.audioVideoOffset)
                 #expect(abs(offset) < .milliseconds(20))
@@ -59,8 +62,9 @@ import Testing
                 let source = try TestSignal(
                     width: 1_024, height: 576, frameRate: 30, start: .now.advanced(by: .milliseconds(100)))
                 try await source.stream(seconds: 1, to: session)
-                let report = try await fixture.report { ($0.video?.framesDecoded ?? 0) >= 20 }
-                #expect((report?.video?.framesDecoded ?? 0) >= 20)
+                let wanted = Sanitizers.areActive ? 1 : 20
+                let report = try await fixture.report { ($0.video?.framesDecoded ?? 0) >= wanted }
+                #expect((report?.video?.framesDecoded ?? 0) >= wanted)
                 #expect(report?.video?.pictureWidth == 1_024)
                 #expect(report?.video?.pictureHeight == 768)
                 #expect(report?.video?.decodeErrors == 0)

@@ -1,3 +1,4 @@
+import Foundation
 import FuzzSupport
 
 @testable import CastRemoteDisplay
@@ -32,14 +33,5 @@ func fuzzRTCP(_ bytes: [UInt8]) {
     _ = engine.tick(at: start.advanced(by: .milliseconds(200)))
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    fuzzRTCP(Array(UnsafeBufferPointer(start: data, count: size)))
-    return 0
-}
-
-#if !FUZZING
-@main enum Replay {
-    static func main() { FuzzReplay.main(Array(CommandLine.arguments.dropFirst()), fuzzRTCP) }
-}
-#endif
+// The entry point (see `FuzzReplay`).
+exit(FuzzReplay.run(CommandLine.argc, CommandLine.unsafeArgv, fuzzRTCP))

@@ -1,3 +1,4 @@
+import Foundation
 import FuzzSupport
 import NIOCore
 
@@ -17,14 +18,5 @@ func fuzzCastFrame(_ bytes: [UInt8]) {
     }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    fuzzCastFrame(Array(UnsafeBufferPointer(start: data, count: size)))
-    return 0
-}
-
-#if !FUZZING
-@main enum Replay {
-    static func main() { FuzzReplay.main(Array(CommandLine.arguments.dropFirst()), fuzzCastFrame) }
-}
-#endif
+// The entry point (see `FuzzReplay`).
+exit(FuzzReplay.run(CommandLine.argc, CommandLine.unsafeArgv, fuzzCastFrame))

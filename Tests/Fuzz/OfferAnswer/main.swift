@@ -1,4 +1,5 @@
 import CastChannels
+import Foundation
 import FuzzSupport
 
 @testable import CastEmulator
@@ -19,14 +20,5 @@ func fuzzOfferAnswer(_ bytes: [UInt8]) {
     }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    fuzzOfferAnswer(Array(UnsafeBufferPointer(start: data, count: size)))
-    return 0
-}
-
-#if !FUZZING
-@main enum Replay {
-    static func main() { FuzzReplay.main(Array(CommandLine.arguments.dropFirst()), fuzzOfferAnswer) }
-}
-#endif
+// The entry point (see `FuzzReplay`).
+exit(FuzzReplay.run(CommandLine.argc, CommandLine.unsafeArgv, fuzzOfferAnswer))

@@ -39,22 +39,12 @@ enum DeviceAuthFuzzing {
     }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    DeviceAuthFuzzing.verify(Array(UnsafeBufferPointer(start: data, count: size)))
-    return 0
+// The entry point (see `FuzzReplay`); `--seed FILE` writes a well-formed reply
+// there instead. The identity is made first: swift-crypto's key set-up
+// allocates once for the process, which libFuzzer would count against an input.
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--seed", arguments.count == 2, let seed = DeviceAuthFuzzing.seed() {
+    exit(FileManager.default.createFile(atPath: arguments[1], contents: Data(seed)) ? 0 : 1)
 }
-
-#if !FUZZING
-@main enum Replay {
-    /// `--seed FILE` writes a well-formed reply there; otherwise replays the inputs named.
-    static func main() {
-        let arguments = Array(CommandLine.arguments.dropFirst())
-        if arguments.first == "--seed", arguments.count == 2, let seed = DeviceAuthFuzzing.seed() {
-            _ = FileManager.default.createFile(atPath: arguments[1], contents: Data(seed))
-            return
-        }
-        FuzzReplay.main(arguments, DeviceAuthFuzzing.verify)
-    }
-}
-#endif
+guard DeviceAuthFuzzing.identity != nil, DeviceAuthFuzzing.tls != nil else { exit(1) }
+exit(FuzzReplay.run(CommandLine.argc, CommandLine.unsafeArgv, DeviceAuthFuzzing.verify))

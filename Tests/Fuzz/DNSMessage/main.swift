@@ -1,3 +1,4 @@
+import Foundation
 import FuzzSupport
 import NIOCore
 
@@ -22,14 +23,5 @@ func fuzzDNSMessage(_ bytes: [UInt8]) {
     _ = try? message.encoded()
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    fuzzDNSMessage(Array(UnsafeBufferPointer(start: data, count: size)))
-    return 0
-}
-
-#if !FUZZING
-@main enum Replay {
-    static func main() { FuzzReplay.main(Array(CommandLine.arguments.dropFirst()), fuzzDNSMessage) }
-}
-#endif
+// The entry point (see `FuzzReplay`).
+exit(FuzzReplay.run(CommandLine.argc, CommandLine.unsafeArgv, fuzzDNSMessage))

@@ -1,3 +1,4 @@
+import Foundation
 import FuzzSupport
 
 @testable import CastEmulator
@@ -38,14 +39,5 @@ func fuzzRTP(_ bytes: [UInt8]) {
     _ = stream.currentReport
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    fuzzRTP(Array(UnsafeBufferPointer(start: data, count: size)))
-    return 0
-}
-
-#if !FUZZING
-@main enum Replay {
-    static func main() { FuzzReplay.main(Array(CommandLine.arguments.dropFirst()), fuzzRTP) }
-}
-#endif
+// The entry point (see `FuzzReplay`).
+exit(FuzzReplay.run(CommandLine.argc, CommandLine.unsafeArgv, fuzzRTP))

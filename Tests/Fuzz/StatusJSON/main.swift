@@ -1,5 +1,6 @@
 import CastChannels
 import CastMedia
+import Foundation
 import FuzzSupport
 
 /// Receiver, media and multizone messages — several per input, cut at 0x00,
@@ -23,14 +24,5 @@ func fuzzStatusJSON(_ bytes: [UInt8]) {
     _ = media.approximateStreamPosition()
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    fuzzStatusJSON(Array(UnsafeBufferPointer(start: data, count: size)))
-    return 0
-}
-
-#if !FUZZING
-@main enum Replay {
-    static func main() { FuzzReplay.main(Array(CommandLine.arguments.dropFirst()), fuzzStatusJSON) }
-}
-#endif
+// The entry point (see `FuzzReplay`).
+exit(FuzzReplay.run(CommandLine.argc, CommandLine.unsafeArgv, fuzzStatusJSON))

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# `make tsan`: the whole suite under ThreadSanitizer, in its own build
+# folder (.build/tsan). Fails on any test failure and on any TSan report.
+# Real-time tests see CAST_SANITIZER and keep their checks of correctness,
+# not their throughput floors (a TSan build is 5–15 times slower).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+swift="${SWIFT:-swift}"
+scratch=.build/tsan
+
+"$swift" build --build-tests --sanitize=thread --scratch-path "$scratch" 2>&1 | grep -E "error|warning: |Build complete" || true
+log="$(mktemp "${TMPDIR:-/tmp}/cast-tsan.XXXXXX")"
+trap 'rm -f "$log"' EXIT
+CAST_SANITIZER=thread TSAN_OPTIONS="${TSAN_OPTIONS:-second_deadlock_stack=1}" \
+    "$swift" test --skip-build --sanitize=thread --scratch-path "$scratch" "$@" >"$log" 2>&1
+status=$?
+reports=$(grep -c "WARNING: ThreadSanitizer" "$log" || true)
+tail -3 "$log"
+if [ "$status" -ne 0 ] || [ "$reports" -ne 0 ]; then
+    echo
+    echo "=== ThreadSanitizer: $reports reports, test status $status ==="
+    grep -n -A30 "WARNING: ThreadSanitizer" "$log" | head -300
+    grep -n -A6 -E '✘|Fatal error' "$log" | grep -v -E '^[0-9]+-(◇|✔)' | head -100
+    exit 1
+fi
+echo "tsan: 0 reports"
