@@ -30,7 +30,7 @@ tsan: setup
 
 soak: setup
 	$(SWIFT) build -c release --sanitize=address --scratch-path .build/soak --product cast-soak
-	ASAN_OPTIONS=detect_leaks=1 .build/soak/release/cast-soak
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Fuzz/lsan.supp .build/soak/release/cast-soak
 
 bench: setup
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark

@@ -31,7 +31,7 @@ for target in "${targets[@]}"; do
     work="$scratch/corpus/$target"
     mkdir -p "$work"
     log="$scratch/$target.log"
-    if ASAN_OPTIONS=detect_leaks=1 "$scratch/debug/fuzz-$target" -max_total_time="$seconds" -rss_limit_mb=2048 \
+    if ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$PWD/Tests/Fuzz/lsan.supp" "$scratch/debug/fuzz-$target" -max_total_time="$seconds" -rss_limit_mb=2048 \
         -timeout=10 -artifact_prefix="$scratch/artifacts/$target-" "$work" "Tests/Fuzz/$folder/Corpus" >"$log" 2>&1; then
         result="ok"
     else

@@ -202,16 +202,20 @@ enum Soak {
             print(String(format: "resident memory slope after 2 min: %.1f KiB/min", slope))
         }
         if let first = after.first, let last = after.last {
-            print("resident memory: \(first.residentKiB) KiB at \(Int(first.seconds)) s, \(last.residentKiB) KiB at end")
+            print(
+                "resident memory: \(first.residentKiB) KiB at \(Int(first.seconds)) s, \(last.residentKiB) KiB at end")
         }
-        print("file descriptors after 2 min: \(after.map(\.descriptors).min() ?? 0)…\(after.map(\.descriptors).max() ?? 0)")
+        print(
+            "file descriptors after 2 min: \(after.map(\.descriptors).min() ?? 0)…\(after.map(\.descriptors).max() ?? 0)"
+        )
         print("threads after 2 min: \(after.map(\.threads).min() ?? 0)…\(after.map(\.threads).max() ?? 0)")
         print(
             "frames handed \(snapshot.framesHanded), Remote Display sessions \(snapshot.sessionsBegun), stream errors "
                 + "\(snapshot.streamErrors), reconnections \(snapshot.reconnections), media cycles "
                 + "\(snapshot.mediaCycles), media errors \(snapshot.mediaErrors)")
         if let video = report?.video {
-            print("last stream: video \(video.framesDecoded) decoded, \(video.framesLost) lost, \(video.framesLate) late")
+            print(
+                "last stream: video \(video.framesDecoded) decoded, \(video.framesLost) lost, \(video.framesLate) late")
         }
     }
 }

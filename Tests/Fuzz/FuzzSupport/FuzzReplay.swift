@@ -19,7 +19,7 @@ public enum FuzzReplay {
         Self.target = body
         var count = argc
         var arguments = argv
-        return LLVMFuzzerRunDriver(&count, &arguments, fuzzOneInput)
+        return runFuzzerDriver(&count, &arguments, fuzzOneInput)
         #else
         Self.main(Array(CommandLine.arguments.dropFirst()), body)
         return 0
@@ -53,11 +53,10 @@ public enum FuzzReplay {
     }
 }
 
-
 #if FUZZING
 /// libFuzzer's driver (compiler-rt FuzzerInterface.h).
 @_silgen_name("LLVMFuzzerRunDriver")
-private func LLVMFuzzerRunDriver(
+private func runFuzzerDriver(
     _ argc: UnsafeMutablePointer<CInt>,
     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
     _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
