@@ -29,8 +29,8 @@ tsan: setup
 	SWIFT=$(SWIFT) scripts/tsan.sh
 
 soak: setup
-	$(SWIFT) build -c release --sanitize=address --scratch-path .build/soak --product cast-soak
-	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Fuzz/lsan.supp .build/soak/release/cast-soak
+	$(SWIFT) build --sanitize=address --scratch-path .build/soak --product cast-soak
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Fuzz/lsan.supp .build/soak/debug/cast-soak
 
 bench: setup
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark

@@ -251,6 +251,9 @@ let package = Package(
             name: "fuzz-rtp", dependencies: ["FuzzSupport", "CastRemoteDisplay", "CastEmulator"],
             path: "Tests/Fuzz/RTP", exclude: ["Corpus"], swiftSettings: strictSettings),
         .executableTarget(
+            name: "fuzz-media-files", dependencies: ["FuzzSupport", "CastRemoteDisplay"],
+            path: "Tests/Fuzz/MediaFiles", exclude: ["Corpus"], swiftSettings: strictSettings),
+        .executableTarget(
             name: "fuzz-device-auth", dependencies: ["FuzzSupport", "CastTransport", "CastEmulator"],
             path: "Tests/Fuzz/DeviceAuth", exclude: ["Corpus"], swiftSettings: strictSettings),
 

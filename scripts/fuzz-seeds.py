@@ -160,7 +160,23 @@ def rtp():
                                                         for d in [packet(0, 0, 2), sender_report, packet(0, 1, 2)]))
 
 
+def media_files():
+    width, height = 16, 8
+    frame = bytes(range(width * height)) + bytes([128]) * (width * height // 2)
+    y4m = f"YUV4MPEG2 W{width} H{height} F30:1 Ip A1:1 C420jpeg\n".encode() + (b"FRAME\n" + frame) * 2
+    write("MediaFiles", "two-frames.y4m", y4m)
+    pcm = struct.pack("<8h", 0, 1000, 2000, 3000, -3000, -2000, -1000, 0)
+    fmt = struct.pack("<HHIIHH", 1, 1, 8000, 16000, 2, 16)
+    body = b"WAVE" + b"fmt " + struct.pack("<I", len(fmt)) + fmt + b"data" + struct.pack("<I", len(pcm)) + pcm
+    write("MediaFiles", "mono-16bit.wav", b"RIFF" + struct.pack("<I", len(body)) + body)
+    floats = struct.pack("<4f", 0.0, 0.5, -0.5, 1.0)
+    fmt = struct.pack("<HHIIHH", 3, 2, 48000, 384000, 8, 32)
+    body = b"WAVE" + b"fmt " + struct.pack("<I", len(fmt)) + fmt + b"data" + struct.pack("<I", len(floats)) + floats
+    write("MediaFiles", "stereo-float.wav", b"RIFF" + struct.pack("<I", len(body)) + body)
+
+
 if __name__ == "__main__":
+    media_files()
     status_json()
     offer_answer()
     dns()

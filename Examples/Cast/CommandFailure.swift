@@ -44,6 +44,7 @@ struct CommandFailure: Error, CustomStringConvertible {
             switch error.code {
             case .offerRejected, .noAcceptableStream: self.init(.offerRejected, "\(error)")
             case .answerTimedOut: self.init(.timedOut, "\(error)")
+            case .invalidFile: self.init(.badInput, "\(error)")
             default: self.init(.other, "\(error)")
             }
         default:

@@ -33,6 +33,8 @@ public struct CastRemoteDisplayError: Error, Sendable, CustomStringConvertible {
         public static let invalidAnswer = Code("invalidAnswer")
         /// The session ended; nothing more can be sent on it.
         public static let sessionEnded = Code("sessionEnded")
+        /// A media file (Y4M video, WAV sound) is unreadable, malformed or in a format not supported.
+        public static let invalidFile = Code("invalidFile")
     }
 
     /// A failure code reported by a C library (libvpx, libopus, libsamplerate).

@@ -2,6 +2,7 @@ import CastChannels
 import CastEmulator
 import CastRemoteDisplay
 import CastTestSupport
+import CastTransport
 import Testing
 
 /// Every end-to-end suite runs one test at a time: each streams real time
@@ -177,6 +178,35 @@ import Testing
                         configuration: RemoteDisplayConfiguration(answerTimeout: .milliseconds(300)))
                 }
                 #expect(error?.code == .answerTimedOut)
+            }
+        }
+
+        /// Audit row 13 and conformance 071: an ANSWER typed in lower case and
+        /// without `seqNum` (a first-generation Chromecast's) answers the offer
+        /// waiting. Before, the channel dropped it and the offer timed out.
+        @Test func anAnswerWithoutSequenceNumberInLowerCaseStartsTheSession() async throws {
+            try await StreamingFixture.with { fixture in
+                fixture.emulator.respond(to: CastNamespace.webrtc) { offer in
+                    guard let json = try? JSONValue(parsing: offer.text ?? ""),
+                        let streams = json["offer"]?["supportedStreams"]?.arrayValue
+                    else { return [] }
+                    let answer: JSONValue = [
+                        "type": "answer", "result": "ok",
+                        "answer": [
+                            "udpPort": 9, "sendIndexes": .array(streams.compactMap { $0["index"] }),
+                            "ssrcs": .array(streams.compactMap { $0["ssrc"]?.intValue.map { .integer($0 + 1) } }),
+                        ],
+                    ]
+                    return [
+                        CastMessage(
+                            namespace: offer.namespace, sourceID: offer.destinationID, destinationID: offer.sourceID,
+                            payload: .string((try? answer.jsonText()) ?? "{}"))
+                    ]
+                }
+                let session = try await fixture.channel.beginSession(
+                    configuration: RemoteDisplayConfiguration(answerTimeout: .seconds(5)))
+                #expect(session.state == .active)
+                session.stop()
             }
         }
 
