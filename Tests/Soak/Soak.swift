@@ -22,6 +22,11 @@ enum Soak {
 
     static let quiet = CastLogger(filter: CastLogFilter(minimumLevel: .none))
 
+    /// Writes a line to stdout at once: LeakSanitizer ends the process without flushing stdio.
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
     static func main() async throws {
         let minutes = Double(ProcessInfo.processInfo.environment["SOAK_MINUTES"] ?? "") ?? 30
         let end = ContinuousClock.now + .milliseconds(Int(minutes * 60_000))
@@ -150,14 +155,14 @@ enum Soak {
     static func sample(from start: ContinuousClock.Instant, until end: ContinuousClock.Instant, counters: Counters)
         async
     {
-        print("seconds,rss_kib,fds,threads,frames,reconnections,media_cycles")
+        Self.say("seconds,rss_kib,fds,threads,frames,reconnections,media_cycles")
         while ContinuousClock.now < end {
             let sample = Sample(
                 seconds: (ContinuousClock.now - start).inSeconds, residentKiB: Self.residentKiB(),
                 descriptors: Self.descriptorCount(), threads: Self.threadCount())
             counters.record(sample)
             let snapshot = counters.snapshot
-            print(
+            Self.say(
                 "\(Int(sample.seconds)),\(sample.residentKiB),\(sample.descriptors),\(sample.threads),"
                     + "\(snapshot.framesHanded),\(snapshot.reconnections),\(snapshot.mediaCycles)")
             try? await Task.sleep(for: .seconds(10))
@@ -197,24 +202,24 @@ enum Soak {
         let snapshot = counters.snapshot
         let samples = snapshot.samples
         let after = samples.filter { $0.seconds >= 120 }
-        print("--- soak summary ---")
+        Self.say("--- soak summary ---")
         if let slope = Self.slope(samples) {
-            print(String(format: "resident memory slope after 2 min: %.1f KiB/min", slope))
+            Self.say(String(format: "resident memory slope after 2 min: %.1f KiB/min", slope))
         }
         if let first = after.first, let last = after.last {
-            print(
+            Self.say(
                 "resident memory: \(first.residentKiB) KiB at \(Int(first.seconds)) s, \(last.residentKiB) KiB at end")
         }
-        print(
+        Self.say(
             "file descriptors after 2 min: \(after.map(\.descriptors).min() ?? 0)…\(after.map(\.descriptors).max() ?? 0)"
         )
-        print("threads after 2 min: \(after.map(\.threads).min() ?? 0)…\(after.map(\.threads).max() ?? 0)")
-        print(
+        Self.say("threads after 2 min: \(after.map(\.threads).min() ?? 0)…\(after.map(\.threads).max() ?? 0)")
+        Self.say(
             "frames handed \(snapshot.framesHanded), Remote Display sessions \(snapshot.sessionsBegun), stream errors "
                 + "\(snapshot.streamErrors), reconnections \(snapshot.reconnections), media cycles "
                 + "\(snapshot.mediaCycles), media errors \(snapshot.mediaErrors)")
         if let video = report?.video {
-            print(
+            Self.say(
                 "last stream: video \(video.framesDecoded) decoded, \(video.framesLost) lost, \(video.framesLate) late")
         }
     }
