@@ -62,10 +62,10 @@ import Testing
                     session.letterbox?.frameSize == RemoteDisplayConfiguration.Resolution(width: 1_024, height: 768))
                 let source = try TestSignal(
                     width: 1_024, height: 576, frameRate: 30, start: .now.advanced(by: .milliseconds(100)))
-                try await source.stream(seconds: 1, to: session)
-                let wanted = Sanitizers.areActive ? 1 : 20
-                let report = try await fixture.report { ($0.video?.framesDecoded ?? 0) >= wanted }
-                #expect((report?.video?.framesDecoded ?? 0) >= wanted)
+                try await source.stream(seconds: 2, to: session)
+                // What this checks is the pictures' size; a few frames are plenty, even on a loaded machine.
+                let report = try await fixture.report { ($0.video?.framesDecoded ?? 0) >= 5 }
+                #expect((report?.video?.framesDecoded ?? 0) >= 5)
                 #expect(report?.video?.pictureWidth == 1_024)
                 #expect(report?.video?.pictureHeight == 768)
                 #expect(report?.video?.decodeErrors == 0)
