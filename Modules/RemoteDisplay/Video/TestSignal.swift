@@ -26,7 +26,8 @@ public struct TestSignal: Sendable {
     public let height: Int
     /// Frames per second.
     public let frameRate: Int
-    /// Capture time of frame 0.
+    /// Capture time of frame 0: the `start` given, or the moment the pictures
+    /// were ready if that start had passed.
     public let start: HostTime
     /// Tight I420 planes of each distinct frame.
     private let frames: [[[UInt8]]]
@@ -49,7 +50,10 @@ public struct TestSignal: Sendable {
         self.width = width
         self.height = height
         self.frameRate = frameRate
-        self.start = start
+        // Drawing the pictures takes a while (long in a debug build): a start
+        // that passed meanwhile moves to now, or the first frames would all be
+        // late at once and push each other out of the encoder's backlog.
+        self.start = max(start, HostTime.now)
         self.frames = frames
     }
 
