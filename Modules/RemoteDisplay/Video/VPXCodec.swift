@@ -34,6 +34,9 @@ final class VPXCodec: @unchecked Sendable {
         if self.initialized {
             vpx_codec_destroy(self.context)
         }
+        // `vpx_img_wrap` without data allocates a frame buffer the image owns
+        // (1.4 MB at 720p); the soak's LeakSanitizer found it lost per encoder.
+        vpx_img_free(self.image)
         self.context.deallocate()
         self.config.deallocate()
         self.image.deallocate()
