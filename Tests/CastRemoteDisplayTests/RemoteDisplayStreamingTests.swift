@@ -31,10 +31,10 @@ import Testing
                 #expect(video.decodeErrors == 0)
                 #expect(video.unmatchedPictures == 0)
                 #expect((video.minimumPSNR ?? 0) > 30)
-                #expect(audio.framesDecoded == sent.audio?.framesSent)
                 // Throughput and timing, at full speed only (a sanitizer build is 5–15× slower,
                 // and its receiver falls behind its socket, a real loss).
                 guard !Sanitizers.areActive else { return }
+                #expect(audio.framesDecoded == sent.audio?.framesSent)
                 // A loaded machine (CI runs every suite at once, in a debug build) may
                 // drop a few frames before encoding them; what was sent must all decode.
                 #expect(video.framesDecoded >= 240)
@@ -99,7 +99,8 @@ import Testing
             }
         }
 
-        @Test func adaptsDownUnderABandwidthCapAndBackUpWhenLifted() async throws {
+        @Test(.disabled(if: Sanitizers.areActive, "bitrate steps are timed against the network; too slow under TSan"))
+        func adaptsDownUnderABandwidthCapAndBackUpWhenLifted() async throws {
             // 720p: the test pattern needs about 3.5 Mbit/s there, well above the cap.
             let cap = NetworkImpairment(bandwidthLimit: 1_200_000, queueLimit: .milliseconds(150), seed: 3)
             try await StreamingFixture.with(streaming: StreamingReceiverConfiguration(impairment: cap)) { fixture in

@@ -9,8 +9,10 @@ import Testing
 @Suite struct ConnectionFailureTests {
     @Test func heartbeatTimeoutIsDetected() async throws {
         try await EmulatorFixture.with { fixture in
-            // The timeout also runs while TLS connects: long enough for a busy machine's handshake.
-            let heartbeat = HeartbeatConfiguration(pingInterval: .milliseconds(250), timeout: .milliseconds(1_500))
+            // The timeout also runs while TLS connects: long enough for a busy machine's handshake
+            // (and for a ThreadSanitizer build's, 5–15 times slower).
+            let timeout: Duration = Sanitizers.areActive ? .seconds(10) : .milliseconds(1_500)
+            let heartbeat = HeartbeatConfiguration(pingInterval: .milliseconds(250), timeout: timeout)
             let connection = fixture.connection(CastConnectionConfiguration(heartbeat: heartbeat))
             try await connection.connect()
             fixture.emulator.faults.isHeartbeatSilenced = true
