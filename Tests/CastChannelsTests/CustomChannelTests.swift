@@ -134,7 +134,9 @@ final class RecordingDelegate: GenericChannelDelegate {
     }
 
     @Test func aFullSendBufferIsATypedError() async throws {
-        try await ChannelFixture.with(connection: CastConnectionConfiguration(outboundQueueLimit: 4)) { fixture in
+        try await ChannelFixture.with(
+            connection: CastConnectionConfiguration(deviceAuthentication: .off, outboundQueueLimit: 4)
+        ) { fixture in
             try await fixture.connection.openVirtualConnection(to: "web-echo")
             let channel = try GenericChannel(namespace: Self.namespace)
             channel.attach(to: fixture.connection, destinationID: "web-echo", logger: quietLogger)

@@ -44,7 +44,7 @@ import Testing
         let connection = CastConnection(
             host: "127.0.0.1",
             port: port,
-            configuration: CastConnectionConfiguration(connectTimeout: .milliseconds(300)),
+            configuration: CastConnectionConfiguration(connectTimeout: .milliseconds(300), deviceAuthentication: .off),
             logger: EmulatorFixture.quietLogger
         )
         #expect(await transportErrorCode { try await connection.connect() } == .connectTimedOut)

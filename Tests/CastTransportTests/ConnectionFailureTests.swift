@@ -13,7 +13,8 @@ import Testing
             // (and for a ThreadSanitizer build's, 5–15 times slower).
             let timeout: Duration = Sanitizers.areActive ? .seconds(10) : .milliseconds(1_500)
             let heartbeat = HeartbeatConfiguration(pingInterval: .milliseconds(250), timeout: timeout)
-            let connection = fixture.connection(CastConnectionConfiguration(heartbeat: heartbeat))
+            let connection = fixture.connection(
+                CastConnectionConfiguration(heartbeat: heartbeat, deviceAuthentication: .off))
             try await connection.connect()
             fixture.emulator.faults.isHeartbeatSilenced = true
             #expect(await disconnectReason(of: connection) == .heartbeatTimedOut)
@@ -25,7 +26,8 @@ import Testing
             // Chrome's 10 s timeout: a loaded 2-core CI machine running every suite at once can
             // starve the loops for seconds, and only a receiver that stopped answering may end this.
             let heartbeat = HeartbeatConfiguration(pingInterval: .milliseconds(250), timeout: .seconds(10))
-            let connection = fixture.connection(CastConnectionConfiguration(heartbeat: heartbeat))
+            let connection = fixture.connection(
+                CastConnectionConfiguration(heartbeat: heartbeat, deviceAuthentication: .off))
             try await connection.connect()
             // Many ping intervals and more than two timeouts pass with nothing but heartbeats on the wire.
             try await Task.sleep(for: .milliseconds(21_000))
@@ -88,7 +90,8 @@ import Testing
 
     @Test func aFullSendQueueFailsInsteadOfBlocking() async throws {
         try await EmulatorFixture.with { fixture in
-            let connection = fixture.connection(CastConnectionConfiguration(outboundQueueLimit: 4))
+            let connection = fixture.connection(
+                CastConnectionConfiguration(deviceAuthentication: .off, outboundQueueLimit: 4))
             try await connection.connect()
             try await connection.openVirtualConnection(to: "receiver-0")
             await fixture.emulator.setReadingPaused(true)

@@ -48,7 +48,8 @@ import Testing
         try await EmulatorFixture.with { fixture in
             let events = fixture.emulator.events()
             let connection = fixture.connection(
-                CastConnectionConfiguration(sender: SenderInfo(userAgent: "tests/1", version: "9.9"))
+                CastConnectionConfiguration(
+                    deviceAuthentication: .off, sender: SenderInfo(userAgent: "tests/1", version: "9.9"))
             )
             try await connection.connect()
             try await connection.openVirtualConnection(to: "app-transport-1", type: .invisible)
