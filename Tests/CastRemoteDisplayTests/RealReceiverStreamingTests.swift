@@ -187,6 +187,22 @@ import Testing
         #expect(answer.configuration.resolution == .hd720)
     }
 
+    /// Found by `make fuzz` (its input is in Tests/Fuzz/OfferAnswer/Corpus/crash-huge-frame-rate):
+    /// a 90-digit frame rate or a huge pixel rate trapped the conversion to Int.
+    @Test func hugeNumbersInAnAnswerDoNotTrap() throws {
+        let offer = try StreamingOffer(configuration: RemoteDisplayConfiguration(), sequenceNumber: 6)
+        let constraints: JSONValue = [
+            "video": [
+                "maxDimensions": [
+                    "width": 1_920, "height": 1_080, "frameRate": .string("3" + String(repeating: "0", count: 90)),
+                ],
+                "maxPixelsPerSecond": .number(1e300),
+            ]
+        ]
+        let answer = try self.answer(["constraints": constraints], offer: offer)
+        #expect(answer.configuration.maximumFrameRate == 30)
+    }
+
     /// Row 13 and conformance 071: an ANSWER typed in lower case and without
     /// `seqNum` answers the offer waiting for it.
     @Test func anAnswerWithoutSequenceNumberOrUpperCaseIsTaken() throws {

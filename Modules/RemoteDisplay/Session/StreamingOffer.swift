@@ -190,7 +190,7 @@ struct StreamingAnswer: Sendable {
         to maximum: Double?
     ) {
         guard let maximum, maximum > 0 else { return }
-        let rate = Int(maximum / Double(size.width * size.height))
+        guard let rate = Self.whole(maximum / Double(size.width * size.height)) else { return }
         configuration.maximumFrameRate = max(1, min(configuration.maximumFrameRate, rate))
     }
 
@@ -256,12 +256,20 @@ struct StreamingAnswer: Sendable {
 
     /// A frame rate given as a number or a fraction string ("30000/1001").
     private static func frameRate(_ value: JSONValue) -> Int? {
-        if let number = value.doubleValue { return Int(number) }
+        if let number = value.doubleValue { return Self.whole(number) }
         guard let text = value.stringValue else { return nil }
         let parts = text.split(separator: "/").compactMap { Double($0) }
         guard let numerator = parts.first else { return nil }
         let denominator = parts.count > 1 ? parts[1] : 1
-        return denominator > 0 ? Int(numerator / denominator) : nil
+        return denominator > 0 ? Self.whole(numerator / denominator) : nil
+    }
+
+    /// `value` as an Int in 0…1 000 000, `nil` when it is not finite or
+    /// negative: a receiver's number must not trap the conversion (the
+    /// fuzzer found a 90-digit frame rate).
+    static func whole(_ value: Double) -> Int? {
+        guard value.isFinite, value >= 0 else { return nil }
+        return Int(min(value, 1_000_000))
     }
 
     /// `resolution` scaled down to fit, keeping its aspect, even, at least 320×240.
