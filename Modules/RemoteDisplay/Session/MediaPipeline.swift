@@ -321,7 +321,7 @@ private final class WeakPipeline: Sendable {
 // a time, so the encoders are never touched concurrently.
 final class EncoderState: @unchecked Sendable {
     /// A letterbox and the buffers it fills: the picture as I420 (for an
-    /// NV12 or odd-strided one) and the whole frame, bars painted once.
+    /// NV12 one) and the whole frame, bars painted once.
     private struct Letterboxing {
         let letterbox: VideoLetterbox
         let picture: PixelStorage
@@ -375,8 +375,15 @@ final class EncoderState: @unchecked Sendable {
             self.videoBitrate = bitrate
         }
         guard let letterboxing else { return try self.video!.encode(frame, pts: pts) }
-        PictureConversion.copy(frame, toI420: letterboxing.picture)
-        PictureConversion.scale(letterboxing.picture, into: letterboxing.frame, at: letterboxing.letterbox.content)
+        // libyuv scales I420 of any stride directly; NV12 is made I420 first.
+        let picture: PixelStorage
+        if frame.format == .i420 {
+            picture = frame.storage
+        } else {
+            PictureConversion.copy(frame, toI420: letterboxing.picture)
+            picture = letterboxing.picture
+        }
+        PictureConversion.scale(picture, into: letterboxing.frame, at: letterboxing.letterbox.content)
         return try self.video!.encode(PixelBuffer(storage: letterboxing.frame, pool: nil), pts: pts)
     }
 
