@@ -99,7 +99,10 @@ import Testing
             }
         }
 
-        @Test(.disabled(if: Sanitizers.areActive, "bitrate steps are timed against the network; a TSan build runs 5-15x slower"))
+        @Test(
+            .disabled(
+                if: Sanitizers.areActive, "bitrate steps are timed against the network; a TSan build runs 5-15x slower")
+        )
         func adaptsDownUnderABandwidthCapAndBackUpWhenLifted() async throws {
             // 720p: the test pattern needs about 3.5 Mbit/s there, well above the cap.
             let cap = NetworkImpairment(bandwidthLimit: 1_200_000, queueLimit: .milliseconds(150), seed: 3)
