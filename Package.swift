@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "CastMedia", targets: ["CastMedia"]),
         .library(name: "CastKit", targets: ["CastKit"]),
         .library(name: "CastRemoteDisplay", targets: ["CastRemoteDisplay"]),
+        .library(name: "CastCapture", targets: ["CastCapture"]),
         .library(name: "CastEmulator", targets: ["CastEmulator"]),
         .executable(name: "cast", targets: ["cast"]),
         .executable(name: "cast-receiver", targets: ["cast-receiver"]),
@@ -130,6 +131,19 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // Screen and sound capture for Remote Display (X11 through XCB, the
+        // desktop's sound through libpulse): its own product, so apps that do
+        // not capture never link X11 or PulseAudio.
+        .target(
+            name: "CastCapture",
+            dependencies: [
+                "CastRemoteDisplay", "CXCB", "CPulse", "CYUV",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Modules/Capture",
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Receiver emulator (tests, examples, other projects' CI)
 
         .target(
@@ -160,8 +174,9 @@ let package = Package(
         .executableTarget(
             name: "cast",
             dependencies: [
-                "CastKit", "CastRemoteDisplay", "CastEmulator",
+                "CastKit", "CastRemoteDisplay", "CastCapture", "CastEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             path: "Examples/Cast",
             swiftSettings: strictSettings
@@ -194,7 +209,8 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
-        // MARK: System libraries (found through pkg-config; libyuv has none and is linked by name)
+        // MARK: System libraries (found through pkg-config; libyuv has none and is
+        // linked by name, as is libpulse, whose pkg-config flags SwiftPM refuses)
 
         .systemLibrary(
             name: "CVPX",
@@ -218,6 +234,21 @@ let package = Package(
             name: "CYUV",
             path: "Modules/System/CYUV",
             providers: [.apt(["libyuv-dev"])]
+        ),
+        .systemLibrary(
+            name: "CXCB",
+            path: "Modules/System/CXCB",
+            pkgConfig: "xcb",
+            providers: [
+                .apt([
+                    "libxcb1-dev", "libxcb-shm0-dev", "libxcb-xfixes0-dev", "libxcb-damage0-dev", "libxcb-randr0-dev",
+                ])
+            ]
+        ),
+        .systemLibrary(
+            name: "CPulse",
+            path: "Modules/System/CPulse",
+            providers: [.apt(["libpulse-dev"])]
         ),
         .systemLibrary(
             name: "COpenSSL",
@@ -271,7 +302,7 @@ let package = Package(
         .target(
             name: "CastTestSupport",
             dependencies: [
-                "CastTransport",
+                "CastTransport", "CastChannels", "CastEmulator", "CastLogging", "CastRemoteDisplay",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -355,6 +386,15 @@ let package = Package(
             dependencies: [
                 "CastRemoteDisplay", "CVPX", "COpus", "CastEmulator", "CastChannels", "CastTransport", "CastLogging",
                 "CastTestSupport",
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Capture against real daemons the tests start: Xvfb, PulseAudio.
+        .testTarget(
+            name: "CastCaptureTests",
+            dependencies: [
+                "CastCapture", "CastRemoteDisplay", "CastEmulator", "CastTestSupport", "CXCB", "CYUV",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

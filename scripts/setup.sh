@@ -12,6 +12,15 @@ packages=(
     libsamplerate0-dev  # CSampleRate: audio resampling
     libssl-dev          # COpenSSL: AES-128-CTR frame crypto
     libyuv-dev          # CYUV: scaling and 4:2:0 conversion (letterboxing, NV12 → I420)
+    libxcb1-dev         # CXCB (CastCapture): X11 screen capture through XCB…
+    libxcb-shm0-dev     #   …MIT-SHM, pixels through shared memory
+    libxcb-xfixes0-dev  #   …XFixes, the cursor image
+    libxcb-damage0-dev  #   …DAMAGE, what changed on screen
+    libxcb-randr0-dev   #   …RandR, monitors by name
+    libpulse-dev        # CPulse (CastCapture): the desktop's sound through libpulse
+    xvfb                # capture tests: a real X server, started by the tests
+    pulseaudio          # capture tests: a real sound server, started by the tests
+    pulseaudio-utils    # capture tests: pacat plays the test tone into it
     pkg-config          # SwiftPM finds the libraries above through it
     iproute2            # discovery tests: network namespaces and veth pairs (`ip netns`)
     python3-pip         # interop tests: pip installs python-zeroconf and pychromecast

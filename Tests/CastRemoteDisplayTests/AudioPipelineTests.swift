@@ -1,5 +1,6 @@
 import CastEmulator
 import CastRemoteDisplay
+import CastTestSupport
 import Foundation
 import Testing
 

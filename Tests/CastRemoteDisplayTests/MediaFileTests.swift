@@ -1,4 +1,5 @@
 import CastRemoteDisplay
+import CastTestSupport
 import Foundation
 import Testing
 

@@ -36,6 +36,7 @@ final class ReceiverStream: @unchecked Sendable {
     private let videoDecoder: VP8Decoder?
     private let audioDecoder: OpusDecoder?
     private let reference: StreamingReceiverConfiguration.VideoReference?
+    private let observer: DecodedMediaObserver
 
     private var frames: [Int64: PartialFrame] = [:]
     /// Every frame at or before it is decoded or skipped.
@@ -58,8 +59,10 @@ final class ReceiverStream: @unchecked Sendable {
 
     init(
         kind: MediaKind, senderSSRC: UInt32, payloadType: UInt8, timebase: Int, key: StreamKey, channels: Int,
-        playoutDelay: Duration, decodes: Bool, reference: StreamingReceiverConfiguration.VideoReference?
+        playoutDelay: Duration, decodes: Bool, reference: StreamingReceiverConfiguration.VideoReference?,
+        observer: DecodedMediaObserver = DecodedMediaObserver()
     ) throws(CastRemoteDisplayError) {
+        self.observer = observer
         self.kind = kind
         self.senderSSRC = senderSSRC
         self.receiverSSRC = senderSSRC &+ 1
@@ -197,9 +200,13 @@ final class ReceiverStream: @unchecked Sendable {
             self.report.pictureWidth = picture.width
             self.report.pictureHeight = picture.height
             self.measurePicture(picture, capture: capture)
-        } else if let decoder = self.audioDecoder, decoder.decode(bytes) == nil {
-            self.report.decodeErrors += 1
-            return
+            self.observer.picture?(capture, picture)
+        } else if let decoder = self.audioDecoder {
+            guard let sound = decoder.decode(bytes) else {
+                self.report.decodeErrors += 1
+                return
+            }
+            self.observer.sound?(capture, sound, decoder.channels)
         }
         if frame.isKeyFrame && self.kind == .video {
             self.report.keyFrames += 1

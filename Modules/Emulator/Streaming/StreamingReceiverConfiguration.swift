@@ -111,6 +111,10 @@ public struct StreamingReceiverConfiguration: Sendable {
     public var impairment: NetworkImpairment
     /// Pictures to compare decoded frames with, if the test has them.
     public var videoReference: VideoReference?
+    /// Sees every decoded picture and sound, with its capture time: for
+    /// tests that read what a picture carries (a frame number, a time) or
+    /// analyse the sound. Called on the receiver's thread; keep it short.
+    package var observer = DecodedMediaObserver()
     /// Whether to decode frames (libvpx, libopus). Default `true`; off, the
     /// receiver still reassembles, decrypts and acknowledges — a cheaper
     /// peer for benchmarks of the sender.
@@ -169,4 +173,14 @@ public struct NetworkImpairment: Sendable, Hashable {
         self.queueLimit = queueLimit
         self.seed = seed
     }
+}
+
+/// What a test sees of the emulator's decoded media (see ``StreamingReceiverConfiguration/observer``).
+package struct DecodedMediaObserver: Sendable {
+    /// A decoded picture and the sender's capture time of it (`nil` before the first Sender Report).
+    package var picture: (@Sendable (HostTime?, VP8Decoder.Picture) -> Void)?
+    /// Decoded sound, interleaved, with its channel count and capture time.
+    package var sound: (@Sendable (HostTime?, [Float], Int) -> Void)?
+
+    package init() {}
 }

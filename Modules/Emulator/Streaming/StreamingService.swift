@@ -90,7 +90,7 @@ final class StreamingService: Sendable {
                     kind: stream.kind, senderSSRC: stream.ssrc, payloadType: stream.payloadType,
                     timebase: stream.timebase, key: stream.key, channels: stream.channels,
                     playoutDelay: stream.targetDelay, decodes: configuration.decodes,
-                    reference: configuration.videoReference)
+                    reference: configuration.videoReference, observer: configuration.observer)
             }
         } catch {
             reply(

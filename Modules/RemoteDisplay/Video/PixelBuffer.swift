@@ -74,6 +74,14 @@ public struct PixelBuffer: ~Copyable, Sendable {
         try body(UnsafeRawBufferPointer(self.storage.plane(plane)))
     }
 
+    /// Gives `body` every plane at once to write, for converters that fill
+    /// all planes in one call (libyuv's `ARGBToI420`, for one).
+    public mutating func withUnsafeMutablePlanes<Result, Failure: Error>(
+        _ body: (PixelPlanes) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try body(PixelPlanes(storage: self.storage))
+    }
+
     /// Copies one plane from `source`, whose rows are `bytesPerRow` apart.
     ///
     /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/frameFormatMismatch``
@@ -120,4 +128,21 @@ public struct PixelBuffer: ~Copyable, Sendable {
             self.storage.plane(plane).initializeMemory(as: UInt8.self, repeating: plane == 0 ? 16 : 128)
         }
     }
+}
+
+/// The planes of a ``PixelBuffer`` being written, all at once; valid only
+/// inside ``PixelBuffer/withUnsafeMutablePlanes(_:)``.
+public struct PixelPlanes {
+    fileprivate let storage: PixelStorage
+
+    /// How many planes there are (3 for I420, 2 for NV12).
+    public var count: Int { self.storage.layout.format.planeCount }
+
+    /// The first byte of `plane`, whose rows are ``bytesPerRow(ofPlane:)`` apart.
+    public func baseAddress(ofPlane plane: Int) -> UnsafeMutablePointer<UInt8> {
+        (self.storage.bytes + self.storage.layout.offsets[plane]).assumingMemoryBound(to: UInt8.self)
+    }
+
+    /// The stride of `plane`: bytes from the start of one row to the next.
+    public func bytesPerRow(ofPlane plane: Int) -> Int { self.storage.layout.bytesPerRow[plane] }
 }

@@ -62,14 +62,21 @@ public struct VideoLetterbox: Sendable, Hashable {
             height *= shrink
         }
         let frame = RemoteDisplayConfiguration.Resolution(width: Self.even(width), height: Self.even(height))
+        return VideoLetterbox(frameSize: frame, content: Self.content(fitting: picture, in: frame))
+    }
+
+    /// The largest rectangle of `picture`'s aspect ratio centred in
+    /// `frame`, with even origin and size: where a picture goes, whole, in a
+    /// frame of another shape (the rest is black bars).
+    package static func content(
+        fitting picture: RemoteDisplayConfiguration.Resolution, in frame: RemoteDisplayConfiguration.Resolution
+    ) -> Rectangle {
         let scale = min(Double(frame.width) / Double(picture.width), Double(frame.height) / Double(picture.height))
         let contentWidth = min(Self.even(Double(picture.width) * scale), frame.width)
         let contentHeight = min(Self.even(Double(picture.height) * scale), frame.height)
-        return VideoLetterbox(
-            frameSize: frame,
-            content: Rectangle(
-                x: (frame.width - contentWidth) / 2 & ~1, y: (frame.height - contentHeight) / 2 & ~1,
-                width: contentWidth, height: contentHeight))
+        return Rectangle(
+            x: (frame.width - contentWidth) / 2 & ~1, y: (frame.height - contentHeight) / 2 & ~1,
+            width: contentWidth, height: contentHeight)
     }
 
     private static func even(_ value: Double) -> Int {

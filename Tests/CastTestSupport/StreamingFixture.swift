@@ -1,27 +1,27 @@
-import CastChannels
-import CastEmulator
-import CastLogging
-import CastRemoteDisplay
-import CastTestSupport
-import CastTransport
+public import CastChannels
+public import CastEmulator
+public import CastLogging
+public import CastRemoteDisplay
+public import CastTransport
 import Foundation
 import Testing
 
-let quietLogger = CastLogger(filter: CastLogFilter(minimumLevel: .none))
-
 /// A started emulator with the mirroring app launched and one sender whose
 /// Remote Display channel is attached to the app's transport, over real TLS
-/// and real UDP on loopback.
-struct StreamingFixture {
-    let emulator: CastEmulator
-    let connection: CastConnection
-    let receiver: ReceiverChannel
-    let channel: RemoteDisplayChannel
-    let application: ReceiverApplication
+/// and real UDP on loopback. Shared by the Remote Display and capture tests.
+public struct StreamingFixture {
+    public let emulator: CastEmulator
+    public let connection: CastConnection
+    public let receiver: ReceiverChannel
+    public let channel: RemoteDisplayChannel
+    public let application: ReceiverApplication
+
+    /// A logger that prints nothing.
+    public static let logger = CastLogger(filter: CastLogFilter(minimumLevel: .none))
 
     /// Runs `body` with the fixture, in its turn among the real-time tests;
     /// tears everything down whatever happens.
-    static func with(
+    public static func with(
         streaming: StreamingReceiverConfiguration? = StreamingReceiverConfiguration(),
         profile: ReceiverProfile = .chromecastWithGoogleTV,
         application: String = CastApplicationID.mirroring,
@@ -38,23 +38,23 @@ struct StreamingFixture {
         _ body: (StreamingFixture) async throws -> Void
     ) async throws {
         let emulator = try CastEmulator(
-            configuration: CastEmulatorConfiguration(profile: profile), logger: quietLogger)
+            configuration: CastEmulatorConfiguration(profile: profile), logger: StreamingFixture.logger)
         if let streaming { emulator.streaming = streaming }
         try await emulator.start()
         let connection = CastConnection(
             host: "127.0.0.1", port: emulator.port,
-            configuration: CastConnectionConfiguration(deviceAuthentication: .off), logger: quietLogger)
+            configuration: CastConnectionConfiguration(deviceAuthentication: .off), logger: StreamingFixture.logger)
         let receiver = ReceiverChannel()
-        let channel = RemoteDisplayChannel(logger: quietLogger)
+        let channel = RemoteDisplayChannel(logger: StreamingFixture.logger)
         let result: Result<Void, any Error>
         do {
             try await connection.connect()
             try await connection.openVirtualConnection(to: "receiver-0")
-            receiver.attach(to: connection, destinationID: "receiver-0", logger: quietLogger)
+            receiver.attach(to: connection, destinationID: "receiver-0", logger: StreamingFixture.logger)
             let application = try await receiver.launch(appID: application)
             let transportID = try #require(application.transportID)
             try await connection.openVirtualConnection(to: transportID)
-            channel.attach(to: connection, destinationID: transportID, logger: quietLogger)
+            channel.attach(to: connection, destinationID: transportID, logger: StreamingFixture.logger)
             try await body(
                 StreamingFixture(
                     emulator: emulator, connection: connection, receiver: receiver, channel: channel,
@@ -73,7 +73,7 @@ struct StreamingFixture {
 
     /// A media source whose first frame is due shortly, registered as the
     /// emulator's PSNR reference (call before beginning the session).
-    func prepareSource(width: Int, height: Int, frameRate: Int = 30) throws -> TestSignal {
+    public func prepareSource(width: Int, height: Int, frameRate: Int = 30) throws -> TestSignal {
         let source = try TestSignal(
             width: width, height: height, frameRate: frameRate, start: .now.advanced(by: .milliseconds(300)))
         self.emulator.streaming.videoReference = { source.luma(at: $0) }
@@ -81,7 +81,7 @@ struct StreamingFixture {
     }
 
     /// Polls the emulator's report until `condition` holds or `timeout` passes; the last report.
-    func report(
+    public func report(
         within timeout: Duration = .seconds(10), until condition: (StreamingReport) -> Bool
     ) async throws -> StreamingReport? {
         let deadline = ContinuousClock.now + timeout
@@ -93,6 +93,6 @@ struct StreamingFixture {
     }
 }
 
-func abs(_ duration: Duration) -> Duration {
+public func abs(_ duration: Duration) -> Duration {
     duration < .zero ? .zero - duration : duration
 }

@@ -1,0 +1,200 @@
+public import CastRemoteDisplay
+import Foundation
+import NIOConcurrencyHelpers
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Captures an X11 screen, monitor or window into a ``RemoteDisplaySession``.
+///
+/// On its own thread it wakes at ``ScreenCaptureConfiguration/frameRate``,
+/// and when anything changed (DAMAGE, or the cursor moved) — or at least
+/// ``ScreenCaptureConfiguration/idleFrameRate`` times a second — reads the
+/// pixels through MIT-SHM, blends the cursor, scales and converts them with
+/// libyuv straight into one of the session's pooled buffers, and enqueues
+/// the frame stamped with the time it was read. A still screen therefore
+/// costs a few requests a second, and the receiver still gets pictures.
+///
+/// ```swift
+/// let capture = try ScreenCapture(configuration: ScreenCaptureConfiguration(source: .screen))
+/// let session = try await channel.beginSession(
+///     configuration: RemoteDisplayConfiguration(
+///         resolutions: [capture.sourceSize.scaledToFit(within: .init(width: 1920, height: 1080))]))
+/// try capture.start(streamingTo: session)
+/// let failure = await capture.finished()  // nil: stopped, or the session ended
+/// ```
+public final class ScreenCapture: Sendable {
+    /// What is captured and how often.
+    public let configuration: ScreenCaptureConfiguration
+    /// The size of the source when capture was set up. A window that
+    /// resizes later is scaled into the session's frames, aspect kept.
+    public let sourceSize: RemoteDisplayConfiguration.Resolution
+    private let grabber: NIOLockedValueBox<X11Grabber?>
+    private let control: NIOLockedValueBox<Control>
+    private let completion = CaptureCompletion()
+
+    private struct Control {
+        var started = false
+        var stopping = false
+        var frameRate: Int
+        var statistics = ScreenCaptureStatistics()
+    }
+
+    /// Connects to the X display and checks the source.
+    ///
+    /// - Throws: ``CaptureError/Code-swift.struct/displayUnavailable``,
+    ///   ``CaptureError/Code-swift.struct/extensionMissing``,
+    ///   ``CaptureError/Code-swift.struct/sourceNotFound``,
+    ///   ``CaptureError/Code-swift.struct/unsupportedPixelFormat`` or
+    ///   ``CaptureError/Code-swift.struct/invalidConfiguration``.
+    public init(configuration: ScreenCaptureConfiguration) throws(CaptureError) {
+        let configuration = try configuration.validated()
+        let grabber = try X11Grabber(
+            display: configuration.display, source: configuration.source, showsCursor: configuration.showsCursor)
+        let size = try grabber.size
+        guard size.width > 0, size.height > 0 else {
+            throw CaptureError(.sourceNotFound, "\(configuration.source) is entirely off the screen")
+        }
+        self.configuration = configuration
+        self.sourceSize = RemoteDisplayConfiguration.Resolution(width: size.width, height: size.height)
+        self.grabber = NIOLockedValueBox(grabber)
+        self.control = NIOLockedValueBox(Control(frameRate: configuration.frameRate))
+    }
+
+    /// Pictures per second while something changes; set it to adapt (for
+    /// example to the session's statistics). Clamped to the idle rate…60.
+    public var frameRate: Int {
+        get { self.control.withLockedValue { $0.frameRate } }
+        set {
+            let rate = min(max(newValue, self.configuration.idleFrameRate), 60)
+            self.control.withLockedValue { $0.frameRate = rate }
+        }
+    }
+
+    /// What the capture did so far.
+    public var statistics: ScreenCaptureStatistics { self.control.withLockedValue { $0.statistics } }
+
+    /// Starts capturing into `session` on a thread of its own; it runs
+    /// until ``stop()``, the session ends, or the source goes away.
+    ///
+    /// - Throws: ``CaptureError/Code-swift.struct/invalidConfiguration`` when
+    ///   already started (a capture runs once), or when the session has no video stream.
+    public func start(streamingTo session: RemoteDisplaySession) throws(CaptureError) {
+        guard session.configuration.resolution.width > 0, session.createPixelBuffer() != nil else {
+            throw CaptureError(.invalidConfiguration, "the session sends no video")
+        }
+        guard
+            let grabber = self.grabber.withLockedValue({ grabber in
+                defer { grabber = nil }
+                return grabber
+            })
+        else {
+            throw CaptureError(.invalidConfiguration, "this capture was already started")
+        }
+        self.control.withLockedValue { $0.started = true }
+        let thread = Thread { [self] in
+            self.completion.finish(self.run(grabber, into: session))
+        }
+        thread.name = "cast.capture.x11"
+        thread.start()
+    }
+
+    /// Stops capturing; the thread ends after its current picture.
+    public func stop() {
+        let started = self.control.withLockedValue { control -> Bool in
+            control.stopping = true
+            return control.started
+        }
+        if !started { self.completion.finish(nil) }
+    }
+
+    /// Whether capture ended (stopped, the session ended, or the source went away).
+    public var hasEnded: Bool { self.completion.hasEnded }
+
+    /// Waits until capture ends: `nil` when it was stopped or the session
+    /// ended, the error otherwise (``CaptureError/Code-swift.struct/sourceVanished``
+    /// when the window closed or the X server went away).
+    public func finished() async -> CaptureError? {
+        await self.completion.wait()
+    }
+
+    // MARK: The capture thread
+
+    private func run(_ grabber: X11Grabber, into session: RemoteDisplaySession) -> CaptureError? {
+        var converter = FrameConverter()
+        var captureTimes = RecentDurations(capacity: 30)
+        var nextTick = HostTime.now
+        var lastCapture: HostTime?
+        let idleInterval = Duration.seconds(1) / self.configuration.idleFrameRate
+        while true {
+            let (stopping, frameRate) = self.control.withLockedValue { ($0.stopping, $0.frameRate) }
+            if stopping { return nil }
+            Self.sleep(until: nextTick)
+            let now = HostTime.now
+            nextTick = max(nextTick.advanced(by: .seconds(1) / frameRate), now)
+            do {
+                let idleDue = lastCapture.map { $0.duration(to: now) >= idleInterval } ?? true
+                guard try grabber.hasChanged() || idleDue else {
+                    self.control.withLockedValue { $0.statistics.ticksUnchanged += 1 }
+                    continue
+                }
+                guard var frame = session.createPixelBuffer() else {
+                    self.control.withLockedValue { $0.statistics.framesDropped += 1 }
+                    continue
+                }
+                let image = try grabber.grab()
+                converter.convert(image, into: &frame)
+                let took = now.duration(to: HostTime.now)
+                lastCapture = now
+                let accepted = try session.enqueueVideoFrame(frame, pts: now)
+                captureTimes.append(took)
+                self.control.withLockedValue { control in
+                    if accepted {
+                        control.statistics.framesCaptured += 1
+                    } else {
+                        control.statistics.framesDropped += 1
+                    }
+                    control.statistics.averageCaptureTime = captureTimes.mean
+                }
+            } catch let error as CaptureError {
+                // A window or monitor found at the start and missing now went away.
+                guard error.code == .sourceNotFound else { return error }
+                return CaptureError(.sourceVanished, "\(self.configuration.source) went away", cause: error)
+            } catch {
+                // The session ended (the only error enqueueing throws once the size matches).
+                return nil
+            }
+        }
+    }
+
+    private static func sleep(until time: HostTime) {
+        var deadline = timespec(
+            tv_sec: Int(time.nanoseconds / 1_000_000_000), tv_nsec: Int(time.nanoseconds % 1_000_000_000))
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nil) == EINTR {}
+    }
+}
+
+/// The last few durations, for a moving mean without allocating per sample.
+struct RecentDurations {
+    private var samples: [Duration]
+    private var next = 0
+    private var count = 0
+
+    init(capacity: Int) {
+        self.samples = Array(repeating: .zero, count: capacity)
+    }
+
+    mutating func append(_ sample: Duration) {
+        self.samples[self.next] = sample
+        self.next = (self.next + 1) % self.samples.count
+        self.count = min(self.count + 1, self.samples.count)
+    }
+
+    var mean: Duration {
+        guard self.count > 0 else { return .zero }
+        return self.samples[0..<self.count].reduce(.zero, +) / self.count
+    }
+}

@@ -1,0 +1,110 @@
+import CYUV
+import CastRemoteDisplay
+import Testing
+
+@testable import CastCapture
+
+/// Captured pictures into I420 frames: byte for byte what libyuv gives
+/// when called directly, bars black, nothing outside the picture touched.
+@Suite struct FrameConverterTests {
+    private func picture(width: Int, height: Int) -> [UInt8] {
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        for index in 0..<(width * height) {
+            pixels[index * 4] = UInt8(truncatingIfNeeded: index % width)
+            pixels[index * 4 + 1] = UInt8(truncatingIfNeeded: index / width)
+            pixels[index * 4 + 2] = UInt8(truncatingIfNeeded: index &* 7)
+        }
+        return pixels
+    }
+
+    /// libyuv alone: scale (if needed) then convert, into tight planes.
+    private func reference(_ pixels: [UInt8], width: Int, height: Int, to target: (Int, Int)) -> [UInt8] {
+        var scaled = pixels
+        if (width, height) != target {
+            scaled = [UInt8](repeating: 0, count: target.0 * target.1 * 4)
+            _ = ARGBScale(
+                pixels, Int32(width * 4), Int32(width), Int32(height), &scaled, Int32(target.0 * 4), Int32(target.0),
+                Int32(target.1), kFilterBilinear)
+        }
+        var y = [UInt8](repeating: 0, count: target.0 * target.1)
+        var u = [UInt8](repeating: 0, count: target.0 * target.1 / 4)
+        var v = u
+        _ = ARGBToI420(
+            scaled, Int32(target.0 * 4), &y, Int32(target.0), &u, Int32(target.0 / 2), &v, Int32(target.0 / 2),
+            Int32(target.0), Int32(target.1))
+        return y
+    }
+
+    private func convert(_ pixels: [UInt8], width: Int, height: Int, into frame: inout PixelBuffer) {
+        var pixels = pixels
+        var converter = FrameConverter()
+        pixels.withUnsafeMutableBytes { bytes in
+            converter.convert(
+                CapturedImage(
+                    base: bytes.baseAddress, width: width, height: height, bytesPerRow: width * 4, order: .bgrx),
+                into: &frame)
+        }
+    }
+
+    private func luma(_ frame: borrowing PixelBuffer, x: Int, y: Int, width: Int, height: Int) -> [UInt8] {
+        frame.withUnsafeBytes(ofPlane: 0) { plane in
+            var rows: [UInt8] = []
+            for row in y..<(y + height) {
+                let start = row * frame.bytesPerRow(ofPlane: 0) + x
+                rows += plane[start..<(start + width)]
+            }
+            return rows
+        }
+    }
+
+    @Test func aFullHDPictureIsScaledTo720pAsLibyuvDoesIt() throws {
+        let pixels = self.picture(width: 1_920, height: 1_080)
+        let pool = try PixelBufferPool(width: 1_280, height: 720, capacity: 1)
+        guard var frame = pool.makeBuffer() else {
+            Issue.record("the pool gave no buffer")
+            return
+        }
+        self.convert(pixels, width: 1_920, height: 1_080, into: &frame)
+        #expect(
+            self.luma(frame, x: 0, y: 0, width: 1_280, height: 720)
+                == self.reference(pixels, width: 1_920, height: 1_080, to: (1_280, 720)))
+    }
+
+    @Test func aPictureOfTheFrameSizeIsConvertedWithoutScaling() throws {
+        let pixels = self.picture(width: 640, height: 360)
+        var frame = try PixelBuffer(format: .i420, width: 640, height: 360)
+        self.convert(pixels, width: 640, height: 360, into: &frame)
+        #expect(
+            self.luma(frame, x: 0, y: 0, width: 640, height: 360)
+                == self.reference(pixels, width: 640, height: 360, to: (640, 360)))
+    }
+
+    @Test func aPictureOfAnotherShapeIsPillarboxedWithBlackBars() throws {
+        let pixels = self.picture(width: 640, height: 480)
+        var frame = try PixelBuffer(format: .i420, width: 1_280, height: 720)
+        // A stale frame: the bars must be painted, not inherited.
+        frame.withUnsafeMutableBytes(ofPlane: 0) { _ = $0.initializeMemory(as: UInt8.self, repeating: 99) }
+        self.convert(pixels, width: 640, height: 480, into: &frame)
+        #expect(
+            self.luma(frame, x: 160, y: 0, width: 960, height: 720)
+                == self.reference(pixels, width: 640, height: 480, to: (960, 720)))
+        #expect(self.luma(frame, x: 0, y: 0, width: 160, height: 720).allSatisfy { $0 == 16 })
+        #expect(self.luma(frame, x: 1_120, y: 0, width: 160, height: 720).allSatisfy { $0 == 16 })
+    }
+
+    @Test func anEmptyPictureGivesABlackFrame() throws {
+        var frame = try PixelBuffer(format: .i420, width: 64, height: 36)
+        frame.withUnsafeMutableBytes(ofPlane: 0) { _ = $0.initializeMemory(as: UInt8.self, repeating: 99) }
+        var converter = FrameConverter()
+        converter.convert(CapturedImage(base: nil, width: 0, height: 0, bytesPerRow: 0, order: .bgrx), into: &frame)
+        #expect(self.luma(frame, x: 0, y: 0, width: 64, height: 36).allSatisfy { $0 == 16 })
+    }
+
+    @Test func resolutionsToOfferKeepTheSourceShape() {
+        let size = RemoteDisplayConfiguration.Resolution(width: 2_560, height: 1_600)
+        #expect(size.scaledToFit(within: .hd1080) == RemoteDisplayConfiguration.Resolution(width: 1_728, height: 1_080))
+        #expect(
+            RemoteDisplayConfiguration.Resolution(width: 801, height: 601).scaledToFit(within: .hd1080)
+                == RemoteDisplayConfiguration.Resolution(width: 800, height: 600))
+    }
+}

@@ -1,0 +1,173 @@
+import CastCapture
+import CastEmulator
+import CastRemoteDisplay
+import CastTestSupport
+import Foundation
+import NIOConcurrencyHelpers
+import Testing
+
+/// What the receiver made of the pictures the test drew: each decoded
+/// picture's number (read from its pixels), PSNR against the picture drawn
+/// with that number, and the time from drawing to decoding.
+private struct Seen {
+    var numbers: [Int] = []
+    var psnr: [Double] = []
+    var latencies: [Duration] = []
+    var unknown = 0
+    var meanLuma: [Double] = []
+}
+
+/// X11 screen capture end to end: a real X server (Xvfb), an X client
+/// drawing known pictures, `ScreenCapture` streaming to the emulator over
+/// real UDP, and the emulator's libvpx decoding what arrives.
+@Suite(.serialized) struct ScreenStreamingTests {
+    @Test func aMovingScreenArrivesIntactAndWithinMilliseconds() async throws {
+        try await VirtualDisplay.with(width: 640, height: 360) { display in
+            let scene = NumberedScene(width: 640, height: 360)
+            let painter = try XPainter(display: display.name, x: 0, y: 0, width: 640, height: 360)
+            let first = scene.pixels(0)
+            painter.draw(first)
+            let drawn = NIOLockedValueBox([0: (at: HostTime.now, luma: scene.luma(of: first))])
+            let seen = NIOLockedValueBox(Seen())
+            try await StreamingFixture.with { fixture in
+                fixture.emulator.streaming.observer.picture = { _, picture in
+                    let decodedAt = HostTime.now
+                    guard let number = scene.number(inLuma: picture.planes[0]),
+                        let original = drawn.withLockedValue({ $0[number] }),
+                        let psnr = lumaPSNR(reference: original.luma, decoded: picture)
+                    else {
+                        seen.withLockedValue { $0.unknown += 1 }
+                        return
+                    }
+                    seen.withLockedValue {
+                        $0.numbers.append(number)
+                        $0.psnr.append(psnr)
+                        $0.latencies.append(original.at.duration(to: decodedAt))
+                    }
+                }
+                let session = try await fixture.channel.beginSession(
+                    configuration: RemoteDisplayConfiguration(
+                        resolutions: [RemoteDisplayConfiguration.Resolution(width: 640, height: 360)], audio: nil))
+                let capture = try ScreenCapture(
+                    configuration: ScreenCaptureConfiguration(display: display.name, showsCursor: false))
+                #expect(capture.sourceSize == RemoteDisplayConfiguration.Resolution(width: 640, height: 360))
+                try capture.start(streamingTo: session)
+                // 4 s of pictures at 30 per second, each drawn in one request.
+                let start = ContinuousClock.now
+                for number in 1...120 {
+                    let pixels = scene.pixels(number)
+                    let luma = scene.luma(of: pixels)
+                    painter.draw(pixels)
+                    drawn.withLockedValue { $0[number] = (HostTime.now, luma) }
+                    try await Task.sleep(until: start + .milliseconds(33 * number))
+                }
+                try await Task.sleep(for: .milliseconds(800))
+                capture.stop()
+                #expect(await capture.finished() == nil)
+                let result = seen.withLockedValue { $0 }
+                let statistics = capture.statistics
+                let latencies = result.latencies.sorted()
+                let p50 = latencies.isEmpty ? nil : latencies[latencies.count / 2]
+                let p99 = latencies.isEmpty ? nil : latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
+                print(
+                    "X11 640x360: \(statistics), pictures \(result.numbers.count) (\(Set(result.numbers).count) distinct), "
+                        + "unknown \(result.unknown), PSNR mean \(result.psnr.reduce(0, +) / Double(max(result.psnr.count, 1))) "
+                        + "min \(result.psnr.min() ?? 0), draw→decoded p50 \(String(describing: p50)) p99 \(String(describing: p99))"
+                )
+                // Every decoded picture is one that was drawn, whole.
+                #expect(result.unknown == 0)
+                #expect(Set(result.numbers).count >= (Sanitizers.areActive ? 20 : 60))
+                #expect(result.psnr.reduce(0, +) / Double(max(result.psnr.count, 1)) > 35)
+                #expect((result.psnr.min() ?? 0) > 28)
+                // Real time, not buffered: drawn to decoded well under the 400 ms playout delay.
+                #expect(try #require(p50) < .milliseconds(Sanitizers.areActive ? 1_000 : 250))
+            }
+        }
+    }
+
+    @Test func aStillScreenSendsAFrameASecondAndWakesAtTheNextChange() async throws {
+        try await VirtualDisplay.with(width: 640, height: 360) { display in
+            let scene = NumberedScene(width: 640, height: 360)
+            let painter = try XPainter(display: display.name, x: 0, y: 0, width: 640, height: 360)
+            painter.draw(scene.pixels(1))
+            let seen = NIOLockedValueBox(Seen())
+            try await StreamingFixture.with { fixture in
+                fixture.emulator.streaming.observer.picture = { _, picture in
+                    guard let number = scene.number(inLuma: picture.planes[0]) else { return }
+                    seen.withLockedValue { $0.numbers.append(number) }
+                }
+                let session = try await fixture.channel.beginSession(
+                    configuration: RemoteDisplayConfiguration(
+                        resolutions: [RemoteDisplayConfiguration.Resolution(width: 640, height: 360)], audio: nil))
+                let capture = try ScreenCapture(
+                    configuration: ScreenCaptureConfiguration(display: display.name, frameRate: 30, idleFrameRate: 1))
+                try capture.start(streamingTo: session)
+                try await Task.sleep(for: .seconds(1))
+                let before = capture.statistics
+                try await Task.sleep(for: .seconds(3))
+                let still = capture.statistics
+                let stillFrames = still.framesCaptured - before.framesCaptured
+                print(
+                    "still screen: \(stillFrames) frames in 3 s, \(still.ticksUnchanged - before.ticksUnchanged) idle ticks"
+                )
+                // At most 2 per second, and never none: the receiver does not starve.
+                #expect(stillFrames <= 6)
+                #expect(stillFrames >= 2)
+                painter.draw(scene.pixels(2))
+                let woke = try await waitUntil(within: .seconds(2)) { seen.withLockedValue { $0.numbers.contains(2) } }
+                #expect(woke)
+                #expect(capture.statistics.framesCaptured > still.framesCaptured)
+                capture.stop()
+                _ = await capture.finished()
+            }
+        }
+    }
+
+    @Test func aCapturedWindowIsFollowedAsItMovesAndItsClosingEndsTheCapture() async throws {
+        try await VirtualDisplay.with(width: 640, height: 360) { display in
+            let painter = try XPainter(display: display.name, x: 20, y: 20, width: 320, height: 240)
+            let gray = [UInt8](repeating: 200, count: 320 * 240 * 4)
+            painter.draw(gray)
+            let seen = NIOLockedValueBox(Seen())
+            try await StreamingFixture.with { fixture in
+                fixture.emulator.streaming.observer.picture = { _, picture in
+                    let luma = picture.planes[0]
+                    let mean = Double(luma.reduce(0) { $0 + Int($1) }) / Double(max(luma.count, 1))
+                    seen.withLockedValue { $0.meanLuma.append(mean) }
+                }
+                let capture = try ScreenCapture(
+                    configuration: ScreenCaptureConfiguration(
+                        display: display.name, source: .window(painter.window), showsCursor: false))
+                #expect(capture.sourceSize == RemoteDisplayConfiguration.Resolution(width: 320, height: 240))
+                let session = try await fixture.channel.beginSession(
+                    configuration: RemoteDisplayConfiguration(resolutions: [capture.sourceSize], audio: nil))
+                try capture.start(streamingTo: session)
+                #expect(try await waitUntil(within: .seconds(5)) { !seen.withLockedValue { $0.meanLuma.isEmpty } })
+                let beforeMoving = seen.withLockedValue { $0.meanLuma.count }
+                painter.move(x: 300, y: 100)
+                // The move damages the screen: a new picture follows at once, not at the idle rate.
+                #expect(
+                    try await waitUntil(within: .milliseconds(800)) {
+                        seen.withLockedValue { $0.meanLuma.count } > beforeMoving
+                    })
+                let beforeClosing = seen.withLockedValue { $0.meanLuma }
+                painter.destroyWindow()
+                let failure = await capture.finished()
+                #expect(failure?.code == .sourceVanished)
+                // Every picture shows the window (gray 200 is luma ≈ 188), before and after it moved; never the black root.
+                #expect(beforeClosing.count >= 2)
+                #expect(beforeClosing.allSatisfy { abs($0 - 188) < 6 })
+            }
+        }
+    }
+}
+
+/// Polls `condition` every 20 ms until it holds or `timeout` passes.
+func waitUntil(within timeout: Duration, _ condition: () -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    return condition()
+}

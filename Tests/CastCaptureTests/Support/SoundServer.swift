@@ -1,0 +1,76 @@
+import CastTestSupport
+import Foundation
+
+/// A real PulseAudio daemon for a test: its own socket and runtime
+/// directory, one null sink (`cast_test`) as the default sink, nothing
+/// else loaded; stopped when the test is done.
+final class SoundServer: Sendable {
+    let directory: URL
+    let daemon: DaemonProcess
+    var server: String { "unix:\(self.directory.path)/native" }
+
+    private init(directory: URL, daemon: DaemonProcess) {
+        self.directory = directory
+        self.daemon = daemon
+    }
+
+    /// Starts the daemon and waits for its socket.
+    static func start() async throws -> SoundServer {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cast-pulse-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let daemon = try DaemonProcess(
+            "pulseaudio",
+            [
+                "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "--log-target=stderr",
+                "-L", "module-native-protocol-unix socket=\(directory.path)/native auth-anonymous=1",
+                "-L", "module-null-sink sink_name=cast_test rate=48000",
+            ],
+            environment: ["HOME": directory.path, "XDG_RUNTIME_DIR": directory.path])
+        let socket = directory.appendingPathComponent("native").path
+        guard await DaemonProcess.wait(for: .seconds(10), until: { FileManager.default.fileExists(atPath: socket) })
+        else {
+            await daemon.stop()
+            throw TestDaemonError.didNotStart("pulseaudio")
+        }
+        return SoundServer(directory: directory, daemon: daemon)
+    }
+
+    /// Plays `seconds` of a sine at `frequency` Hz and `amplitude` (0…1) into the null sink, in the background.
+    func playTone(frequency: Double, amplitude: Float, seconds: Double) throws -> DaemonProcess {
+        let rate = 48_000
+        var samples: [Float] = []
+        samples.reserveCapacity(Int(seconds * Double(rate)) * 2)
+        for index in 0..<Int(seconds * Double(rate)) {
+            let value = amplitude * Float(sin(2 * Double.pi * frequency * Double(index) / Double(rate)))
+            samples.append(value)
+            samples.append(value)
+        }
+        let file = self.directory.appendingPathComponent("tone-\(UUID().uuidString).raw")
+        try samples.withUnsafeBytes { try Data($0).write(to: file) }
+        return try DaemonProcess(
+            "pacat",
+            [
+                "--server=\(self.server)", "--device=cast_test", "--format=float32le", "--rate=48000",
+                "--channels=2", "--latency-msec=20", "--raw", file.path,
+            ])
+    }
+
+    /// Runs `body` with a server that is stopped afterwards.
+    static func with<Result>(_ body: (SoundServer) async throws -> Result) async throws -> Result {
+        let server = try await Self.start()
+        do {
+            let result = try await body(server)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    /// Stops the daemon and removes its directory.
+    func stop() async {
+        await self.daemon.stop()
+        try? FileManager.default.removeItem(at: self.directory)
+    }
+}

@@ -1,0 +1,91 @@
+import CXCB
+import CastTestSupport
+import Foundation
+
+/// An X client that draws known pictures: a window of its own, filled
+/// with 32-bit pixels through PutImage, moved around, and the pointer moved — what a desktop does to the screen a capture reads.
+final class XPainter: @unchecked Sendable {
+    let connection: OpaquePointer
+    let root: xcb_window_t
+    let window: xcb_window_t
+    private let gc: xcb_gcontext_t
+    private let pixmap: xcb_pixmap_t
+    private(set) var width: Int
+    private(set) var height: Int
+
+    /// Connects to `display` and maps a window at `x, y` of `width × height`.
+    init(display: String, x: Int, y: Int, width: Int, height: Int) throws {
+        guard let connection = xcb_connect(display, nil), xcb_connection_has_error(connection) == 0 else {
+            throw TestDaemonError.requestFailed("connect to \(display)")
+        }
+        self.connection = connection
+        let screen = xcb_setup_roots_iterator(xcb_get_setup(connection)).data.pointee
+        self.root = screen.root
+        self.window = xcb_generate_id(connection)
+        self.gc = xcb_generate_id(connection)
+        self.pixmap = xcb_generate_id(connection)
+        self.width = width
+        self.height = height
+        // No window manager: override-redirect keeps the window exactly where it is put.
+        var values: [UInt32] = [screen.black_pixel, 1]
+        xcb_create_window(
+            connection, UInt8(XCB_COPY_FROM_PARENT), self.window, self.root, Int16(x), Int16(y), UInt16(width),
+            UInt16(height), 0, UInt16(XCB_WINDOW_CLASS_INPUT_OUTPUT.rawValue), screen.root_visual,
+            XCB_CW_BACK_PIXEL.rawValue | XCB_CW_OVERRIDE_REDIRECT.rawValue, &values)
+        xcb_create_gc(connection, self.gc, self.window, 0, nil)
+        xcb_create_pixmap(connection, 24, self.pixmap, self.window, UInt16(width), UInt16(height))
+        xcb_map_window(connection, self.window)
+        self.sync()
+    }
+
+    deinit {
+        xcb_disconnect(self.connection)
+    }
+
+    /// Fills the window with `pixels` (BGRx, `width × height`), then waits
+    /// until the server has drawn them. The picture goes to a pixmap first
+    /// and onto the window in one request, so no capture sees half of it.
+    func draw(_ pixels: [UInt8]) {
+        let rowBytes = self.width * 4
+        let rowsPerRequest = max(1, 60_000 / rowBytes)
+        pixels.withUnsafeBytes { bytes in
+            var row = 0
+            while row < self.height {
+                let rows = min(rowsPerRequest, self.height - row)
+                xcb_put_image(
+                    self.connection, UInt8(XCB_IMAGE_FORMAT_Z_PIXMAP.rawValue), self.pixmap, self.gc,
+                    UInt16(self.width), UInt16(rows), 0, Int16(row), 0, 24, UInt32(rows * rowBytes),
+                    bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + row * rowBytes)
+                row += rows
+            }
+        }
+        xcb_copy_area(
+            self.connection, self.pixmap, self.window, self.gc, 0, 0, 0, 0, UInt16(self.width), UInt16(self.height))
+        self.sync()
+    }
+
+    /// Moves (and optionally resizes) the window.
+    func move(x: Int, y: Int) {
+        var values: [UInt32] = [UInt32(bitPattern: Int32(x)), UInt32(bitPattern: Int32(y))]
+        xcb_configure_window(
+            self.connection, self.window, UInt16(XCB_CONFIG_WINDOW_X.rawValue | XCB_CONFIG_WINDOW_Y.rawValue), &values)
+        self.sync()
+    }
+
+    /// Moves the pointer to `x, y` on the screen.
+    func warpPointer(x: Int, y: Int) {
+        xcb_warp_pointer(self.connection, xcb_window_t(XCB_NONE), self.root, 0, 0, 0, 0, Int16(x), Int16(y))
+        self.sync()
+    }
+
+    /// Unmaps and destroys the window.
+    func destroyWindow() {
+        xcb_destroy_window(self.connection, self.window)
+        self.sync()
+    }
+
+    /// Waits until the server has handled every request sent.
+    func sync() {
+        free(xcb_get_input_focus_reply(self.connection, xcb_get_input_focus(self.connection), nil))
+    }
+}

@@ -1,0 +1,4 @@
+import CastLogging
+import CastTestSupport
+
+let quietLogger = StreamingFixture.logger
