@@ -1,4 +1,5 @@
 import ArgumentParser
+import CastCapture
 import CastKit
 import CastRemoteDisplay
 
@@ -14,6 +15,7 @@ struct CommandFailure: Error, CustomStringConvertible {
         case offerRejected = 7
         case timedOut = 8
         case badInput = 9
+        case captureFailed = 10
     }
 
     let kind: Kind
@@ -47,6 +49,8 @@ struct CommandFailure: Error, CustomStringConvertible {
             case .invalidFile: self.init(.badInput, "\(error)")
             default: self.init(.other, "\(error)")
             }
+        case let error as CaptureError:
+            self.init(error.code == .invalidConfiguration ? .badInput : .captureFailed, "\(error)")
         default:
             self.init(.other, "\(error)")
         }

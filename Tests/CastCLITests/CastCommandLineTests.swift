@@ -31,8 +31,10 @@ import Testing
         try await Self.run(Self.executable("cast"), arguments)
     }
 
-    /// Runs `executable` with `arguments`; its pipes drain and its exit is awaited on threads of their own.
-    static func run(_ executable: String, _ arguments: [String]) async throws -> Run {
+    /// Runs `executable` with `arguments`; its pipes drain and its exit is
+    /// awaited on threads of their own. With `interruptAfter`, it gets a
+    /// SIGINT (Ctrl-C) that long after it started.
+    static func run(_ executable: String, _ arguments: [String], interruptAfter: Duration? = nil) async throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -41,6 +43,13 @@ import Testing
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
+        let interrupter = interruptAfter.map { delay in
+            Task { [pid = process.processIdentifier] in
+                try await Task.sleep(for: delay)
+                kill(pid, SIGINT)
+            }
+        }
+        defer { interrupter?.cancel() }
         // Both pipes drain at once, or a process that fills one would block.
         async let errors = onOwnThread { stderr.fileHandleForReading.readDataToEndOfFile() }
         let output = try await onOwnThread { stdout.fileHandleForReading.readDataToEndOfFile() }
@@ -244,6 +253,49 @@ import Testing
             #expect(notVideo.stderr.contains("is not a YUV4MPEG2 file"))
             let notAudio = try await Self.cast("screen", "--audio", videoPath, "--device", device)
             #expect(notAudio.status == 9)
+        }
+    }
+
+    /// `cast screen --capture` against a real X server: it mirrors until
+    /// `--seconds` or Ctrl-C, and a capture failure has its own exit code.
+    @Test func screenMirrorsAnXDisplayUntilCtrlCAndCaptureFailuresHaveTheirOwnCode() async throws {
+        try await VirtualDisplay.with(width: 640, height: 360) { display in
+            try await Self.withEmulator { emulator, device in
+                let run = try await Self.cast(
+                    "screen", "--capture", "screen", "--display", display.name, "--seconds", "2", "--device", device,
+                    "--json")
+                #expect(run.status == 0, "\(run.stderr)")
+                #expect(run.stderr.contains("mirroring screen (640x360) as 640x360"))
+                #expect(run.stderr.contains("capture "))
+                #expect(run.stderr.contains("kbit/s"))
+                let summary = try run.json()
+                // A still screen: a picture a second, never none.
+                #expect((summary["videoFramesSent"]?.intValue ?? 0) >= 2)
+                #expect((emulator.streamingReport?.video?.framesDecoded ?? 0) >= 2)
+
+                let interrupted = try await Self.run(
+                    Self.executable("cast"),
+                    ["screen", "--capture", "screen", "--display", display.name, "--device", device, "--json"],
+                    interruptAfter: .seconds(3))
+                #expect(interrupted.status == 0, "\(interrupted.stderr)")
+                #expect(interrupted.stderr.contains("stopping"))
+                #expect((try interrupted.json()["videoFramesSent"]?.intValue ?? 0) >= 1)
+
+                let missing = try await Self.cast(
+                    "screen", "--capture", "window", "0x7fffff", "--display", display.name, "--device", device)
+                #expect(missing.status == 10)
+                #expect(missing.stderr.contains("sourceNotFound"))
+                let noDisplay = try await Self.cast(
+                    "screen", "--capture", "screen", "--display", ":4242", "--device", device)
+                #expect(noDisplay.status == 10)
+                let noSound = try await Self.cast(
+                    "screen", "--capture", "screen", "--display", display.name, "--capture-audio", "--audio-server",
+                    "unix:/nonexistent/native", "--device", device)
+                #expect(noSound.status == 10)
+                #expect(noSound.stderr.contains("audioUnavailable"))
+                let badWindow = try await Self.cast("screen", "--capture", "window", "zz", "--device", device)
+                #expect(badWindow.status == 64)
+            }
         }
     }
 

@@ -3,24 +3,28 @@ import CastKit
 import CastRemoteDisplay
 import Foundation
 
-/// `cast screen`: Remote Display of a generated test pattern and a 440 Hz
-/// tone, or of a Y4M video and a WAV file, with live statistics and a summary.
+/// `cast screen`: Remote Display of this machine's display and sound
+/// (`--capture`), of a generated test pattern and a 440 Hz tone, or of a
+/// Y4M video and a WAV file, with live statistics and a summary.
 struct ScreenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "screen",
-        abstract: "Stream a test pattern and a tone, or a Y4M video and a WAV file, with Remote Display.")
+        abstract:
+            "Mirror this machine's screen and sound, or stream a test pattern and a tone, or a Y4M video and a WAV file, with Remote Display."
+    )
 
     @Option(help: "A YUV4MPEG2 video (8-bit 4:2:0) to stream instead of the test pattern; sets size and rate.")
     var video: String?
     @Option(help: "A WAV file (16-bit PCM or 32-bit float) to stream instead of the tone.") var audio: String?
 
-    @Option(help: "Picture width.") var width = 1_280
-    @Option(help: "Picture height.") var height = 720
+    @Option(help: "Picture width (with --capture: the most the screen is scaled to).") var width = 1_280
+    @Option(help: "Picture height (with --capture: the most the screen is scaled to).") var height = 720
     @Option(help: "Frames per second.") var fps = 30
     @Option(help: "Highest video bitrate, kbit/s.") var bitrate = 5_000
     @Option(help: "Target playout delay, milliseconds.") var delay = 400
-    @Option(help: "Seconds to stream.") var seconds: Double = 10
+    @Option(help: "Seconds to stream (default: 10; with --capture, until Ctrl-C).") var seconds: Double?
     @Flag(help: "No audio stream.") var noAudio = false
+    @OptionGroup(title: "Mirroring this machine") var capture: CaptureOptions
     @OptionGroup var options: DeviceOptions
 
     func validate() throws {
@@ -28,11 +32,28 @@ struct ScreenCommand: AsyncParsableCommand {
             throw ValidationError("the picture needs an even, positive width and height")
         }
         guard (1...60).contains(self.fps) else { throw ValidationError("--fps must be 1…60") }
-        guard self.seconds > 0 else { throw ValidationError("--seconds must be positive") }
+        guard (self.seconds ?? 1) > 0 else { throw ValidationError("--seconds must be positive") }
+        if self.capture.isCapturing {
+            _ = try self.capture.source()
+            guard self.video == nil, self.audio == nil else {
+                throw ValidationError("--capture mirrors this machine; it does not take --video or --audio")
+            }
+        }
     }
 
     func run() async throws {
         try await self.reportingFailures {
+            if self.capture.isCapturing {
+                let mirroring = DesktopMirroring(
+                    options: self.capture,
+                    limit: RemoteDisplayConfiguration.Resolution(width: self.width, height: self.height),
+                    frameRate: self.fps, bitrate: self.bitrate * 1_000, delay: .milliseconds(self.delay),
+                    seconds: self.seconds)
+                let summary = ScreenStatistics(try await mirroring.run(device: self.options))
+                try Output.result(json: summary.json, text: summary.line, asJSON: self.options.json)
+                return
+            }
+            let seconds = self.seconds ?? 10
             let video = try self.video.map { try Y4MFile(path: $0) }
             let sound = try self.audio.map { try WAVFile(path: $0) }
             let width = video?.width ?? self.width
@@ -56,7 +77,7 @@ struct ScreenCommand: AsyncParsableCommand {
                     )
                 }
                 Output.progress(
-                    "streaming \(resolution.width)x\(resolution.height) at \(fps) fps for \(self.seconds) s")
+                    "streaming \(resolution.width)x\(resolution.height) at \(fps) fps for \(seconds) s")
                 let signal = try TestSignal(
                     width: resolution.width, height: resolution.height, frameRate: fps,
                     start: HostTime.now.advanced(by: .milliseconds(100)))
@@ -65,10 +86,10 @@ struct ScreenCommand: AsyncParsableCommand {
                     Output.progress(ScreenStatistics(session.currentStatistics).line)
                 }
                 if video == nil, sound == nil {
-                    try await signal.stream(seconds: self.seconds, to: session, tick: report)
+                    try await signal.stream(seconds: seconds, to: session, tick: report)
                 } else {
                     try await FileStreaming(signal: signal, video: video, sound: sound, session: session)
-                        .stream(seconds: self.seconds, tick: report)
+                        .stream(seconds: seconds, tick: report)
                 }
                 try await Task.sleep(for: .milliseconds(600))  // the last acknowledgements and statistics
                 let final = session.currentStatistics

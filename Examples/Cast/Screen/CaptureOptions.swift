@@ -1,0 +1,39 @@
+import ArgumentParser
+import CastCapture
+
+/// `cast screen`'s options for mirroring this machine's display and sound.
+struct CaptureOptions: ParsableArguments {
+    @Option(
+        parsing: .upToNextOption,
+        help: ArgumentHelp(
+            "Mirror this machine instead: screen, output NAME (a RandR monitor) or window ID (xwininfo's id).",
+            valueName: "source"))
+    var capture: [String] = []
+    @Option(help: "The X display to capture (default: $DISPLAY).") var display: String?
+    @Flag(help: "Leave the cursor out of the picture.") var hideCursor = false
+    @Flag(help: "Also send the desktop's sound (the default sink's monitor, through PulseAudio or PipeWire).")
+    var captureAudio = false
+    @Option(help: "The sound server to record from (default: libpulse's choice).") var audioServer: String?
+    @Option(help: "The sound source to record (default: the default sink's monitor).") var audioSource: String?
+    @Flag(help: "Stop the receiver's mirroring app when done (it keeps running otherwise).") var stopApp = false
+
+    /// Whether the command mirrors this machine.
+    var isCapturing: Bool { !self.capture.isEmpty }
+
+    /// The source `--capture` names.
+    func source() throws -> CaptureSource {
+        switch (self.capture.first, self.capture.count) {
+        case ("screen", 1): return .screen
+        case ("output", 2): return .output(self.capture[1])
+        case ("window", 2):
+            let text = self.capture[1]
+            let digits = text.hasPrefix("0x") ? String(text.dropFirst(2)) : text
+            guard let id = UInt32(digits, radix: text.hasPrefix("0x") ? 16 : 10) else {
+                throw ValidationError("--capture window takes an X window id such as 0x3a00007, not \(text)")
+            }
+            return .window(id)
+        default:
+            throw ValidationError("--capture takes screen, output NAME or window ID")
+        }
+    }
+}

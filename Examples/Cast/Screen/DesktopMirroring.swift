@@ -1,0 +1,112 @@
+import CastCapture
+import CastKit
+import CastRemoteDisplay
+import Dispatch
+import Foundation
+import NIOConcurrencyHelpers
+
+/// `cast screen --capture`: this machine's display (and sound) to the
+/// receiver until Ctrl-C, `--seconds`, or the source or the receiver app
+/// goes away, with a statistics line every second.
+struct DesktopMirroring {
+    let options: CaptureOptions
+    let limit: RemoteDisplayConfiguration.Resolution
+    let frameRate: Int
+    let bitrate: Int
+    let delay: Duration
+    let seconds: Double?
+
+    /// Streams; the session's last statistics.
+    func run(device: DeviceOptions) async throws -> RemoteDisplayStatistics {
+        let capture = try ScreenCapture(
+            configuration: ScreenCaptureConfiguration(
+                display: self.options.display, source: try self.options.source(),
+                showsCursor: !self.options.hideCursor, frameRate: self.frameRate))
+        let sound =
+            self.options.captureAudio
+            ? try DesktopAudioCapture(
+                configuration: DesktopAudioConfiguration(
+                    server: self.options.audioServer, device: self.options.audioSource))
+            : nil
+        let resolution = capture.sourceSize.scaledToFit(within: self.limit)
+        let configuration = RemoteDisplayConfiguration(
+            resolutions: [resolution], maximumFrameRate: self.frameRate, maximumVideoBitrate: self.bitrate,
+            audio: sound == nil ? nil : RemoteDisplayConfiguration.Audio(), targetDelay: self.delay)
+        let interrupted = Interruption.install()
+        return try await ReceiverLink.with(device) { link in
+            let channel = RemoteDisplayChannel(logger: link.logger)
+            let application = try await link.application(CastApplicationID.mirroring, attaching: [channel])
+            let session = try await channel.beginSession(configuration: configuration)
+            Output.progress(
+                "mirroring \(capture.configuration.source) (\(capture.sourceSize.width)x\(capture.sourceSize.height)) "
+                    + "as \(session.configuration.resolution.width)x\(session.configuration.resolution.height) "
+                    + "at up to \(self.frameRate) fps\(sound == nil ? "" : " with sound"); Ctrl-C stops")
+            try capture.start(streamingTo: session)
+            try sound?.start(streamingTo: session)
+            let failure = try await self.watch(capture, session, interrupted: interrupted)
+            capture.stop()
+            sound?.stop()
+            let soundFailure = await sound?.finished()
+            _ = await capture.finished()
+            try await Task.sleep(for: .milliseconds(300))  // the last acknowledgements and statistics
+            let final = session.currentStatistics
+            session.stop()
+            channel.detach()
+            if self.options.stopApp, let sessionID = application.sessionID {
+                Output.progress("stopping the mirroring app")
+                _ = try await link.receiver.stop(sessionID: sessionID)
+            }
+            if let failure = failure ?? soundFailure { throw failure }
+            return final
+        }
+    }
+
+    /// Prints statistics every second until the end; the capture's error, if that ended it.
+    private func watch(
+        _ capture: ScreenCapture, _ session: RemoteDisplaySession, interrupted: Interruption
+    ) async throws -> CaptureError? {
+        let start = ContinuousClock.now
+        var last = (time: start, frames: 0)
+        while !interrupted.happened, !capture.hasEnded {
+            if let seconds = self.seconds, ContinuousClock.now - start >= .milliseconds(Int(seconds * 1_000)) { break }
+            if case .ended = session.state { break }
+            try await Task.sleep(for: .milliseconds(100))
+            let now = ContinuousClock.now
+            guard now - last.time >= .seconds(1) else { continue }
+            let captured = capture.statistics.framesCaptured
+            let rate = Double(captured - last.frames) / ((now - last.time) / .seconds(1))
+            last = (now, captured)
+            Output.progress(
+                String(format: "capture %.0f fps, ", rate) + ScreenStatistics(session.currentStatistics).line)
+        }
+        return capture.hasEnded ? await capture.finished() : nil
+    }
+}
+
+/// Ctrl-C, caught: the command stops cleanly instead of dying.
+//
+// @unchecked Sendable: the dispatch source is set in `init` and never
+// changed; it only keeps the handler alive. The flag is locked.
+final class Interruption: @unchecked Sendable {
+    private let flag = NIOLockedValueBox(false)
+    private let source: any DispatchSourceSignal
+
+    private init() {
+        signal(SIGINT, SIG_IGN)
+        self.source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+    }
+
+    /// Starts catching SIGINT.
+    static func install() -> Interruption {
+        let interruption = Interruption()
+        interruption.source.setEventHandler { [interruption] in
+            interruption.flag.withLockedValue { $0 = true }
+            Output.progress("stopping")
+        }
+        interruption.source.resume()
+        return interruption
+    }
+
+    /// Whether Ctrl-C was pressed.
+    var happened: Bool { self.flag.withLockedValue { $0 } }
+}
