@@ -49,6 +49,17 @@ let package = Package(
             plugins: benchmarkPlugin
         ),
         .executableTarget(
+            name: "CaptureBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "CastCapture", package: "swift-cast"),
+                .product(name: "CastRemoteDisplay", package: "swift-cast"),
+                "RawCodecs",
+            ],
+            path: "CaptureBenchmarks",
+            plugins: benchmarkPlugin
+        ),
+        .executableTarget(
             name: "TransportBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "package-benchmark"),
@@ -75,12 +86,13 @@ let package = Package(
             ],
             path: "SessionStartComparison"
         ),
-        // The C baselines: libvpx, libsamplerate and libopus called directly.
+        // The C baselines: libvpx, libsamplerate, libopus, and XCB + libyuv, called directly.
         .target(
             name: "RawCodecs",
             path: "RawCodecs",
             linkerSettings: [
                 .linkedLibrary("vpx"), .linkedLibrary("opus"), .linkedLibrary("samplerate"), .linkedLibrary("crypto"),
+                .linkedLibrary("xcb"), .linkedLibrary("xcb-shm"), .linkedLibrary("yuv"),
             ]
         ),
     ],

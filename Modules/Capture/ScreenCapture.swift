@@ -35,6 +35,8 @@ public final class ScreenCapture: Sendable {
     private let grabber: NIOLockedValueBox<X11Grabber?>
     private let control: NIOLockedValueBox<Control>
     private let completion = CaptureCompletion()
+    /// The converter of ``captureFrame(into:)`` (the capture thread has its own).
+    private let oneShotConverter = FrameConverter()
 
     private struct Control {
         var started = false
@@ -76,6 +78,27 @@ public final class ScreenCapture: Sendable {
 
     /// What the capture did so far.
     public var statistics: ScreenCaptureStatistics { self.control.withLockedValue { $0.statistics } }
+
+    /// Captures one picture now into `frame`, scaled and converted, for
+    /// apps that pace capture themselves; only before ``start(streamingTo:)``.
+    ///
+    /// - Throws: ``CaptureError/Code-swift.struct/invalidConfiguration`` once
+    ///   started; ``CaptureError/Code-swift.struct/sourceVanished`` or
+    ///   ``CaptureError/Code-swift.struct/captureFailed`` when the read fails.
+    public func captureFrame(into frame: inout PixelBuffer) throws(CaptureError) {
+        let failure = self.grabber.withLockedValue { grabber -> CaptureError? in
+            guard let grabber else { return CaptureError(.invalidConfiguration, "capture already started") }
+            do throws(CaptureError) {
+                _ = try grabber.hasChanged()
+                let image = try grabber.grab()
+                self.oneShotConverter.convert(image, into: &frame)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+    }
 
     /// Starts capturing into `session` on a thread of its own; it runs
     /// until ``stop()``, the session ends, or the source goes away.
@@ -124,7 +147,7 @@ public final class ScreenCapture: Sendable {
     // MARK: The capture thread
 
     private func run(_ grabber: X11Grabber, into session: RemoteDisplaySession) -> CaptureError? {
-        var converter = FrameConverter()
+        let converter = FrameConverter()
         var captureTimes = RecentDurations(capacity: 30)
         var nextTick = HostTime.now
         var lastCapture: HostTime?

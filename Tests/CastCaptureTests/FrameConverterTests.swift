@@ -37,7 +37,7 @@ import Testing
 
     private func convert(_ pixels: [UInt8], width: Int, height: Int, into frame: inout PixelBuffer) {
         var pixels = pixels
-        var converter = FrameConverter()
+        let converter = FrameConverter()
         pixels.withUnsafeMutableBytes { bytes in
             converter.convert(
                 CapturedImage(
@@ -95,7 +95,7 @@ import Testing
     @Test func anEmptyPictureGivesABlackFrame() throws {
         var frame = try PixelBuffer(format: .i420, width: 64, height: 36)
         frame.withUnsafeMutableBytes(ofPlane: 0) { _ = $0.initializeMemory(as: UInt8.self, repeating: 99) }
-        var converter = FrameConverter()
+        let converter = FrameConverter()
         converter.convert(CapturedImage(base: nil, width: 0, height: 0, bytesPerRow: 0, order: .bgrx), into: &frame)
         #expect(self.luma(frame, x: 0, y: 0, width: 64, height: 36).allSatisfy { $0 == 16 })
     }

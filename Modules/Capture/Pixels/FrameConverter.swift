@@ -7,7 +7,11 @@ import CastRemoteDisplay
 /// converted straight into the session's pooled buffer. A picture already
 /// at the frame size is converted without scaling; otherwise one scratch
 /// picture, kept between frames, holds the scaled pixels.
-struct FrameConverter: ~Copyable {
+//
+// @unchecked Sendable: the scratch memory is used by one thread at a time —
+// a capture thread owns its converter; `ScreenCapture.captureFrame(into:)`
+// uses its own only under the lock that also guards the grabber.
+final class FrameConverter: @unchecked Sendable {
     private var scratch: UnsafeMutableRawPointer?
     private var scratchBytes = 0
 
@@ -18,7 +22,7 @@ struct FrameConverter: ~Copyable {
     }
 
     /// Scales and converts `image` into `frame` (I420).
-    mutating func convert(_ image: CapturedImage, into frame: inout PixelBuffer) {
+    func convert(_ image: CapturedImage, into frame: inout PixelBuffer) {
         let size = RemoteDisplayConfiguration.Resolution(width: frame.width, height: frame.height)
         guard let base = image.base, image.width > 0, image.height > 0 else {
             frame.withUnsafeMutablePlanes { Self.paintBlack($0, x: 0, y: 0, width: size.width, height: size.height) }
@@ -59,7 +63,7 @@ struct FrameConverter: ~Copyable {
     }
 
     /// The scratch picture, grown (never shrunk) to `bytes`.
-    private mutating func scratch(bytes: Int) -> UnsafeMutableRawPointer {
+    private func scratch(bytes: Int) -> UnsafeMutableRawPointer {
         if let scratch = self.scratch, self.scratchBytes >= bytes { return scratch }
         self.scratch?.deallocate()
         let scratch = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
