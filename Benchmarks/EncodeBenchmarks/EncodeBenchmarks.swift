@@ -1,6 +1,6 @@
 // The encode hot path against the C libraries called directly, in one run.
 //
-// Video: pool buffer → VP8Encoder → EncodedFrame, against raw libvpx with
+// Video: pool buffer → VideoEncoder → EncodedFrame, against raw libvpx with
 // identical settings (RawCodecs/raw_codecs.c), on the same synthetic moving
 // frames at 1280×720 and 1920×1080. Both sides copy a pre-rendered frame into
 // their input and encode it; the bitstreams must come out byte-identical,
@@ -50,12 +50,13 @@ func pts(_ index: Int) -> HostTime { HostTime(nanoseconds: Int64(index) * 33_333
 struct SwiftVideoPath: ~Copyable {
     let source: SourceFrames
     let pool: PixelBufferPool
-    var encoder: VP8Encoder
+    var encoder: VideoEncoder
     var index = 0
 
     init(source: SourceFrames) throws {
         let pool = try PixelBufferPool(width: source.width, height: source.height)
-        let encoder = try VP8Encoder(configuration: VP8EncoderConfiguration(width: source.width, height: source.height))
+        let encoder = try VideoEncoder(
+            configuration: VideoEncoderConfiguration(width: source.width, height: source.height))
         self.source = source
         self.pool = pool
         self.encoder = encoder
@@ -97,7 +98,7 @@ final class RawVideoPath {
 
     init(source: SourceFrames) throws {
         self.source = source
-        let configuration = VP8EncoderConfiguration(width: source.width, height: source.height)
+        let configuration = VideoEncoderConfiguration(width: source.width, height: source.height)
         guard
             let encoder = raw_vp8_create(
                 Int32(source.width), Int32(source.height), Int32(configuration.frameRate),
@@ -146,7 +147,8 @@ func checkIdenticalBitstreams(_ source: SourceFrames) throws {
         let theirs = raw.encodeNext(keepingBytes: true)
         guard mine == theirs else {
             throw BenchmarkSetupError(
-                description: "frame \(frame): VP8Encoder and raw libvpx differ (\(mine.count) vs \(theirs.count) bytes)"
+                description:
+                    "frame \(frame): VideoEncoder and raw libvpx differ (\(mine.count) vs \(theirs.count) bytes)"
             )
         }
     }
@@ -179,7 +181,7 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.startMeasurement()
             for _ in 0..<framesPerSample { raw.encodeNext() }
         }
-        Benchmark("VP8 VP8Encoder \(label) ×\(framesPerSample)") { benchmark in
+        Benchmark("VP8 VideoEncoder \(label) ×\(framesPerSample)") { benchmark in
             let source = try SourceFrames(width: width, height: height)
             try checkIdenticalBitstreams(source)
             var ours = try SwiftVideoPath(source: source)

@@ -55,7 +55,7 @@ final class LoopbackStreaming: @unchecked Sendable {
         self.session = try await channel.beginSession(
             configuration: RemoteDisplayConfiguration(
                 resolutions: [RemoteDisplayConfiguration.Resolution(width: source.width, height: source.height)],
-                maximumVideoBitrate: VP8EncoderConfiguration(width: source.width, height: source.height).bitrate,
+                maximumVideoBitrate: VideoEncoderConfiguration(width: source.width, height: source.height).bitrate,
                 audio: nil, targetDelay: .seconds(5)))
         self.emulator = emulator
         self.connection = connection

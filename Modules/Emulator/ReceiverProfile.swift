@@ -178,8 +178,9 @@ public struct ReceiverProfile: Sendable {
     /// only the two mirroring apps, LAUNCH_STATUS with `launchRequestId`,
     /// STOP by broadcast only, no PINGs of its own, CONNECTED when asked
     /// with a protocol version, no SET_VOLUME, `attenuation` volume in 0.05
-    /// steps and an ANSWER without `display` or constraints
-    /// (mirroring_application.cc:71-77).
+    /// steps, an ANSWER without `display` or constraints
+    /// (mirroring_application.cc:71-77), and VP9 taken over VP8 when both
+    /// are offered (its video codec order, mirroring_application.cc:72-74).
     public static let openScreen = ReceiverProfile(
         name: "open-screen",
         summary: "Open Screen standalone receiver: mirroring apps only, STOP by broadcast, no PINGs, no SET_VOLUME",
@@ -187,7 +188,7 @@ public struct ReceiverProfile: Sendable {
         launchReply: .launchStatusThenReceiverStatus, stopReply: .broadcastOnly,
         pingIDs: nil, answersConnect: true, supportsVolume: false,
         listsIdleScreen: false, volume: VolumeModel(controlType: "attenuation", stepInterval: 0.05),
-        streaming: StreamingReceiverConfiguration(),
+        streaming: StreamingReceiverConfiguration(videoCodecs: [.vp9, .vp8]),
         modelName: "cast_standalone_receiver", capabilities: [.videoOut, .audioOut])
 
     /// Every profile, the default first.

@@ -199,8 +199,10 @@ import Testing
             #expect(sent >= 40)
             #expect(summary["videoFramesAcknowledged"]?.intValue == sent)
             #expect((summary["audioFramesSent"]?.intValue ?? 0) >= 150)
-            #expect(run.stderr.contains("streaming 640x360 at 30 fps"))
+            #expect(run.stderr.contains("streaming 640x360 at 30 fps (VP8)"))
             #expect(run.stderr.contains("kbit/s"))
+            let badCodec = try await Self.cast("screen", "--codecs", "h264", "--device", device)
+            #expect(badCodec.status == 64)
             #expect((emulator.streamingReport?.video?.framesDecoded ?? 0) >= sent)
 
             let rejected = try await Self.withRejection(emulator) {

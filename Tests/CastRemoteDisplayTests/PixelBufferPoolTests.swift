@@ -25,7 +25,8 @@ import Testing
 
     @Test func encodingReturnsTheBufferOnceTheFrameIsDone() throws {
         let pool = try PixelBufferPool(width: 64, height: 48, capacity: 1)
-        var encoder = try VP8Encoder(configuration: VP8EncoderConfiguration(width: 64, height: 48, bitrate: 100_000))
+        var encoder = try VideoEncoder(
+            configuration: VideoEncoderConfiguration(width: 64, height: 48, bitrate: 100_000))
         for index in 0..<10 {
             let frame = try unwrap(pool.makeBuffer(), "buffer \(index)")
             _ = try encoder.encode(frame, pts: HostTime(nanoseconds: Int64(index) * 33_000_000))

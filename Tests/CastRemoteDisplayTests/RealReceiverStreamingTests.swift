@@ -122,10 +122,43 @@ import Testing
     @Test func everyStreamOfAnOfferSharesOneKey() throws {
         let offer = try StreamingOffer(configuration: RemoteDisplayConfiguration(), sequenceNumber: 1)
         let streams = try #require(offer.message["offer"]?["supportedStreams"]?.arrayValue)
-        #expect(streams.count == 2)
+        #expect(streams.count == 3)
         #expect(Set(streams.compactMap { $0["aesKey"]?.stringValue }).count == 1)
         #expect(Set(streams.compactMap { $0["aesIvMask"]?.stringValue }).count == 1)
         #expect(offer.streams[0].key == offer.streams[1].key)
+    }
+
+    /// VP9 beside VP8 in one OFFER, as Chrome's mirroring offers them
+    /// (openscreen_session_host.cc `NegotiateMirroring`: VP9 first): indexes
+    /// counting up, an SSRC each, VP9's codecParameter; the ANSWER's pick
+    /// decides the codec the session encodes.
+    @Test func vp9IsOfferedBesideVP8AndTheAnswerPicksOne() throws {
+        let offer = try StreamingOffer(configuration: RemoteDisplayConfiguration(), sequenceNumber: 3)
+        let streams = try #require(offer.message["offer"]?["supportedStreams"]?.arrayValue)
+        #expect(streams.map { $0["index"]?.intValue } == [0, 1, 2])
+        #expect(streams.map { $0["codecName"]?.stringValue } == ["opus", "vp9", "vp8"])
+        #expect(streams[1]["codecParameter"]?.stringValue == "vp09.00.40.08")
+        #expect(streams[2]["codecParameter"] == nil)
+        #expect(Set(offer.streams.map(\.ssrc)).count == 3)
+        for (picked, codec) in [(1, VideoCodec.vp9), (2, .vp8)] {
+            let answer = try StreamingAnswer(
+                [
+                    "type": "ANSWER", "result": "ok",
+                    "answer": [
+                        "udpPort": 2344, "sendIndexes": [0, .integer(picked)],
+                        "ssrcs": [
+                            .integer(Int(offer.streams[0].ssrc) + 1), .integer(Int(offer.streams[picked].ssrc) + 1),
+                        ],
+                    ],
+                ], offer: offer)
+            #expect(answer.configuration.videoCodec == codec)
+            #expect(answer.streams.map(\.ssrc) == [offer.streams[0].ssrc, offer.streams[picked].ssrc])
+        }
+        let above1080p30 = try StreamingOffer(
+            configuration: RemoteDisplayConfiguration(resolutions: [.hd1080], maximumFrameRate: 60), sequenceNumber: 4)
+        #expect(
+            above1080p30.message["offer"]?["supportedStreams"]?.arrayValue?[1]["codecParameter"]?.stringValue
+                == "vp09.00.41.08")
     }
 
     // MARK: Row 9: the ANSWER's display and pixel-rate limit
@@ -133,7 +166,7 @@ import Testing
     func answer(_ extra: [String: JSONValue], offer: StreamingOffer) throws -> StreamingAnswer {
         var answer: [String: JSONValue] = [
             "udpPort": 2344, "sendIndexes": [0, 1],
-            "ssrcs": .array(offer.streams.map { .integer(Int($0.ssrc) + 1) }),
+            "ssrcs": .array(offer.streams.prefix(2).map { .integer(Int($0.ssrc) + 1) }),
         ]
         for (key, value) in extra { answer[key] = value }
         return try StreamingAnswer(["type": "ANSWER", "result": "ok", "answer": .object(answer)], offer: offer)

@@ -48,6 +48,28 @@ import Testing
             }
         }
 
+        /// Open Screen's standalone receiver takes VP9 when both are offered
+        /// (mirroring_application.cc:72-74) and gets VP9 frames it decodes;
+        /// the default profile (Open Screen's library order, VP8 first) gets VP8.
+        @Test func theReceiverPicksTheCodecAndDecodesIt() async throws {
+            for (profile, codec) in [(ReceiverProfile.openScreen, VideoCodec.vp9), (.chromecastWithGoogleTV, .vp8)] {
+                try await StreamingFixture.with(streaming: nil, profile: profile) { fixture in
+                    let source = try fixture.prepareSource(width: 640, height: 360)
+                    let session = try await fixture.channel.beginSession(
+                        configuration: RemoteDisplayConfiguration(
+                            resolutions: [RemoteDisplayConfiguration.Resolution(width: 640, height: 360)], audio: nil))
+                    #expect(session.configuration.videoCodec == codec)
+                    try await source.stream(seconds: 2, to: session)
+                    let report = try await fixture.report { ($0.video?.framesDecoded ?? 0) >= 20 }
+                    print("\(profile.name): \(String(describing: report?.video))")
+                    #expect(report?.video?.codec == codec)
+                    #expect((report?.video?.framesDecoded ?? 0) >= 20)
+                    #expect(report?.video?.decodeErrors == 0)
+                    #expect((report?.video?.minimumPSNR ?? 0) > 30)
+                }
+            }
+        }
+
         /// Audit row 9: a receiver whose 4:3 display does not scale gets
         /// letterboxed frames of its shape; the app still draws 16:9.
         @Test func aDisplayThatDoesNotScaleGetsLetterboxedFrames() async throws {

@@ -33,7 +33,7 @@ enum ReadmeSnippets {
 
     static func encoding(samples: [Int16], send: (consuming EncodedFrame) -> Void) throws {
         let pool = try PixelBufferPool(width: 1280, height: 720)
-        var encoder = try VP8Encoder(configuration: VP8EncoderConfiguration(width: 1280, height: 720))
+        var encoder = try VideoEncoder(configuration: VideoEncoderConfiguration(width: 1280, height: 720))
         if var frame = pool.makeBuffer() {            // nil when all buffers are in use
             TestPattern().render(frame: 0, into: &frame)  // or draw into frame's planes yourself
             let encoded = try encoder.encode(frame, pts: .now)

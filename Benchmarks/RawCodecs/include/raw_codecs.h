@@ -9,7 +9,7 @@
 
 typedef struct raw_vp8 raw_vp8;
 
-/// A VP8 encoder configured like CastRemoteDisplay's `VP8Encoder`
+/// A VP8 encoder configured like CastRemoteDisplay's `VideoEncoder`
 /// (Modules/RemoteDisplay/Video/VPXCodec.swift). NULL on failure.
 raw_vp8 *raw_vp8_create(int width, int height, int frame_rate, int bitrate, int threads, int speed);
 

@@ -13,6 +13,7 @@ struct DesktopMirroring {
     let limit: RemoteDisplayConfiguration.Resolution
     let frameRate: Int
     let bitrate: Int
+    let codecs: [VideoCodec]
     let delay: Duration
     let seconds: Double?
 
@@ -31,7 +32,8 @@ struct DesktopMirroring {
         let resolution = capture.sourceSize.scaledToFit(within: self.limit)
         let configuration = RemoteDisplayConfiguration(
             resolutions: [resolution], maximumFrameRate: self.frameRate, maximumVideoBitrate: self.bitrate,
-            audio: sound == nil ? nil : RemoteDisplayConfiguration.Audio(), targetDelay: self.delay)
+            videoCodecs: self.codecs, audio: sound == nil ? nil : RemoteDisplayConfiguration.Audio(),
+            targetDelay: self.delay)
         let interrupted = Interruption.install()
         return try await ReceiverLink.with(device) { link in
             let channel = RemoteDisplayChannel(logger: link.logger)
@@ -40,7 +42,8 @@ struct DesktopMirroring {
             Output.progress(
                 "mirroring \(capture.configuration.source) (\(capture.sourceSize.width)x\(capture.sourceSize.height)) "
                     + "as \(session.configuration.resolution.width)x\(session.configuration.resolution.height) "
-                    + "at up to \(self.frameRate) fps\(sound == nil ? "" : " with sound"); Ctrl-C stops")
+                    + "\(session.configuration.videoCodec) at up to \(self.frameRate) fps"
+                    + "\(sound == nil ? "" : " with sound"); Ctrl-C stops")
             try capture.start(streamingTo: session)
             try sound?.start(streamingTo: session)
             let failure = try await self.watch(capture, session, interrupted: interrupted)

@@ -22,6 +22,7 @@ struct ScreenCommand: AsyncParsableCommand {
     @Option(help: "Frames per second.") var fps = 30
     @Option(help: "Highest video bitrate, kbit/s.") var bitrate = 5_000
     @Option(help: "Target playout delay, milliseconds.") var delay = 400
+    @Option(help: "Video codecs to offer, most preferred first; the receiver picks one.") var codecs = "vp9,vp8"
     @Option(help: "Seconds to stream (default: 10; with --capture, until Ctrl-C).") var seconds: Double?
     @Flag(help: "No audio stream.") var noAudio = false
     @OptionGroup(title: "Mirroring this machine") var capture: CaptureOptions
@@ -33,6 +34,7 @@ struct ScreenCommand: AsyncParsableCommand {
         }
         guard (1...60).contains(self.fps) else { throw ValidationError("--fps must be 1…60") }
         guard (self.seconds ?? 1) > 0 else { throw ValidationError("--seconds must be positive") }
+        _ = try self.videoCodecs()
         if self.capture.isCapturing {
             _ = try self.capture.source()
             guard self.video == nil, self.audio == nil else {
@@ -41,14 +43,24 @@ struct ScreenCommand: AsyncParsableCommand {
         }
     }
 
+    /// The codecs `--codecs` names.
+    func videoCodecs() throws -> [VideoCodec] {
+        let names = self.codecs.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let codecs = names.compactMap(VideoCodec.init(rawValue:))
+        guard !codecs.isEmpty, codecs.count == names.count, Set(codecs).count == codecs.count else {
+            throw ValidationError("--codecs takes vp9, vp8 or both, comma-separated, each once")
+        }
+        return codecs
+    }
+
     func run() async throws {
         try await self.reportingFailures {
             if self.capture.isCapturing {
                 let mirroring = DesktopMirroring(
                     options: self.capture,
                     limit: RemoteDisplayConfiguration.Resolution(width: self.width, height: self.height),
-                    frameRate: self.fps, bitrate: self.bitrate * 1_000, delay: .milliseconds(self.delay),
-                    seconds: self.seconds)
+                    frameRate: self.fps, bitrate: self.bitrate * 1_000, codecs: try self.videoCodecs(),
+                    delay: .milliseconds(self.delay), seconds: self.seconds)
                 let summary = ScreenStatistics(try await mirroring.run(device: self.options))
                 try Output.result(json: summary.json, text: summary.line, asJSON: self.options.json)
                 return
@@ -61,7 +73,7 @@ struct ScreenCommand: AsyncParsableCommand {
             let fps = video.map { max(1, Int($0.frameRate.rounded())) } ?? self.fps
             let configuration = RemoteDisplayConfiguration(
                 resolutions: [RemoteDisplayConfiguration.Resolution(width: width, height: height)],
-                maximumFrameRate: fps, maximumVideoBitrate: self.bitrate * 1_000,
+                maximumFrameRate: fps, maximumVideoBitrate: self.bitrate * 1_000, videoCodecs: try self.videoCodecs(),
                 audio: self.noAudio ? nil : RemoteDisplayConfiguration.Audio(),
                 targetDelay: .milliseconds(self.delay))
             let statistics = try await ReceiverLink.with(self.options) { link in
@@ -77,7 +89,8 @@ struct ScreenCommand: AsyncParsableCommand {
                     )
                 }
                 Output.progress(
-                    "streaming \(resolution.width)x\(resolution.height) at \(fps) fps for \(seconds) s")
+                    "streaming \(resolution.width)x\(resolution.height) at \(fps) fps "
+                        + "(\(session.configuration.videoCodec)) for \(seconds) s")
                 let signal = try TestSignal(
                     width: resolution.width, height: resolution.height, frameRate: fps,
                     start: HostTime.now.advanced(by: .milliseconds(100)))

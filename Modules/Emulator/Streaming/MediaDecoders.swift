@@ -1,9 +1,10 @@
 import COpus
 import CVPX
+package import CastRemoteDisplay
 import Foundation
 
-/// libvpx's VP8 decoder, as a receiver uses it. Not thread-safe: one owner.
-package final class VP8Decoder {
+/// libvpx's VP8 or VP9 decoder, as a receiver uses it. Not thread-safe: one owner.
+package final class VPXDecoder {
     private var context = vpx_codec_ctx_t()
     private let isReady: Bool
 
@@ -14,8 +15,9 @@ package final class VP8Decoder {
         package var planes: [[UInt8]]
     }
 
-    package init() {
-        self.isReady = cvpx_codec_dec_init(&self.context, vpx_codec_vp8_dx(), nil, 0) == VPX_CODEC_OK
+    package init(codec: VideoCodec = .vp8) {
+        let interface = codec == .vp9 ? vpx_codec_vp9_dx() : vpx_codec_vp8_dx()
+        self.isReady = cvpx_codec_dec_init(&self.context, interface, nil, 0) == VPX_CODEC_OK
     }
 
     deinit {
@@ -79,7 +81,7 @@ package final class OpusDecoder {
 
 /// Luma PSNR of `decoded` against `reference` (tight width × height bytes), dB;
 /// `nil` when the sizes differ.
-package func lumaPSNR(reference: [UInt8], decoded: VP8Decoder.Picture) -> Double? {
+package func lumaPSNR(reference: [UInt8], decoded: VPXDecoder.Picture) -> Double? {
     let luma = decoded.planes[0]
     guard reference.count == luma.count, !luma.isEmpty else { return nil }
     var squaredError = 0.0

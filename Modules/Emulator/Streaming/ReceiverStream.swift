@@ -33,7 +33,7 @@ final class ReceiverStream: @unchecked Sendable {
     let payloadType: UInt8
     let timebase: Int
     private let cipher: FrameCipher
-    private let videoDecoder: VP8Decoder?
+    private let videoDecoder: VPXDecoder?
     private let audioDecoder: OpusDecoder?
     private let reference: StreamingReceiverConfiguration.VideoReference?
     private let observer: DecodedMediaObserver
@@ -60,7 +60,7 @@ final class ReceiverStream: @unchecked Sendable {
     init(
         kind: MediaKind, senderSSRC: UInt32, payloadType: UInt8, timebase: Int, key: StreamKey, channels: Int,
         playoutDelay: Duration, decodes: Bool, reference: StreamingReceiverConfiguration.VideoReference?,
-        observer: DecodedMediaObserver = DecodedMediaObserver()
+        observer: DecodedMediaObserver = DecodedMediaObserver(), codec: VideoCodec? = nil
     ) throws(CastRemoteDisplayError) {
         self.observer = observer
         self.kind = kind
@@ -69,7 +69,8 @@ final class ReceiverStream: @unchecked Sendable {
         self.payloadType = payloadType
         self.timebase = timebase
         self.cipher = try FrameCipher(key)
-        self.videoDecoder = decodes && kind == .video ? VP8Decoder() : nil
+        self.videoDecoder = decodes && kind == .video ? VPXDecoder(codec: codec ?? .vp8) : nil
+        self.report.codec = kind == .video ? codec : nil
         self.audioDecoder = decodes && kind == .audio ? OpusDecoder(channels: channels) : nil
         self.reference = kind == .video ? reference : nil
         self.playoutDelay = playoutDelay
@@ -224,7 +225,7 @@ final class ReceiverStream: @unchecked Sendable {
         }
     }
 
-    private func measurePicture(_ picture: VP8Decoder.Picture, capture: HostTime?) {
+    private func measurePicture(_ picture: VPXDecoder.Picture, capture: HostTime?) {
         guard let reference = self.reference else { return }
         guard let capture, let expected = reference(capture), let psnr = lumaPSNR(reference: expected, decoded: picture)
         else {

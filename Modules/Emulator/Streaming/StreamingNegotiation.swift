@@ -14,6 +14,8 @@ struct StreamingNegotiation {
         var key: StreamKey
         var channels: Int
         var targetDelay: Duration
+        /// The video codec (`nil` for audio).
+        var codec: VideoCodec?
     }
 
     /// A refusal: the ANSWER's error code and description.
@@ -29,25 +31,31 @@ struct StreamingNegotiation {
     let sequenceNumber: Int
     let streams: [SelectedStream]
 
-    /// Selects the first Opus stream and (unless audio only) the first VP8
-    /// stream; invalid streams and unknown codecs are dropped.
+    /// Selects the first Opus stream and (unless audio only) the video
+    /// stream of the most preferred codec in `videoCodecs`, as Open Screen's
+    /// `SelectStream` does (receiver_session.cc:32-50); invalid streams and
+    /// unknown codecs are dropped (offer_messages.cc:484-486).
     ///
     /// - Throws: ``Refusal`` when a stream lacks its AES key or mask (the
     ///   whole offer is unencrypted), or nothing is left to receive.
-    init(offer message: JSONValue, audioOnly: Bool) throws(Refusal) {
+    init(offer message: JSONValue, audioOnly: Bool, videoCodecs: [VideoCodec] = [.vp8]) throws(Refusal) {
         self.sequenceNumber = message["seqNum"]?.intValue ?? 0
         guard let supported = message["offer"]?["supportedStreams"]?.arrayValue else {
             throw Refusal(code: Self.invalidParameter, description: "the OFFER has no supportedStreams")
         }
-        var selected: [SelectedStream] = []
+        var candidates: [SelectedStream] = []
         for stream in supported {
             guard stream["aesKey"]?.stringValue != nil, stream["aesIvMask"]?.stringValue != nil else {
                 throw Refusal(code: Self.noStreams, description: "streams must be encrypted (aesKey and aesIvMask)")
             }
-            guard let candidate = Self.parse(stream), !selected.contains(where: { $0.kind == candidate.kind }),
-                !(audioOnly && candidate.kind == .video)
-            else { continue }
-            selected.append(candidate)
+            if let candidate = Self.parse(stream) { candidates.append(candidate) }
+        }
+        var selected: [SelectedStream] = []
+        if let audio = candidates.first(where: { $0.kind == .audio }) { selected.append(audio) }
+        if !audioOnly,
+            let video = videoCodecs.lazy.compactMap({ codec in candidates.first { $0.codec == codec } }).first
+        {
+            selected.append(video)
         }
         guard !selected.isEmpty else {
             throw Refusal(code: Self.noStreams, description: "no stream this receiver can play")
@@ -66,16 +74,26 @@ struct StreamingNegotiation {
                 hexKey: stream["aesKey"]?.stringValue ?? "", hexIVMask: stream["aesIvMask"]?.stringValue ?? "")
         else { return nil }
         let kind: MediaKind
+        var codec: VideoCodec?
         switch (stream["type"]?.stringValue, stream["codecName"]?.stringValue?.lowercased()) {
         case ("audio_source", "opus"): kind = .audio
-        case ("video_source", "vp8"): kind = .video
+        case ("video_source", let name?):
+            guard let known = VideoCodec(rawValue: name) else { return nil }
+            // A VP9 codecParameter must be a vp09 string (offer_messages.cc:35-45).
+            if known == .vp9, let parameter = stream["codecParameter"]?.stringValue, !parameter.isEmpty,
+                !parameter.hasPrefix("vp09")
+            {
+                return nil
+            }
+            kind = .video
+            codec = known
         default: return nil
         }
         var delay = stream["targetDelay"]?.intValue ?? 400
         if !(1...5_000).contains(delay) { delay = 400 }
         return SelectedStream(
             index: index, kind: kind, ssrc: ssrc, payloadType: UInt8(payloadType), timebase: timebase, key: key,
-            channels: stream["channels"]?.intValue ?? 2, targetDelay: .milliseconds(delay))
+            channels: stream["channels"]?.intValue ?? 2, targetDelay: .milliseconds(delay), codec: codec)
     }
 
     /// The ANSWER accepting the selected streams on `port`, shaped as Open

@@ -115,6 +115,11 @@ public struct StreamingReceiverConfiguration: Sendable {
     /// tests that read what a picture carries (a frame number, a time) or
     /// analyse the sound. Called on the receiver's thread; keep it short.
     package var observer = DecodedMediaObserver()
+    /// The video codecs this receiver takes, most preferred first: of the
+    /// offered video streams it picks the first whose codec comes first
+    /// here, as Open Screen's `SelectStream` does (receiver_session.cc:32-50).
+    /// Default `[.vp8]`, Open Screen's library default (receiver_constraints.h:150-155).
+    public var videoCodecs: [VideoCodec]
     /// Whether to decode frames (libvpx, libopus). Default `true`; off, the
     /// receiver still reassembles, decrypts and acknowledges — a cheaper
     /// peer for benchmarks of the sender.
@@ -124,8 +129,9 @@ public struct StreamingReceiverConfiguration: Sendable {
     public init(
         answer: AnswerPolicy = .accept, constraints: Constraints? = nil, display: Display? = nil,
         impairment: NetworkImpairment = NetworkImpairment(),
-        videoReference: VideoReference? = nil, decodes: Bool = true
+        videoReference: VideoReference? = nil, videoCodecs: [VideoCodec] = [.vp8], decodes: Bool = true
     ) {
+        self.videoCodecs = videoCodecs
         self.answer = answer
         self.constraints = constraints
         self.display = display
@@ -178,7 +184,7 @@ public struct NetworkImpairment: Sendable, Hashable {
 /// What a test sees of the emulator's decoded media (see ``StreamingReceiverConfiguration/observer``).
 package struct DecodedMediaObserver: Sendable {
     /// A decoded picture and the sender's capture time of it (`nil` before the first Sender Report).
-    package var picture: (@Sendable (HostTime?, VP8Decoder.Picture) -> Void)?
+    package var picture: (@Sendable (HostTime?, VPXDecoder.Picture) -> Void)?
     /// Decoded sound, interleaved, with its channel count and capture time.
     package var sound: (@Sendable (HostTime?, [Float], Int) -> Void)?
 

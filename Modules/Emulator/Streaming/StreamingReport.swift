@@ -1,3 +1,5 @@
+public import CastRemoteDisplay
+
 /// What the emulator's streaming receiver measured for one stream.
 public struct StreamReport: Sendable, Hashable {
     /// Frames whose every packet arrived.
@@ -36,6 +38,8 @@ public struct StreamReport: Sendable, Hashable {
     public var meanPlayoutOffset: Duration?
     /// The id of the last frame decoded.
     public var lastFrameID: Int64 = -1
+    /// The video codec the receiver took (`nil` for audio).
+    public var codec: VideoCodec?
     /// The width of the last picture decoded (video), pixels; 0 before the first.
     public var pictureWidth = 0
     /// The height of the last picture decoded (video), pixels; 0 before the first.

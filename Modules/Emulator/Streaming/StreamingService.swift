@@ -76,7 +76,9 @@ final class StreamingService: Sendable {
             if case .reject(let code, let description) = configuration.answer {
                 throw StreamingNegotiation.Refusal(code: code, description: description)
             }
-            negotiation = try StreamingNegotiation(offer: message, audioOnly: configuration.answer == .acceptAudioOnly)
+            negotiation = try StreamingNegotiation(
+                offer: message, audioOnly: configuration.answer == .acceptAudioOnly,
+                videoCodecs: configuration.videoCodecs)
         } catch {
             reply(
                 StreamingNegotiation.refusal(
@@ -90,7 +92,7 @@ final class StreamingService: Sendable {
                     kind: stream.kind, senderSSRC: stream.ssrc, payloadType: stream.payloadType,
                     timebase: stream.timebase, key: stream.key, channels: stream.channels,
                     playoutDelay: stream.targetDelay, decodes: configuration.decodes,
-                    reference: configuration.videoReference, observer: configuration.observer)
+                    reference: configuration.videoReference, observer: configuration.observer, codec: stream.codec)
             }
         } catch {
             reply(

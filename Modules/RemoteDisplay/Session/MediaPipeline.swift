@@ -5,7 +5,7 @@ import Foundation
 import Logging
 import NIOConcurrencyHelpers
 
-/// The threads behind a ``RemoteDisplaySession``: an encoder thread (VP8
+/// The threads behind a ``RemoteDisplaySession``: an encoder thread (VP8 or VP9
 /// and Opus, then encrypt and packetize) and a network thread (RTCP in,
 /// 10 ms pacing ticks, statistics), meeting at the ``SenderEngine`` under
 /// one lock. No actor hop per frame or packet: both threads call the
@@ -314,7 +314,7 @@ private final class WeakPipeline: Sendable {
 
 /// The encoders, touched only by the encoder thread once the pipeline starts.
 //
-// @unchecked Sendable: `VP8Encoder` and `AudioEncoder` are noncopyable
+// @unchecked Sendable: `VideoEncoder` and `AudioEncoder` are noncopyable
 // values with `mutating` methods that must run on one thread at a time.
 // This box is created on the session's thread and from then on used only by
 // the pipeline's encoder thread (`encodeVideo`, `encodeAudio`), one call at
@@ -328,7 +328,7 @@ final class EncoderState: @unchecked Sendable {
         let frame: PixelStorage
     }
 
-    private var video: VP8Encoder?
+    private var video: VideoEncoder?
     private var videoBitrate: Int
     private var audio: AudioEncoder?
     private let letterboxing: Letterboxing?
@@ -354,9 +354,9 @@ final class EncoderState: @unchecked Sendable {
         }
         if hasVideo {
             let encoded = letterbox?.frameSize ?? picture
-            self.video = try VP8Encoder(
-                configuration: VP8EncoderConfiguration(
-                    width: encoded.width, height: encoded.height,
+            self.video = try VideoEncoder(
+                configuration: VideoEncoderConfiguration(
+                    codec: configuration.videoCodec, width: encoded.width, height: encoded.height,
                     frameRate: configuration.maximumFrameRate, bitrate: configuration.maximumVideoBitrate))
         }
         if let audioQueue, let audio = configuration.audio {

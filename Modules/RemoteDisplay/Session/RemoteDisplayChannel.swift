@@ -209,7 +209,7 @@ public final class RemoteDisplayChannel: CastChannel, @unchecked Sendable {
 /// Encodes one tiny VP8 frame and one Opus frame; whether both worked.
 private let remoteDisplayProbe: Bool = {
     do throws(CastRemoteDisplayError) {
-        var video = try VP8Encoder(configuration: VP8EncoderConfiguration(width: 64, height: 64))
+        var video = try VideoEncoder(configuration: VideoEncoderConfiguration(width: 64, height: 64))
         let frame = try PixelBuffer(format: .i420, width: 64, height: 64)
         _ = try video.encode(frame, pts: .now)
         var audio = try OpusEncoder(channelCount: 2)

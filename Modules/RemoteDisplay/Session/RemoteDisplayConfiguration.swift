@@ -57,6 +57,10 @@ public struct RemoteDisplayConfiguration: Sendable, Hashable {
     /// for time to recover lost packets. Changeable on the fly through
     /// ``RemoteDisplaySession/targetDelay``.
     public var targetDelay: Duration
+    /// The video codecs offered, in Chrome's order of preference (VP9,
+    /// then VP8: openscreen_session_host.cc `NegotiateMirroring`); the
+    /// receiver takes one. After the ANSWER: the one it took. Default both.
+    public var videoCodecs: [VideoCodec]
     /// The receiver app that plays the streams. Default: screen mirroring `0F5096E8`.
     public var applicationID: String
     /// How long to wait for the ANSWER. Default 4 s, as Open Screen.
@@ -66,12 +70,13 @@ public struct RemoteDisplayConfiguration: Sendable, Hashable {
     public static let firstFrameDeadline: Duration = .seconds(15)
 
     /// Creates a configuration. Defaults: 1280×720 at 30 fps, 300 kbit/s…5 Mbit/s
-    /// video, stereo audio at 128 kbit/s, 400 ms target delay, the mirroring app.
+    /// VP9 or VP8 video, stereo audio at 128 kbit/s, 400 ms target delay, the mirroring app.
     public init(
         resolutions: [Resolution] = [.hd720],
         maximumFrameRate: Int = 30,
         minimumVideoBitrate: Int = 300_000,
         maximumVideoBitrate: Int = 5_000_000,
+        videoCodecs: [VideoCodec] = [.vp9, .vp8],
         audio: Audio? = Audio(),
         targetDelay: Duration = .milliseconds(400),
         applicationID: String = "0F5096E8",
@@ -81,6 +86,7 @@ public struct RemoteDisplayConfiguration: Sendable, Hashable {
         self.maximumFrameRate = maximumFrameRate
         self.minimumVideoBitrate = minimumVideoBitrate
         self.maximumVideoBitrate = maximumVideoBitrate
+        self.videoCodecs = videoCodecs
         self.audio = audio
         self.targetDelay = targetDelay
         self.applicationID = applicationID
@@ -89,6 +95,9 @@ public struct RemoteDisplayConfiguration: Sendable, Hashable {
 
     /// The resolution in force: the first of ``resolutions``.
     public var resolution: Resolution { self.resolutions.first ?? .hd720 }
+
+    /// The video codec in force: the first of ``videoCodecs``.
+    public var videoCodec: VideoCodec { self.videoCodecs.first ?? .vp8 }
 
     /// Target delays a receiver accepts (Docs/spec/cast-streaming.md §1).
     static let targetDelayRange: ClosedRange<Duration> = .milliseconds(1) ... .milliseconds(5_000)
@@ -99,6 +108,9 @@ public struct RemoteDisplayConfiguration: Sendable, Hashable {
             if !condition { throw CastRemoteDisplayError(.invalidConfiguration, message) }
         }
         try check(!self.resolutions.isEmpty, "offer at least one resolution")
+        try check(
+            !self.videoCodecs.isEmpty && Set(self.videoCodecs).count == self.videoCodecs.count,
+            "offer at least one video codec, each once")
         for resolution in self.resolutions {
             try check(
                 resolution.width >= 320 && resolution.height >= 240
@@ -109,10 +121,10 @@ public struct RemoteDisplayConfiguration: Sendable, Hashable {
         }
         try check((1...120).contains(self.maximumFrameRate), "frame rate \(self.maximumFrameRate) is outside 1…120")
         try check(
-            VP8EncoderConfiguration.bitrateRange.contains(self.minimumVideoBitrate)
-                && VP8EncoderConfiguration.bitrateRange.contains(self.maximumVideoBitrate)
+            VideoEncoderConfiguration.bitrateRange.contains(self.minimumVideoBitrate)
+                && VideoEncoderConfiguration.bitrateRange.contains(self.maximumVideoBitrate)
                 && self.minimumVideoBitrate <= self.maximumVideoBitrate,
-            "video bitrates \(self.minimumVideoBitrate)…\(self.maximumVideoBitrate) are not a range within \(VP8EncoderConfiguration.bitrateRange)"
+            "video bitrates \(self.minimumVideoBitrate)…\(self.maximumVideoBitrate) are not a range within \(VideoEncoderConfiguration.bitrateRange)"
         )
         if let audio = self.audio {
             try check(audio.channelCount == 1 || audio.channelCount == 2, "audio has 1 or 2 channels")

@@ -1,8 +1,10 @@
 import CastChannels
 
-/// The OFFER a session sends (Docs/spec/cast-streaming.md §1): audio at
-/// index 0 (when configured) and VP8 video at index 1, each with a random
-/// SSRC, and one fresh AES key and IV mask for all streams, as Chrome's
+/// The OFFER a session sends (Docs/spec/cast-streaming.md §1): audio first
+/// (when configured), then one video stream per codec in the configuration's
+/// order — indexes counting up from 0, as Open Screen's `CreateMirroringOffer`
+/// numbers them (sender_session.cc:160-183) — each with a random SSRC of
+/// its own, and one fresh AES key and IV mask for all streams, as Chrome's
 /// mirroring session sends ("The random AES key and initialization vector
 /// pair used by all streams in this session", session.cc `CreateAndSendOffer`).
 struct StreamingOffer: Sendable {
@@ -11,6 +13,8 @@ struct StreamingOffer: Sendable {
         var kind: MediaKind
         var ssrc: UInt32
         var key: StreamKey
+        /// The video codec (`nil` for audio).
+        var codec: VideoCodec?
     }
 
     let sequenceNumber: Int
@@ -27,7 +31,11 @@ struct StreamingOffer: Sendable {
         if configuration.audio != nil {
             streams.append(Stream(index: 0, kind: .audio, ssrc: .random(in: Self.audioSSRCs), key: key))
         }
-        streams.append(Stream(index: 1, kind: .video, ssrc: .random(in: Self.videoSSRCs), key: key))
+        for codec in configuration.videoCodecs {
+            var ssrc = UInt32.random(in: Self.videoSSRCs)
+            while streams.contains(where: { $0.ssrc == ssrc }) { ssrc = .random(in: Self.videoSSRCs) }
+            streams.append(Stream(index: streams.count, kind: .video, ssrc: ssrc, key: key, codec: codec))
+        }
         self.sequenceNumber = sequenceNumber
         self.configuration = configuration
         self.streams = streams
@@ -40,7 +48,7 @@ struct StreamingOffer: Sendable {
             var json: [String: JSONValue] = [
                 "index": .integer(stream.index),
                 "type": stream.kind == .audio ? "audio_source" : "video_source",
-                "codecName": stream.kind == .audio ? "opus" : "vp8",
+                "codecName": .string(stream.codec?.rawValue ?? "opus"),
                 "rtpProfile": "cast",
                 "rtpPayloadType": .integer(Int(stream.kind.payloadType)),
                 "ssrc": .integer(Int(stream.ssrc)),
@@ -64,6 +72,11 @@ struct StreamingOffer: Sendable {
                 json["resolutions"] = .array(
                     self.configuration.resolutions.map { ["width": .integer($0.width), "height": .integer($0.height)] })
                 json["errorRecoveryMode"] = "castv2"
+                if let parameter = stream.codec?.codecParameter(
+                    resolution: self.configuration.resolution, frameRate: self.configuration.maximumFrameRate)
+                {
+                    json["codecParameter"] = .string(parameter)
+                }
                 json["renderMode"] = "video"
             }
             return .object(json)
@@ -124,10 +137,13 @@ struct StreamingAnswer: Sendable {
             throw CastRemoteDisplayError(.invalidAnswer, "the ANSWER lacks udpPort or parallel sendIndexes and ssrcs")
         }
         var streams: [StreamParameters] = []
+        var videoCodec: VideoCodec?
         for (index, receiverSSRC) in zip(indexes, ssrcs) {
+            // One stream of each kind: a second video stream answered is ignored.
             guard let offered = offer.streams.first(where: { $0.index == index }),
-                let ssrc = UInt32(exactly: receiverSSRC)
+                let ssrc = UInt32(exactly: receiverSSRC), !streams.contains(where: { $0.kind == offered.kind })
             else { continue }
+            if offered.kind == .video { videoCodec = offered.codec }
             streams.append(
                 StreamParameters(
                     kind: offered.kind, ssrc: offered.ssrc, receiverSSRC: ssrc, payloadType: offered.kind.payloadType,
@@ -143,6 +159,7 @@ struct StreamingAnswer: Sendable {
         var configuration = Self.constrained(
             offer.configuration, by: answer["constraints"], display: display,
             hasAudio: streams.contains { $0.kind == .audio })
+        if let videoCodec { configuration.videoCodecs = [videoCodec] }
         self.letterbox = Self.letterbox(for: configuration, display: display, limits: answer["constraints"])
         Self.limitPixelRate(
             &configuration, encoding: self.letterbox?.frameSize ?? configuration.resolution,
@@ -230,7 +247,7 @@ struct StreamingAnswer: Sendable {
         }
         if let maximum = video?["maxBitRate"]?.intValue {
             result.maximumVideoBitrate = max(
-                min(result.maximumVideoBitrate, maximum), VP8EncoderConfiguration.bitrateRange.lowerBound)
+                min(result.maximumVideoBitrate, maximum), VideoEncoderConfiguration.bitrateRange.lowerBound)
         }
         if let minimum = video?["minBitRate"]?.intValue {
             result.minimumVideoBitrate = max(result.minimumVideoBitrate, minimum)

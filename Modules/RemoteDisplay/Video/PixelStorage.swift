@@ -4,7 +4,7 @@
 // @unchecked Sendable: the bytes are mutable, but each storage has exactly
 // one owner at a time: a noncopyable `PixelBuffer`, the free list of its
 // `BoundedPool` (only while no buffer holds it), or, for the NV12→I420
-// conversion copy, the noncopyable `VP8Encoder` that made it and uses it only
+// conversion copy, the noncopyable `VideoEncoder` that made it and uses it only
 // in `mutating` methods. Ownership moves between threads only through the
 // pool or a Remote Display session's queue of frames waiting for its encoder
 // thread, each under its mutex, which orders the writes before and after.

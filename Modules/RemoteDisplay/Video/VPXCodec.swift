@@ -1,10 +1,10 @@
 import CVPX
 
-/// The libvpx VP8 encoder context and its input image descriptor, with
+/// The libvpx VP8 or VP9 encoder context and its input image descriptor, with
 /// every libvpx status mapped to ``CastRemoteDisplayError`` in one place.
 //
 // @unchecked Sendable: the C context is mutable, but a `VPXCodec` belongs to
-// exactly one noncopyable `VP8Encoder` and is only used from its `mutating`
+// exactly one noncopyable `VideoEncoder` and is only used from its `mutating`
 // methods, so it is never touched by two threads at once.
 final class VPXCodec: @unchecked Sendable {
     private let context = UnsafeMutablePointer<vpx_codec_ctx_t>.allocate(capacity: 1)
@@ -13,19 +13,31 @@ final class VPXCodec: @unchecked Sendable {
     private let frameDuration: UInt
     private var initialized = false
 
-    init(configuration: VP8EncoderConfiguration) throws(CastRemoteDisplayError) {
+    init(configuration: VideoEncoderConfiguration) throws(CastRemoteDisplayError) {
         self.context.initialize(to: vpx_codec_ctx_t())
         self.config.initialize(to: vpx_codec_enc_cfg_t())
         self.image.initialize(to: vpx_image_t())
         self.frameDuration = UInt(RemoteDisplayLimits.vpxTimebaseDenominator) / UInt(configuration.frameRate)
-        try Self.check(vpx_codec_enc_config_default(vpx_codec_vp8_cx(), self.config, 0), "default configuration")
+        let interface = configuration.codec == .vp9 ? vpx_codec_vp9_cx() : vpx_codec_vp8_cx()
+        try Self.check(vpx_codec_enc_config_default(interface, self.config, 0), "default configuration")
         Self.apply(configuration, to: &self.config.pointee)
-        try Self.check(cvpx_codec_enc_init(self.context, vpx_codec_vp8_cx(), self.config, 0), "initialise")
+        try Self.check(cvpx_codec_enc_init(self.context, interface, self.config, 0), "initialise")
         self.initialized = true
-        try self.control(VP8E_SET_CPUUSED, -Int32(configuration.speed))  // negative: fixed speed, not timing-adaptive
-        try self.control(VP8E_SET_NOISE_SENSITIVITY, 0)
-        try self.control(VP8E_SET_STATIC_THRESHOLD, 1)
-        try self.control(VP8E_SET_TOKEN_PARTITIONS, Int32(Self.tokenPartitions(threads: configuration.threadCount)))
+        switch configuration.codec {
+        case .vp8:
+            // Negative: a fixed speed, not adapted to timing.
+            try self.control(VP8E_SET_CPUUSED, -Int32(configuration.speed))
+            try self.control(VP8E_SET_NOISE_SENSITIVITY, 0)
+            try self.control(VP8E_SET_STATIC_THRESHOLD, 1)
+            try self.control(
+                VP8E_SET_TOKEN_PARTITIONS, Int32(Self.tokenPartitions(threads: configuration.threadCount)))
+        case .vp9:
+            // libvpx's realtime VP9 speeds are 5…9; screen content tuning as
+            // Chrome's mirroring sets it (vpx_encoder.cc:203-206).
+            try self.control(VP8E_SET_CPUUSED, Int32(min(configuration.speed + 2, 9)))
+            try self.control(VP8E_SET_STATIC_THRESHOLD, 1)
+            try self.control(VP9E_SET_TUNE_CONTENT, Int32(VP9E_CONTENT_SCREEN.rawValue))
+        }
         // Describe an I420 frame once; `encode` only points the planes at each frame's storage.
         vpx_img_wrap(self.image, VPX_IMG_FMT_I420, UInt32(configuration.width), UInt32(configuration.height), 1, nil)
     }
@@ -43,7 +55,7 @@ final class VPXCodec: @unchecked Sendable {
     }
 
     /// The settings shared with the raw-libvpx benchmark baseline (Benchmarks/VP8Benchmarks).
-    static func apply(_ configuration: VP8EncoderConfiguration, to config: inout vpx_codec_enc_cfg_t) {
+    static func apply(_ configuration: VideoEncoderConfiguration, to config: inout vpx_codec_enc_cfg_t) {
         config.g_w = UInt32(configuration.width)
         config.g_h = UInt32(configuration.height)
         config.g_timebase = vpx_rational(num: 1, den: RemoteDisplayLimits.vpxTimebaseDenominator)
@@ -53,15 +65,15 @@ final class VPXCodec: @unchecked Sendable {
         config.g_pass = VPX_RC_ONE_PASS
         config.rc_end_usage = VPX_CBR
         config.rc_target_bitrate = UInt32(configuration.bitrate / 1_000)
-        config.rc_min_quantizer = VP8EncoderConfiguration.quantizerRange.lowerBound
-        config.rc_max_quantizer = VP8EncoderConfiguration.quantizerRange.upperBound
+        config.rc_min_quantizer = VideoEncoderConfiguration.quantizerRange.lowerBound
+        config.rc_max_quantizer = VideoEncoderConfiguration.quantizerRange.upperBound
         config.rc_dropframe_thresh = 0
         config.rc_resize_allowed = 0
-        config.rc_undershoot_pct = VP8EncoderConfiguration.undershootPercent
-        config.rc_overshoot_pct = VP8EncoderConfiguration.overshootPercent
-        config.rc_buf_initial_sz = UInt32(VP8EncoderConfiguration.bufferMilliseconds.initial)
-        config.rc_buf_optimal_sz = UInt32(VP8EncoderConfiguration.bufferMilliseconds.optimal)
-        config.rc_buf_sz = UInt32(VP8EncoderConfiguration.bufferMilliseconds.size)
+        config.rc_undershoot_pct = VideoEncoderConfiguration.undershootPercent
+        config.rc_overshoot_pct = VideoEncoderConfiguration.overshootPercent
+        config.rc_buf_initial_sz = UInt32(VideoEncoderConfiguration.bufferMilliseconds.initial)
+        config.rc_buf_optimal_sz = UInt32(VideoEncoderConfiguration.bufferMilliseconds.optimal)
+        config.rc_buf_sz = UInt32(VideoEncoderConfiguration.bufferMilliseconds.size)
         config.kf_mode = VPX_KF_DISABLED
     }
 

@@ -1,25 +1,29 @@
-/// The settings of a ``VP8Encoder``.
+/// The settings of a ``VideoEncoder``: VP8 or VP9.
 ///
 /// The fixed part follows Docs/spec/cast-streaming.md §5 — realtime deadline,
 /// constant bitrate, error resilient, no frame dropping inside the encoder,
 /// key frames only on demand, every delta frame referencing the one before —
 /// and is not configurable; what is configurable is here.
-public struct VP8EncoderConfiguration: Sendable, Hashable {
+public struct VideoEncoderConfiguration: Sendable, Hashable {
+    /// VP8 or VP9.
+    public var codec: VideoCodec
     /// Frame width in pixels.
     public var width: Int
     /// Frame height in pixels.
     public var height: Int
     /// Frames per second the app intends to send; used for rate control and frame durations.
     public var frameRate: Int
-    /// Target bitrate, bits per second; changeable later with ``VP8Encoder/setBitrate(_:)``.
+    /// Target bitrate, bits per second; changeable later with ``VideoEncoder/setBitrate(_:)``.
     public var bitrate: Int
     /// Encoder threads (1…16); more threads split the frame into token partitions.
     public var threadCount: Int
-    /// libvpx speed, 4 (better pictures) … 16 (faster). Fixed, so encoding is repeatable.
+    /// libvpx speed, 4 (better pictures) … 16 (faster). Fixed, so encoding
+    /// is repeatable. VP9's scale ends at 9: it encodes at this speed + 2, at most 9.
     public var speed: Int
 
     /// Creates a configuration. Defaults: 30 fps, 4 Mbit/s, one thread per two cores (at least 1, at most 4), speed 6.
     public init(
+        codec: VideoCodec = .vp8,
         width: Int,
         height: Int,
         frameRate: Int = 30,
@@ -27,6 +31,7 @@ public struct VP8EncoderConfiguration: Sendable, Hashable {
         threadCount: Int? = nil,
         speed: Int = 6
     ) {
+        self.codec = codec
         self.width = width
         self.height = height
         self.frameRate = frameRate

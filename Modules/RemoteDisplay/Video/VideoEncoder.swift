@@ -1,4 +1,4 @@
-/// A realtime VP8 encoder over libvpx, configured as Cast Streaming expects.
+/// A realtime VP8 or VP9 encoder over libvpx, configured as Cast Streaming expects.
 ///
 /// Encode frames in capture order with ``encode(_:pts:)``; each call returns
 /// one ``EncodedFrame``. Key frames come only when asked for
@@ -8,10 +8,10 @@
 ///
 /// The encoder is noncopyable and its methods are `mutating`: one owner,
 /// one thread at a time, no locks.
-public struct VP8Encoder: ~Copyable, Sendable {
+public struct VideoEncoder: ~Copyable, Sendable {
     private let codec: VPXCodec
     /// The configuration in force (its bitrate follows ``setBitrate(_:)``).
-    public private(set) var configuration: VP8EncoderConfiguration
+    public private(set) var configuration: VideoEncoderConfiguration
     private let frames: EncodedFramePool
     /// I420 copy of an NV12 input, made on the first NV12 frame.
     private var conversion: PixelStorage?
@@ -25,7 +25,7 @@ public struct VP8Encoder: ~Copyable, Sendable {
     /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/invalidConfiguration`` for
     ///   values out of range, ``CastRemoteDisplayError/Code-swift.struct/codecFailure``
     ///   if libvpx refuses the configuration.
-    public init(configuration: VP8EncoderConfiguration) throws(CastRemoteDisplayError) {
+    public init(configuration: VideoEncoderConfiguration) throws(CastRemoteDisplayError) {
         // Everything that can throw happens before the first stored property is set.
         let validated = try configuration.validated()
         let codec = try VPXCodec(configuration: validated)

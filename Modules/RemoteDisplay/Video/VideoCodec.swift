@@ -1,0 +1,19 @@
+/// The video codecs a Remote Display session can send, named as the OFFER
+/// names them (`codecName`, Open Screen message_fields.cc:21-27).
+public enum VideoCodec: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// VP8: what every Cast receiver decodes.
+    case vp8
+    /// VP9: better pictures at the same bitrate, more encoding work; libvpx
+    /// tuned for screen content, as Chrome's mirroring does (Chromium
+    /// media/cast/encoding/vpx_encoder.cc: `VP9E_SET_TUNE_CONTENT`).
+    case vp9
+
+    public var description: String { self.rawValue.uppercased() }
+
+    /// The OFFER's `codecParameter`: Chrome's VP9 profile 0 string, level
+    /// 4.0 up to 1080p30 and 4.1 above (GetCodecParameterString); nothing for VP8.
+    func codecParameter(resolution: RemoteDisplayConfiguration.Resolution, frameRate: Int) -> String? {
+        guard self == .vp9 else { return nil }
+        return resolution.width * resolution.height * frameRate > 1_920 * 1_080 * 30 ? "vp09.00.41.08" : "vp09.00.40.08"
+    }
+}
