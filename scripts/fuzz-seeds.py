@@ -58,6 +58,13 @@ def offer_answer():
                   "timeBase": "1/90000", "maxFrameRate": "30000/1000", "maxBitRate": 5000000,
                   "resolutions": [{"width": 1280, "height": 720}]}]}}
     write("OfferAnswer", "offer-chrome-shape.json", json.dumps(offer, separators=(",", ":")))
+    # VP9 beside VP8, as Chrome lists them (VP9 first, its codecParameter).
+    vp9 = dict(offer["offer"]["supportedStreams"][1], index=1, codecName="vp9", codecParameter="vp09.00.40.08",
+               ssrc=849270)
+    vp8 = dict(offer["offer"]["supportedStreams"][1], index=2)
+    both = {"type": "OFFER", "seqNum": 2, "offer": dict(offer["offer"], supportedStreams=[
+        offer["offer"]["supportedStreams"][0], vp9, vp8])}
+    write("OfferAnswer", "offer-vp9-and-vp8.json", json.dumps(both, separators=(",", ":")))
     answer = {"type": "ANSWER", "seqNum": 1, "result": "ok", "answer": {
         "udpPort": 2344, "sendIndexes": [0, 1], "ssrcs": [12088, 849272],
         "constraints": {"video": {"maxDimensions": {"width": 1920, "height": 1080, "frameRate": "30"},

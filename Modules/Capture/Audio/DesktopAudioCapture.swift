@@ -22,7 +22,7 @@ public final class DesktopAudioCapture: Sendable {
     public let configuration: DesktopAudioConfiguration
     private let stream: NIOLockedValueBox<RecordStream?>
     private let control = NIOLockedValueBox(
-        (started: false, stopping: false, statistics: DesktopAudioStatistics()))
+        (stopping: false, statistics: DesktopAudioStatistics()))
     private let completion = CaptureCompletion()
     private let chunkFrames: Int
 
@@ -58,7 +58,6 @@ public final class DesktopAudioCapture: Sendable {
         else {
             throw CaptureError(.invalidConfiguration, "this capture was already started")
         }
-        self.control.withLockedValue { $0.started = true }
         let thread = Thread { [self] in
             self.completion.finish(self.run(stream, into: session))
         }
@@ -66,13 +65,12 @@ public final class DesktopAudioCapture: Sendable {
         thread.start()
     }
 
-    /// Stops recording; the thread ends after the chunk it is reading.
+    /// Stops recording at once: nothing more is queued, and ``finished()``
+    /// returns. The thread ends after the chunk it is reading, which a
+    /// server that stopped delivering sound could hold up; nothing waits for it.
     public func stop() {
-        let started = self.control.withLockedValue { control -> Bool in
-            control.stopping = true
-            return control.started
-        }
-        if !started { self.completion.finish(nil) }
+        self.control.withLockedValue { $0.stopping = true }
+        self.completion.finish(nil)
     }
 
     /// Whether recording ended (stopped, the session ended, or the server went away).
@@ -105,6 +103,7 @@ public final class DesktopAudioCapture: Sendable {
             let latency = stream.latency
             let pts = HostTime.now.advanced(by: .zero - latency - chunk)
             if case .ended = session.state { return nil }
+            if self.control.withLockedValue({ $0.stopping }) { return nil }
             do {
                 _ = try input.enqueue(interleaved: samples, pts: pts)
             } catch {

@@ -13,9 +13,12 @@ func fuzzOfferAnswer(_ bytes: [UInt8]) {
     if let offer = try? StreamingOffer(configuration: RemoteDisplayConfiguration(), sequenceNumber: 1) {
         _ = try? StreamingAnswer(json, offer: offer)
     }
+    // Both codec orders: Open Screen's library (VP8 first) and its standalone receiver (VP9 first).
     for audioOnly in [false, true] {
-        if let negotiation = try? StreamingNegotiation(offer: json, audioOnly: audioOnly) {
-            _ = negotiation.answer(port: 2344, constraints: nil, display: nil)
+        for codecs: [VideoCodec] in [[.vp8], [.vp9, .vp8]] {
+            if let negotiation = try? StreamingNegotiation(offer: json, audioOnly: audioOnly, videoCodecs: codecs) {
+                _ = negotiation.answer(port: 2344, constraints: nil, display: nil)
+            }
         }
     }
 }
