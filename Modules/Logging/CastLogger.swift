@@ -42,8 +42,10 @@ public final class CastLogger: Sendable {
     private let state: NIOLockedValueBox<State>
     /// Bumped (under the state lock) whenever the filter or the sinks change.
     let generation = Atomic<Int>(0)
+    // A plain lock: a `NIOLockedValueBox<Void>`'s zero-sized value shares its
+    // address with the lock, and TSan reported that as an access race.
     /// Serialises delivery so sinks see one record at a time, in one order.
-    private let delivery = NIOLockedValueBox<Void>(())
+    private let delivery = NIOLock()
     /// The thread currently delivering, or 0; lets a sink's own log calls be dropped instead of deadlocking.
     private let deliveringThread = Atomic<UInt>(0)
 
@@ -111,7 +113,7 @@ public final class CastLogger: Sendable {
         if self.deliveringThread.load(ordering: .acquiring) == thread {
             return  // A sink logged while handling a record: drop it rather than deadlock.
         }
-        self.delivery.withLockedValue { _ in
+        self.delivery.withLock {
             self.deliveringThread.store(thread, ordering: .releasing)
             defer { self.deliveringThread.store(0, ordering: .releasing) }
             let sinks = self.state.withLockedValue { $0.sinks }

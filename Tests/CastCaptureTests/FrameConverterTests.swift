@@ -7,12 +7,22 @@ import Testing
 /// Captured pictures into I420 frames: byte for byte what libyuv gives
 /// when called directly, bars black, nothing outside the picture touched.
 @Suite struct FrameConverterTests {
+    /// A picture with detail in both directions, made cheaply (a row
+    /// pattern copied down the picture, shifted row by row): a per-pixel loop
+    /// at 1080p takes seconds of a sanitizer build's CPU.
     private func picture(width: Int, height: Int) -> [UInt8] {
-        var pixels = [UInt8](repeating: 0, count: width * height * 4)
-        for index in 0..<(width * height) {
-            pixels[index * 4] = UInt8(truncatingIfNeeded: index % width)
-            pixels[index * 4 + 1] = UInt8(truncatingIfNeeded: index / width)
-            pixels[index * 4 + 2] = UInt8(truncatingIfNeeded: index &* 7)
+        let rowBytes = width * 4
+        var pattern = [UInt8](repeating: 0, count: rowBytes + 1_024)
+        for index in 0..<pattern.count { pattern[index] = UInt8(truncatingIfNeeded: index &* 37 &+ index / 7) }
+        var pixels = [UInt8](repeating: 0, count: rowBytes * height)
+        pixels.withUnsafeMutableBytes { target in
+            pattern.withUnsafeBytes { pattern in
+                for row in 0..<height {
+                    let shift = (row * 4) % 1_024
+                    UnsafeMutableRawBufferPointer(rebasing: target[(row * rowBytes)..<((row + 1) * rowBytes)])
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: pattern[shift..<(shift + rowBytes)]))
+                }
+            }
         }
         return pixels
     }

@@ -5,7 +5,16 @@ import Testing
 @testable import CastCapture
 
 /// The X11 side alone, against a real Xvfb: sources, the cursor, errors.
-@Suite struct X11GrabberTests {
+/// One at a time, in turn with the real-time tests: an X server starting
+/// takes a good share of a 2-core machine, more so under a sanitizer.
+@Suite(.serialized) struct X11GrabberTests {
+    /// Runs `body` with an Xvfb of its own, in turn with the real-time tests.
+    private static func withDisplay(
+        width: Int, height: Int, _ body: (VirtualDisplay) async throws -> Void
+    ) async throws {
+        try await RealTimeTurns.take { try await VirtualDisplay.with(width: width, height: height, body) }
+    }
+
     /// The pixel at `x, y` of a captured picture: (blue, green, red).
     private func pixel(_ image: CapturedImage, x: Int, y: Int) -> (UInt8, UInt8, UInt8) {
         let base = image.base!.assumingMemoryBound(to: UInt8.self) + y * image.bytesPerRow + x * 4
@@ -17,7 +26,7 @@ import Testing
     /// by name is the whole screen; a region inside the screen is what the
     /// window tests cover.
     @Test func aMonitorIsCapturedByItsRandRName() async throws {
-        try await VirtualDisplay.with(width: 640, height: 360) { display in
+        try await Self.withDisplay(width: 640, height: 360) { display in
             let painter = try XPainter(display: display.name, x: 0, y: 0, width: 640, height: 360)
             var pixels = [UInt8](repeating: 50, count: 640 * 360 * 4)
             for row in 0..<360 {
@@ -40,7 +49,7 @@ import Testing
     }
 
     @Test func aWindowIsReadWhereItIsNowAndClippedToTheScreen() async throws {
-        try await VirtualDisplay.with(width: 640, height: 360) { display in
+        try await Self.withDisplay(width: 640, height: 360) { display in
             let painter = try XPainter(display: display.name, x: 20, y: 20, width: 160, height: 120)
             painter.draw([UInt8](repeating: 200, count: 160 * 120 * 4))
             let grabber = try X11Grabber(display: display.name, source: .window(painter.window), showsCursor: false)
@@ -60,7 +69,7 @@ import Testing
     }
 
     @Test func theCursorIsBlendedOnlyWhenAskedFor() async throws {
-        try await VirtualDisplay.with(width: 320, height: 180) { display in
+        try await Self.withDisplay(width: 320, height: 180) { display in
             let painter = try XPainter(display: display.name, x: 0, y: 0, width: 320, height: 180)
             painter.draw([UInt8](repeating: 0, count: 320 * 180 * 4))
             painter.warpPointer(x: 160, y: 90)
@@ -80,7 +89,7 @@ import Testing
     }
 
     @Test func aPointerThatMovesCountsAsAChange() async throws {
-        try await VirtualDisplay.with(width: 320, height: 180) { display in
+        try await Self.withDisplay(width: 320, height: 180) { display in
             let painter = try XPainter(display: display.name, x: 0, y: 0, width: 320, height: 180)
             let grabber = try X11Grabber(display: display.name, source: .screen, showsCursor: true)
             _ = try grabber.hasChanged()
@@ -95,7 +104,7 @@ import Testing
         #expect {
             try ScreenCapture(configuration: ScreenCaptureConfiguration(display: ":4242"))
         } throws: { ($0 as? CaptureError)?.code == .displayUnavailable }
-        try await VirtualDisplay.with(width: 320, height: 180) { display in
+        try await Self.withDisplay(width: 320, height: 180) { display in
             #expect {
                 try ScreenCapture(
                     configuration: ScreenCaptureConfiguration(display: display.name, source: .window(0x7f_ffff)))

@@ -58,12 +58,13 @@ import Testing
 
     /// VP9 (realtime, tuned for screen content): one key frame, then delta
     /// frames that each decode with libvpx's VP9 decoder to a faithful picture.
-    /// Measured: 50.7 dB mean, 48.4 dB worst (libvpx 1.12); the floors leave 5 dB.
+    /// Measured at 640×360, 2 Mbit/s: 50.8 dB mean, 46.7 dB worst (libvpx 1.12);
+    /// the floors leave 4–5 dB. The small size keeps a sanitizer build light.
     @Test func vp9EncodesAMovingPatternThatDecodesFrameByFrame() async throws {
         let results = try await onOwnThread {
             var encoder = try VideoEncoder(
-                configuration: VideoEncoderConfiguration(codec: .vp9, width: 1280, height: 720, bitrate: 4_000_000))
-            let pool = try PixelBufferPool(width: 1280, height: 720)
+                configuration: VideoEncoderConfiguration(codec: .vp9, width: 640, height: 360, bitrate: 2_000_000))
+            let pool = try PixelBufferPool(width: 640, height: 360)
             let decoder = VPXDecoder(codec: .vp9)
             let vp8Decoder = VPXDecoder(codec: .vp8)
             let pattern = TestPattern()
@@ -79,9 +80,9 @@ import Testing
         let psnrs = results.compactMap(\.psnr)
         try #require(psnrs.count == results.count)
         let mean = psnrs.reduce(0, +) / Double(psnrs.count)
-        print("VP9 720p 4 Mbit/s: mean \(mean) dB, worst \(psnrs.min()!) dB")
+        print("VP9 360p 2 Mbit/s: mean \(mean) dB, worst \(psnrs.min()!) dB")
         #expect(mean > 45, "mean luma PSNR \(mean) dB")
-        #expect(psnrs.min()! > 43, "worst frame \(psnrs.min()!) dB")
+        #expect(psnrs.min()! > 42, "worst frame \(psnrs.min()!) dB")
         // It really is VP9: the VP8 decoder cannot read its key frame.
         #expect(results[0].readAsVP8 == false)
     }

@@ -37,14 +37,18 @@ final class SoundServer: Sendable {
 
     /// Plays `seconds` of a sine at `frequency` Hz and `amplitude` (0…1) into the null sink, in the background.
     func playTone(frequency: Double, amplitude: Float, seconds: Double) throws -> DaemonProcess {
+        // One second of the sine, repeated (seamless for a whole number of hertz):
+        // no per-sample work for the whole length
+        // (which takes a sanitizer build seconds of CPU).
         let rate = 48_000
-        var samples: [Float] = []
-        samples.reserveCapacity(Int(seconds * Double(rate)) * 2)
-        for index in 0..<Int(seconds * Double(rate)) {
+        var second: [Float] = []
+        second.reserveCapacity(rate * 2)
+        for index in 0..<rate {
             let value = amplitude * Float(sin(2 * Double.pi * frequency * Double(index) / Double(rate)))
-            samples.append(value)
-            samples.append(value)
+            second.append(value)
+            second.append(value)
         }
+        let samples = Array([[Float]](repeating: second, count: max(1, Int(seconds.rounded(.up)))).joined())
         let file = self.directory.appendingPathComponent("tone-\(UUID().uuidString).raw")
         try samples.withUnsafeBytes { try Data($0).write(to: file) }
         return try DaemonProcess(
