@@ -8,7 +8,7 @@ import Glibc
 import Musl
 #endif
 
-/// Captures an X11 screen, monitor or window into a ``RemoteDisplaySession``.
+/// Captures an X11 screen, monitor or window into a `RemoteDisplaySession`.
 ///
 /// On its own thread it wakes at ``ScreenCaptureConfiguration/frameRate``,
 /// and when anything changed (DAMAGE, or the cursor moved) — or at least

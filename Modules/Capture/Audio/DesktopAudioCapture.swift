@@ -5,7 +5,7 @@ import NIOConcurrencyHelpers
 
 /// Records the desktop's sound — by default the default sink's monitor,
 /// what every application plays — through libpulse, and feeds it to a
-/// ``RemoteDisplaySession`` on the session's clock.
+/// `RemoteDisplaySession` on the session's clock.
 ///
 /// Works with PulseAudio and with PipeWire's pulse server. Sound is read
 /// as 48 kHz stereo float in chunks of ``DesktopAudioConfiguration/chunkDuration``;

@@ -129,7 +129,7 @@ public final class RemoteDisplayChannel: CastChannel, @unchecked Sendable {
     /// Resolves the waiting offer an ANSWER names by `seqNum` — or, for an
     /// ANSWER without one (a first-generation Chromecast's, conformance
     /// 071), the newest offer; the type compares without regard to case
-    /// (``JSONValue/messageType``). Other messages are logged and dropped.
+    /// (`JSONValue.messageType`). Other messages are logged and dropped.
     public override func didReceiveTextMessage(_ message: String) {
         guard let json = try? JSONValue(parsing: message), json.messageType == "ANSWER",
             let sequenceNumber = json["seqNum"]?.intValue ?? self.state.withLockedValue({ $0.pendingOffer })
