@@ -66,6 +66,15 @@ public final class ScreenCapture: Sendable {
         self.control = NIOLockedValueBox(Control(frameRate: configuration.frameRate))
     }
 
+    /// The monitors of the X display `display` (`nil`: `DISPLAY`), by the
+    /// names ``CaptureSource/output(_:)`` takes.
+    ///
+    /// - Throws: ``CaptureError/Code-swift.struct/displayUnavailable`` or
+    ///   ``CaptureError/Code-swift.struct/extensionMissing`` (no RandR 1.5).
+    public static func monitors(display: String? = nil) throws(CaptureError) -> [X11Monitor] {
+        try X11Connection(display: display).monitors()
+    }
+
     /// Pictures per second while something changes; set it to adapt (for
     /// example to the session's statistics). Clamped to the idle rate…60.
     public var frameRate: Int {
