@@ -24,6 +24,8 @@ final class X11Grabber: @unchecked Sendable {
     private let showsCursor: Bool
     private let damage: xcb_damage_damage_t
     private let damageEvent: UInt8
+    /// For ``CaptureSource/output(_:)``: the monitor's name atom, found once.
+    private let outputAtom: xcb_atom_t?
     private var shared: SharedSegment?
     private var fallbackReply: UnsafeMutablePointer<xcb_get_image_reply_t>?
     private var damaged = true
@@ -47,6 +49,12 @@ final class X11Grabber: @unchecked Sendable {
             throw CaptureError(.extensionMissing, "the X server has no XFixes extension")
         }
         free(fixesVersion)
+        if case .output(let name) = source {
+            guard let atom = try display.monitorAtom(name) else { throw Self.noMonitor(name, on: display) }
+            self.outputAtom = atom
+        } else {
+            self.outputAtom = nil
+        }
         self.display = display
         self.source = source
         self.showsCursor = showsCursor
@@ -117,9 +125,9 @@ final class X11Grabber: @unchecked Sendable {
         case .screen:
             return screen
         case .output(let name):
-            guard let monitor = try self.display.monitors().first(where: { $0.name == name }) else {
-                let names = (try? self.display.monitors().map(\.name).joined(separator: ", ")) ?? ""
-                throw CaptureError(.sourceNotFound, "no monitor named \(name) (the screen has: \(names))")
+            // One GetMonitors a picture, matched by the atom found at the start.
+            guard let atom = self.outputAtom, let monitor = try self.display.monitor(named: atom) else {
+                throw Self.noMonitor(name, on: self.display)
             }
             return Self.clip(
                 Region(x: monitor.x, y: monitor.y, width: monitor.width, height: monitor.height), to: screen)
@@ -143,6 +151,12 @@ final class X11Grabber: @unchecked Sendable {
                 height: Int(geometry.pointee.height))
             return Self.clip(window, to: screen)
         }
+    }
+
+    /// "No such monitor", naming the ones there are.
+    private static func noMonitor(_ name: String, on display: X11Connection) -> CaptureError {
+        let names = (try? display.monitors().map(\.name).joined(separator: ", ")) ?? ""
+        return CaptureError(.sourceNotFound, "no monitor named \(name) (the screen has: \(names))")
     }
 
     private static func clip(_ region: Region, to screen: Region) -> Region {

@@ -25,6 +25,45 @@ public struct X11Monitor: Sendable, Hashable {
 extension X11Connection {
     /// The screen's active monitors, through RandR 1.5 `GetMonitors`.
     func monitors() throws(CaptureError) -> [X11Monitor] {
+        try self.requireMonitors()
+        var monitors: [X11Monitor] = []
+        try self.forEachMonitor { info in
+            monitors.append(
+                X11Monitor(
+                    name: self.atomName(info.name) ?? "", x: Int(info.x), y: Int(info.y), width: Int(info.width),
+                    height: Int(info.height), isPrimary: info.primary != 0))
+            return false
+        }
+        return monitors
+    }
+
+    /// The atom naming monitor `name`, or `nil` when no monitor was ever
+    /// called so: what ``monitor(named:)`` looks for, without a name lookup per picture.
+    func monitorAtom(_ name: String) throws(CaptureError) -> xcb_atom_t? {
+        try self.requireMonitors()
+        let reply = name.withCString { text in
+            xcb_intern_atom_reply(
+                self.connection, xcb_intern_atom(self.connection, 1, UInt16(strlen(text)), text), nil)
+        }
+        defer { free(reply) }
+        guard let atom = reply?.pointee.atom, atom != xcb_atom_t(XCB_NONE) else { return nil }
+        return atom
+    }
+
+    /// Where the active monitor named `atom` is now (one `GetMonitors`
+    /// round trip, nothing allocated); `nil` when it is not active.
+    func monitor(named atom: xcb_atom_t) throws(CaptureError) -> (x: Int, y: Int, width: Int, height: Int)? {
+        var found: (x: Int, y: Int, width: Int, height: Int)?
+        try self.forEachMonitor { info in
+            guard info.name == atom else { return false }
+            found = (Int(info.x), Int(info.y), Int(info.width), Int(info.height))
+            return true
+        }
+        return found
+    }
+
+    /// Checks for RandR 1.5, which has monitors.
+    private func requireMonitors() throws(CaptureError) {
         guard cxcb_randr_extension(self.connection)?.pointee.present == 1,
             let version = xcb_randr_query_version_reply(
                 self.connection, xcb_randr_query_version(self.connection, 1, 5), nil)
@@ -36,6 +75,10 @@ extension X11Connection {
         guard supportsMonitors else {
             throw CaptureError(.extensionMissing, "the X server's RandR is older than 1.5 (no monitors)")
         }
+    }
+
+    /// Calls `body` with each active monitor until it returns `true`.
+    private func forEachMonitor(_ body: (xcb_randr_monitor_info_t) -> Bool) throws(CaptureError) {
         guard
             let reply = xcb_randr_get_monitors_reply(
                 self.connection, xcb_randr_get_monitors(self.connection, self.root, 1), nil)
@@ -43,16 +86,11 @@ extension X11Connection {
             throw CaptureError(.captureFailed, "RandR GetMonitors failed")
         }
         defer { free(reply) }
-        var monitors: [X11Monitor] = []
         var iterator = xcb_randr_get_monitors_monitors_iterator(reply)
         while iterator.rem > 0, let info = iterator.data?.pointee {
-            monitors.append(
-                X11Monitor(
-                    name: self.atomName(info.name) ?? "", x: Int(info.x), y: Int(info.y), width: Int(info.width),
-                    height: Int(info.height), isPrimary: info.primary != 0))
+            if body(info) { return }
             xcb_randr_monitor_info_next(&iterator)
         }
-        return monitors
     }
 
     private func atomName(_ atom: xcb_atom_t) -> String? {

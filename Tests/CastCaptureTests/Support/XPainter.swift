@@ -3,15 +3,20 @@ import CastTestSupport
 import Foundation
 
 /// An X client that draws known pictures: a window of its own, filled
-/// with 32-bit pixels through PutImage, moved around, and the pointer moved — what a desktop does to the screen a capture reads.
+/// with 32-bit pixels through PutImage, moved around, and the pointer
+/// moved: what a desktop does to the screen a capture reads.
+//
+// @unchecked Sendable: an XCB connection may be used from any thread (libxcb
+// locks it internally), and the other stored properties are set in `init`
+// and never changed (`width` and `height` are `let`).
 final class XPainter: @unchecked Sendable {
     let connection: OpaquePointer
     let root: xcb_window_t
     let window: xcb_window_t
     private let gc: xcb_gcontext_t
     private let pixmap: xcb_pixmap_t
-    private(set) var width: Int
-    private(set) var height: Int
+    let width: Int
+    let height: Int
 
     /// Connects to `display` and maps a window at `x, y` of `width × height`.
     init(display: String, x: Int, y: Int, width: Int, height: Int) throws {
