@@ -137,7 +137,7 @@ let package = Package(
         .target(
             name: "CastCapture",
             dependencies: [
-                "CastRemoteDisplay", "CXCB", "CPulse", "CYUV",
+                "CastRemoteDisplay", "CXCB", "CPulse", "CYUV", "CPipeWire", "CDBus",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             path: "Modules/Capture",
@@ -246,6 +246,18 @@ let package = Package(
             ]
         ),
         .systemLibrary(
+            name: "CPipeWire",
+            path: "Modules/System/CPipeWire",
+            pkgConfig: "libpipewire-0.3",
+            providers: [.apt(["libpipewire-0.3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CDBus",
+            path: "Modules/System/CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+        .systemLibrary(
             name: "CPulse",
             path: "Modules/System/CPulse",
             providers: [.apt(["libpulse-dev"])]
@@ -308,6 +320,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Tests/CastTestSupport",
+            exclude: ["screencast_portal.py"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -393,7 +406,7 @@ let package = Package(
         .testTarget(
             name: "CastCaptureTests",
             dependencies: [
-                "CastCapture", "CastRemoteDisplay", "CastEmulator", "CastTestSupport", "CXCB", "CYUV",
+                "CastCapture", "CastRemoteDisplay", "CastEmulator", "CastTestSupport", "CXCB", "CYUV", "CPipeWire",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strictSettings

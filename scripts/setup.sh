@@ -18,9 +18,16 @@ packages=(
     libxcb-damage0-dev  #   …DAMAGE, what changed on screen
     libxcb-randr0-dev   #   …RandR, monitors by name
     libpulse-dev        # CPulse (CastCapture): the desktop's sound through libpulse
+    libpipewire-0.3-dev # CPipeWire (CastCapture): Wayland screen-cast streams
+    libdbus-1-dev       # CDBus (CastCapture): the XDG desktop portal
     xvfb                # capture tests: a real X server, started by the tests
     pulseaudio          # capture tests: a real sound server, started by the tests
     pulseaudio-utils    # capture tests: pacat plays the test tone into it
+    dbus-daemon         # portal tests: a session bus, started by the tests
+    pipewire-bin        # portal tests: a PipeWire daemon, started by the tests…
+    wireplumber         #   …and its session manager, which links the capture stream
+    python3-dbus        # portal tests: the screen-cast portal's stand-in (Debian's python3)…
+    python3-gi          #   …and its GLib main loop
     pkg-config          # SwiftPM finds the libraries above through it
     iproute2            # discovery tests: network namespaces and veth pairs (`ip netns`)
     python3-pip         # interop tests: pip installs python-zeroconf and pychromecast

@@ -21,6 +21,14 @@ public struct CaptureError: Error, Sendable, CustomStringConvertible {
         public static let captureFailed = Code("captureFailed")
         /// No sound server answers, or it refused the recording stream.
         public static let audioUnavailable = Code("audioUnavailable")
+        /// No XDG desktop portal with the ScreenCast interface answers on the
+        /// session bus (or there is no session bus), or the portal failed.
+        public static let portalUnavailable = Code("portalUnavailable")
+        /// The user (or the desktop) refused to share the screen, or did not
+        /// answer the screen-sharing dialog in time.
+        public static let permissionDenied = Code("permissionDenied")
+        /// The PipeWire connection the portal grants could not be opened or used.
+        public static let pipeWireUnavailable = Code("pipeWireUnavailable")
         /// A capture setting is out of its documented range, or capture is already running.
         public static let invalidConfiguration = Code("invalidConfiguration")
     }

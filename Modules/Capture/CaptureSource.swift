@@ -1,4 +1,6 @@
-/// What an X11 ``ScreenCapture`` shows.
+/// What a ``ScreenCapture`` shows: on X11 the screen, a monitor or a
+/// window; on Wayland whatever the user picks in the desktop's
+/// screen-sharing dialog (``portal``).
 public enum CaptureSource: Sendable, Hashable, CustomStringConvertible {
     /// The whole X screen (every monitor on it).
     case screen
@@ -8,12 +10,19 @@ public enum CaptureSource: Sendable, Hashable, CustomStringConvertible {
     /// One window, by its X id (`xwininfo` shows it), followed as it moves
     /// and resizes. What is drawn over it on screen is captured too.
     case window(UInt32)
+    /// The monitor or window the user picks in the desktop's screen-sharing
+    /// dialog, through the XDG desktop portal (`org.freedesktop.portal.ScreenCast`)
+    /// and PipeWire: how Wayland desktops (GNOME, KDE, wlroots) share the
+    /// screen. ``ScreenCaptureConfiguration/restoreToken`` skips the dialog
+    /// the second time.
+    case portal
 
     public var description: String {
         switch self {
         case .screen: "screen"
         case .output(let name): "output \(name)"
         case .window(let id): "window 0x\(String(id, radix: 16))"
+        case .portal: "portal"
         }
     }
 }

@@ -8,12 +8,15 @@ import Glibc
 import Musl
 #endif
 
-/// Captures an X11 screen, monitor or window into a `RemoteDisplaySession`.
+/// Captures a screen, monitor or window into a `RemoteDisplaySession`: on
+/// X11 directly, on Wayland through the desktop's screen-cast portal and
+/// PipeWire (``CaptureSource/portal``).
 ///
 /// On its own thread it wakes at ``ScreenCaptureConfiguration/frameRate``,
-/// and when anything changed (DAMAGE, or the cursor moved) — or at least
-/// ``ScreenCaptureConfiguration/idleFrameRate`` times a second — reads the
-/// pixels through MIT-SHM, blends the cursor, scales and converts them with
+/// and when anything changed (DAMAGE or the cursor on X11, a new PipeWire
+/// buffer on Wayland) — or at least ``ScreenCaptureConfiguration/idleFrameRate``
+/// times a second — takes the picture (X11: through MIT-SHM, the cursor
+/// blended; PipeWire: the newest buffer, no copy), scales and converts it with
 /// libyuv straight into one of the session's pooled buffers, and enqueues
 /// the frame stamped with the time it was read. A still screen therefore
 /// costs a few requests a second, and the receiver still gets pictures.
@@ -32,7 +35,12 @@ public final class ScreenCapture: Sendable {
     /// The size of the source when capture was set up. A window that
     /// resizes later is scaled into the session's frames, aspect kept.
     public let sourceSize: RemoteDisplayConfiguration.Resolution
-    private let grabber: NIOLockedValueBox<X11Grabber?>
+    /// For ``CaptureSource/portal``: pass it as
+    /// ``ScreenCaptureConfiguration/restoreToken`` next time and the desktop
+    /// shares the same source without asking. `nil` for X11 sources, and
+    /// from portals older than version 4.
+    public let restoreToken: String?
+    private let grabber: NIOLockedValueBox<(any FrameGrabber)?>
     private let control: NIOLockedValueBox<Control>
     private let completion = CaptureCompletion()
     /// The converter of ``captureFrame(into:)`` (the capture thread has its own).
@@ -45,17 +53,67 @@ public final class ScreenCapture: Sendable {
         var statistics = ScreenCaptureStatistics()
     }
 
-    /// Connects to the X display and checks the source.
+    /// Connects to the source: for X11 sources the X display, checking
+    /// that the monitor or window exists; for ``CaptureSource/portal`` the
+    /// desktop's screen-cast portal, which asks the user (this blocks until
+    /// they answer: call it off the cooperative pool, or use
+    /// ``open(configuration:)``), then the PipeWire stream it grants.
     ///
     /// - Throws: ``CaptureError/Code-swift.struct/displayUnavailable``,
     ///   ``CaptureError/Code-swift.struct/extensionMissing``,
     ///   ``CaptureError/Code-swift.struct/sourceNotFound``,
     ///   ``CaptureError/Code-swift.struct/unsupportedPixelFormat`` or
-    ///   ``CaptureError/Code-swift.struct/invalidConfiguration``.
-    public init(configuration: ScreenCaptureConfiguration) throws(CaptureError) {
+    ///   ``CaptureError/Code-swift.struct/invalidConfiguration``; for the
+    ///   portal ``CaptureError/Code-swift.struct/portalUnavailable``,
+    ///   ``CaptureError/Code-swift.struct/permissionDenied`` or
+    ///   ``CaptureError/Code-swift.struct/pipeWireUnavailable``.
+    public convenience init(configuration: ScreenCaptureConfiguration) throws(CaptureError) {
+        try self.init(configuration: configuration, isCancelled: { false })
+    }
+
+    /// Sets the capture up as ``init(configuration:)`` does, on a thread of
+    /// its own so waiting for the user's answer blocks no task; cancelling
+    /// the calling task withdraws the request.
+    public static func open(configuration: ScreenCaptureConfiguration) async throws(CaptureError) -> ScreenCapture {
+        let cancelled = NIOLockedValueBox(false)
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<ScreenCapture, CaptureError>, Never>) in
+                let thread = Thread {
+                    do throws(CaptureError) {
+                        let capture = try ScreenCapture(
+                            configuration: configuration, isCancelled: { cancelled.withLockedValue { $0 } })
+                        continuation.resume(returning: .success(capture))
+                    } catch {
+                        continuation.resume(returning: .failure(error))
+                    }
+                }
+                thread.name = "cast.capture.open"
+                thread.start()
+            }
+        } onCancel: {
+            cancelled.withLockedValue { $0 = true }
+        }
+        return try result.get()
+    }
+
+    private init(configuration: ScreenCaptureConfiguration, isCancelled: () -> Bool) throws(CaptureError) {
         let configuration = try configuration.validated()
-        let grabber = try X11Grabber(
-            display: configuration.display, source: configuration.source, showsCursor: configuration.showsCursor)
+        let grabber: any FrameGrabber
+        switch configuration.source {
+        case .portal:
+            let portal = try ScreenCastPortal(busAddress: configuration.busAddress)
+            let grant = try portal.start(
+                showsCursor: configuration.showsCursor, restoreToken: configuration.restoreToken,
+                timeout: configuration.portalTimeout, isCancelled: isCancelled)
+            self.restoreToken = grant.restoreToken
+            grabber = try PipeWireGrabber(
+                remote: grant.pipeWireRemote, nodeID: grant.nodeID, frameRate: configuration.frameRate, portal: portal)
+        case .screen, .output, .window:
+            self.restoreToken = nil
+            grabber = try X11Grabber(
+                display: configuration.display, source: configuration.source, showsCursor: configuration.showsCursor)
+        }
         let size = try grabber.size
         guard size.width > 0, size.height > 0 else {
             throw CaptureError(.sourceNotFound, "\(configuration.source) is entirely off the screen")
@@ -99,8 +157,9 @@ public final class ScreenCapture: Sendable {
             guard let grabber else { return CaptureError(.invalidConfiguration, "capture already started") }
             do throws(CaptureError) {
                 _ = try grabber.hasChanged()
-                let image = try grabber.grab()
-                self.oneShotConverter.convert(image, into: &frame)
+                guard try grabber.withCurrentImage({ self.oneShotConverter.convert($0, into: &frame) }) else {
+                    return CaptureError(.captureFailed, "the source has not delivered a picture yet")
+                }
                 return nil
             } catch {
                 return error
@@ -130,7 +189,7 @@ public final class ScreenCapture: Sendable {
         let thread = Thread { [self] in
             self.completion.finish(self.run(grabber, into: session))
         }
-        thread.name = "cast.capture.x11"
+        thread.name = "cast.capture"
         thread.start()
     }
 
@@ -148,14 +207,15 @@ public final class ScreenCapture: Sendable {
 
     /// Waits until capture ends: `nil` when it was stopped or the session
     /// ended, the error otherwise (``CaptureError/Code-swift.struct/sourceVanished``
-    /// when the window closed or the X server went away).
+    /// when the window closed, the X server went away or the user stopped
+    /// sharing through the portal).
     public func finished() async -> CaptureError? {
         await self.completion.wait()
     }
 
     // MARK: The capture thread
 
-    private func run(_ grabber: X11Grabber, into session: RemoteDisplaySession) -> CaptureError? {
+    private func run(_ grabber: any FrameGrabber, into session: RemoteDisplaySession) -> CaptureError? {
         let converter = FrameConverter()
         var captureTimes = RecentDurations(capacity: 30)
         var nextTick = HostTime.now
@@ -177,8 +237,11 @@ public final class ScreenCapture: Sendable {
                     self.control.withLockedValue { $0.statistics.framesDropped += 1 }
                     continue
                 }
-                let image = try grabber.grab()
-                converter.convert(image, into: &frame)
+                // Nothing is sent before the source's first picture (a PipeWire stream starting).
+                guard try grabber.withCurrentImage({ converter.convert($0, into: &frame) }) else {
+                    self.control.withLockedValue { $0.statistics.ticksUnchanged += 1 }
+                    continue
+                }
                 let took = now.duration(to: HostTime.now)
                 lastCapture = now
                 let accepted = try session.enqueueVideoFrame(frame, pts: now)

@@ -1,6 +1,6 @@
 /// What a ``ScreenCapture`` captures and how often.
 public struct ScreenCaptureConfiguration: Sendable, Hashable {
-    /// The X display, e.g. `:0`; `nil` reads the `DISPLAY` environment variable.
+    /// For X11 sources: the X display, e.g. `:0`; `nil` reads the `DISPLAY` environment variable.
     public var display: String?
     /// The screen, a monitor or a window. Default ``CaptureSource/screen``.
     public var source: CaptureSource
@@ -12,17 +12,31 @@ public struct ScreenCaptureConfiguration: Sendable, Hashable {
     /// that the receiver never starves, little enough that a still screen
     /// costs almost nothing. Default 1.
     public var idleFrameRate: Int
+    /// For ``CaptureSource/portal``: the D-Bus session bus the portal is
+    /// on; `nil` reads `DBUS_SESSION_BUS_ADDRESS`.
+    public var busAddress: String?
+    /// For ``CaptureSource/portal``: the ``ScreenCapture/restoreToken`` of
+    /// an earlier capture, so the desktop shares the same source again
+    /// without asking (portal version 4 and later). Default `nil`: ask.
+    public var restoreToken: String?
+    /// For ``CaptureSource/portal``: how long the user has to answer the
+    /// screen-sharing dialog. Default 2 minutes.
+    public var portalTimeout: Duration
 
     /// Creates a configuration.
     public init(
         display: String? = nil, source: CaptureSource = .screen, showsCursor: Bool = true, frameRate: Int = 30,
-        idleFrameRate: Int = 1
+        idleFrameRate: Int = 1, busAddress: String? = nil, restoreToken: String? = nil,
+        portalTimeout: Duration = .seconds(120)
     ) {
         self.display = display
         self.source = source
         self.showsCursor = showsCursor
         self.frameRate = frameRate
         self.idleFrameRate = idleFrameRate
+        self.busAddress = busAddress
+        self.restoreToken = restoreToken
+        self.portalTimeout = portalTimeout
     }
 
     func validated() throws(CaptureError) -> Self {
@@ -32,6 +46,9 @@ public struct ScreenCaptureConfiguration: Sendable, Hashable {
         guard (1...self.frameRate).contains(self.idleFrameRate) else {
             throw CaptureError(
                 .invalidConfiguration, "idle frame rate \(self.idleFrameRate) is outside 1…\(self.frameRate)")
+        }
+        guard self.portalTimeout > .zero else {
+            throw CaptureError(.invalidConfiguration, "portal timeout \(self.portalTimeout) is not positive")
         }
         return self
     }

@@ -34,10 +34,14 @@ import Testing
     /// Runs `executable` with `arguments`; its pipes drain and its exit is
     /// awaited on threads of their own. With `interruptAfter`, it gets a
     /// SIGINT (Ctrl-C) that long after it started.
-    static func run(_ executable: String, _ arguments: [String], interruptAfter: Duration? = nil) async throws -> Run {
+    static func run(
+        _ executable: String, _ arguments: [String], interruptAfter: Duration? = nil,
+        environment: [String: String] = [:]
+    ) async throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let stdout = Pipe()
         let stderr = Pipe()
         process.standardOutput = stdout
@@ -297,6 +301,29 @@ import Testing
                 #expect(noSound.stderr.contains("audioUnavailable"))
                 let badWindow = try await Self.cast("screen", "--capture", "window", "zz", "--device", device)
                 #expect(badWindow.status == 64)
+            }
+        }
+    }
+
+    /// `cast screen --capture portal`: the desktop's refusal, or no portal
+    /// at all, ends it with the capture exit code and the error's name.
+    @Test func aRefusedOrMissingScreenCastPortalHasTheCaptureExitCode() async throws {
+        try await ScreenCastDesktop.with(pipeWire: false) { desktop in
+            try await Self.withEmulator { _, device in
+                let state = desktop.directory.appendingPathComponent("state").path
+                let environment = ["DBUS_SESSION_BUS_ADDRESS": desktop.busAddress, "XDG_STATE_HOME": state]
+                let arguments = ["screen", "--capture", "portal", "--device", device]
+                let noPortal = try await Self.run(Self.executable("cast"), arguments, environment: environment)
+                #expect(noPortal.status == 10)
+                #expect(noPortal.stderr.contains("portalUnavailable"))
+
+                let portal = try await desktop.startPortal(node: 1, width: 320, height: 240, answer: "cancel")
+                let refused = try await Self.run(Self.executable("cast"), arguments, environment: environment)
+                #expect(refused.status == 10)
+                #expect(refused.stderr.contains("asking the desktop which screen or window to share"))
+                #expect(refused.stderr.contains("permissionDenied"))
+                #expect(!FileManager.default.fileExists(atPath: state + "/cast/screencast-restore-token"))
+                await portal.stop()
             }
         }
     }

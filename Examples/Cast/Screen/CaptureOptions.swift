@@ -1,15 +1,19 @@
 import ArgumentParser
 import CastCapture
+import Foundation
 
 /// `cast screen`'s options for mirroring this machine's display and sound.
 struct CaptureOptions: ParsableArguments {
     @Option(
         parsing: .upToNextOption,
         help: ArgumentHelp(
-            "Mirror this machine instead: screen, output NAME (a RandR monitor) or window ID (xwininfo's id).",
+            "Mirror this machine instead: screen, output NAME (a RandR monitor) or window ID (xwininfo's id) on X11; "
+                + "portal on Wayland (the desktop asks which screen or window; the answer is remembered).",
             valueName: "source"))
     var capture: [String] = []
     @Option(help: "The X display to capture (default: $DISPLAY).") var display: String?
+    @Flag(help: "With --capture portal: ask which screen or window again instead of reusing the last answer.")
+    var ask = false
     @Flag(help: "Leave the cursor out of the picture.") var hideCursor = false
     @Flag(help: "Also send the desktop's sound (the default sink's monitor, through PulseAudio or PipeWire).")
     var captureAudio = false
@@ -24,6 +28,7 @@ struct CaptureOptions: ParsableArguments {
     func source() throws -> CaptureSource {
         switch (self.capture.first, self.capture.count) {
         case ("screen", 1): return .screen
+        case ("portal", 1): return .portal
         case ("output", 2): return .output(self.capture[1])
         case ("window", 2):
             let text = self.capture[1]
@@ -33,7 +38,34 @@ struct CaptureOptions: ParsableArguments {
             }
             return .window(id)
         default:
-            throw ValidationError("--capture takes screen, output NAME or window ID")
+            throw ValidationError("--capture takes screen, output NAME, window ID or portal")
         }
+    }
+
+    /// Where the portal's restore token is kept between runs:
+    /// `$XDG_STATE_HOME/cast/screencast-restore-token` (`~/.local/state` by default).
+    static var restoreTokenFile: URL {
+        let environment = ProcessInfo.processInfo.environment
+        let state =
+            environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/state")
+        return state.appendingPathComponent("cast/screencast-restore-token")
+    }
+
+    /// The restore token of the last portal grant, unless `--ask`.
+    func storedRestoreToken() -> String? {
+        guard !self.ask, let data = try? Data(contentsOf: Self.restoreTokenFile) else { return nil }
+        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return token.isEmpty ? nil : token
+    }
+
+    /// Keeps `token` for the next run (owner-only: it grants screen access).
+    static func store(restoreToken token: String) throws {
+        let file = Self.restoreTokenFile
+        try FileManager.default.createDirectory(
+            at: file.deletingLastPathComponent(), withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
+        try Data((token + "\n").utf8).write(to: file, options: .atomic)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
     }
 }

@@ -19,10 +19,19 @@ struct DesktopMirroring {
 
     /// Streams; the session's last statistics.
     func run(device: DeviceOptions) async throws -> RemoteDisplayStatistics {
-        let capture = try ScreenCapture(
+        let source = try self.options.source()
+        if source == .portal { Output.progress("asking the desktop which screen or window to share") }
+        let capture = try await ScreenCapture.open(
             configuration: ScreenCaptureConfiguration(
-                display: self.options.display, source: try self.options.source(),
-                showsCursor: !self.options.hideCursor, frameRate: self.frameRate))
+                display: self.options.display, source: source, showsCursor: !self.options.hideCursor,
+                frameRate: self.frameRate, restoreToken: self.options.storedRestoreToken()))
+        if let token = capture.restoreToken {
+            do {
+                try CaptureOptions.store(restoreToken: token)
+            } catch {
+                Output.progress("cannot keep the portal's answer for next time: \(error)")
+            }
+        }
         let sound =
             self.options.captureAudio
             ? try DesktopAudioCapture(

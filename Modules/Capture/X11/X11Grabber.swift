@@ -18,7 +18,7 @@ import Musl
 // @unchecked Sendable: made on the app's thread, then used only by the
 // capture thread of one `ScreenCapture`; the hand-over happens through
 // `Thread`'s start, which orders the writes before it.
-final class X11Grabber: @unchecked Sendable {
+final class X11Grabber: FrameGrabber, @unchecked Sendable {
     private let display: X11Connection
     private let source: CaptureSource
     private let showsCursor: Bool
@@ -93,6 +93,11 @@ final class X11Grabber: @unchecked Sendable {
         return self.damaged
     }
 
+    func withCurrentImage(_ body: (CapturedImage) -> Void) throws(CaptureError) -> Bool {
+        body(try self.grab())
+        return true
+    }
+
     /// Captures the source as it is now, cursor included; valid until the next call.
     func grab() throws(CaptureError) -> CapturedImage {
         let region = try self.region()
@@ -124,6 +129,9 @@ final class X11Grabber: @unchecked Sendable {
         switch self.source {
         case .screen:
             return screen
+        case .portal:
+            // Not on X11: ScreenCapture reads it through PipeWire; refused when the grabber is made.
+            throw CaptureError(.invalidConfiguration, "the portal is not an X11 source")
         case .output(let name):
             // One GetMonitors a picture, matched by the atom found at the start.
             guard let atom = self.outputAtom, let monitor = try self.display.monitor(named: atom) else {

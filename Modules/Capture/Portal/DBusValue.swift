@@ -1,0 +1,239 @@
+import CDBus
+
+/// A D-Bus value, as much of the type system as the screen-cast portal
+/// uses: basic values, arrays, dictionaries (`a{sv}` and the like),
+/// structures and file descriptors. Variants are read as what they hold.
+enum DBusValue: Sendable, Equatable {
+    case string(String)
+    case objectPath(String)
+    case boolean(Bool)
+    case int32(Int32)
+    case uint32(UInt32)
+    case int64(Int64)
+    case uint64(UInt64)
+    case double(Double)
+    /// A file descriptor this process now owns (libdbus duplicated it).
+    case fileDescriptor(Int32)
+    case array([DBusValue])
+    /// A dictionary with string keys (`a{s…}`); other key types read as an array of structures.
+    case dictionary([String: DBusValue])
+    case structure([DBusValue])
+
+    /// The string of `.string` or `.objectPath`.
+    var string: String? {
+        switch self {
+        case .string(let value), .objectPath(let value): value
+        default: nil
+        }
+    }
+
+    /// The value of any integer case that fits.
+    var integer: Int? {
+        switch self {
+        case .int32(let value): Int(value)
+        case .uint32(let value): Int(value)
+        case .int64(let value): Int(value)
+        case .uint64(let value): Int(exactly: value)
+        default: nil
+        }
+    }
+
+    var dictionary: [String: DBusValue]? {
+        if case .dictionary(let value) = self { return value }
+        return nil
+    }
+
+    var elements: [DBusValue]? {
+        switch self {
+        case .array(let value), .structure(let value): value
+        default: nil
+        }
+    }
+
+    // MARK: Type codes (`((int) 's')` macros Swift does not import)
+
+    static let typeString = Int32(UInt8(ascii: "s"))
+    static let typeObjectPath = Int32(UInt8(ascii: "o"))
+    static let typeSignature = Int32(UInt8(ascii: "g"))
+    static let typeBoolean = Int32(UInt8(ascii: "b"))
+    static let typeByte = Int32(UInt8(ascii: "y"))
+    static let typeInt16 = Int32(UInt8(ascii: "n"))
+    static let typeUInt16 = Int32(UInt8(ascii: "q"))
+    static let typeInt32 = Int32(UInt8(ascii: "i"))
+    static let typeUInt32 = Int32(UInt8(ascii: "u"))
+    static let typeInt64 = Int32(UInt8(ascii: "x"))
+    static let typeUInt64 = Int32(UInt8(ascii: "t"))
+    static let typeDouble = Int32(UInt8(ascii: "d"))
+    static let typeFileDescriptor = Int32(UInt8(ascii: "h"))
+    static let typeArray = Int32(UInt8(ascii: "a"))
+    static let typeVariant = Int32(UInt8(ascii: "v"))
+    static let typeStruct = Int32(UInt8(ascii: "r"))
+    static let typeDictEntry = Int32(UInt8(ascii: "e"))
+    static let typeInvalid = Int32(0)
+
+    // MARK: Reading
+
+    /// Every argument of `message`, in order.
+    static func arguments(of message: OpaquePointer) -> [DBusValue] {
+        var iterator = DBusMessageIter()
+        guard dbus_message_iter_init(message, &iterator) != 0 else { return [] }
+        var values: [DBusValue] = []
+        repeat {
+            if let value = Self.read(&iterator) { values.append(value) }
+        } while dbus_message_iter_next(&iterator) != 0
+        return values
+    }
+
+    /// The value at `iterator`; `nil` for types the portal never sends.
+    /// libdbus has validated the message (depth ≤ 32, well-formed strings).
+    private static func read(_ iterator: inout DBusMessageIter) -> DBusValue? {
+        let type = dbus_message_iter_get_arg_type(&iterator)
+        switch type {
+        case Self.typeString, Self.typeObjectPath, Self.typeSignature:
+            var pointer: UnsafePointer<CChar>?
+            dbus_message_iter_get_basic(&iterator, &pointer)
+            let text = pointer.map { String(cString: $0) } ?? ""
+            return type == Self.typeObjectPath ? .objectPath(text) : .string(text)
+        case Self.typeBoolean:
+            var value: dbus_bool_t = 0
+            dbus_message_iter_get_basic(&iterator, &value)
+            return .boolean(value != 0)
+        case Self.typeByte:
+            var value: UInt8 = 0
+            dbus_message_iter_get_basic(&iterator, &value)
+            return .uint32(UInt32(value))
+        case Self.typeInt16:
+            var value: Int16 = 0
+            dbus_message_iter_get_basic(&iterator, &value)
+            return .int32(Int32(value))
+        case Self.typeUInt16:
+            var value: UInt16 = 0
+            dbus_message_iter_get_basic(&iterator, &value)
+            return .uint32(UInt32(value))
+        case Self.typeInt32:
+            var value: Int32 = 0
+            dbus_message_iter_get_basic(&iterator, &value)
+            return .int32(value)
+        case Self.typeUInt32:
+            var value: UInt32 = 0
+            dbus_message_iter_get_basic(&iterator, &value)
+            return .uint32(value)
+        case Self.typeInt64:
+            var value: Int64 = 0
+            dbus_message_iter_get_basic(&iterator, &value)
+            return .int64(value)
+        case Self.typeUInt64:
+            var value: UInt64 = 0
+            dbus_message_iter_get_basic(&iterator, &value)
+            return .uint64(value)
+        case Self.typeDouble:
+            var value: Double = 0
+            dbus_message_iter_get_basic(&iterator, &value)
+            return .double(value)
+        case Self.typeFileDescriptor:
+            var value: Int32 = -1
+            dbus_message_iter_get_basic(&iterator, &value)
+            return value >= 0 ? .fileDescriptor(value) : nil
+        case Self.typeVariant:
+            var inner = DBusMessageIter()
+            dbus_message_iter_recurse(&iterator, &inner)
+            return Self.read(&inner)
+        case Self.typeStruct, Self.typeDictEntry:
+            return .structure(Self.readElements(&iterator))
+        case Self.typeArray:
+            let elements = Self.readElements(&iterator)
+            guard dbus_message_iter_get_element_type(&iterator) == Self.typeDictEntry else { return .array(elements) }
+            var dictionary: [String: DBusValue] = [:]
+            for case .structure(let entry) in elements {
+                guard entry.count == 2, let key = entry[0].string else { return .array(elements) }
+                dictionary[key] = entry[1]
+            }
+            return .dictionary(dictionary)
+        default:
+            return nil
+        }
+    }
+
+    private static func readElements(_ iterator: inout DBusMessageIter) -> [DBusValue] {
+        var inner = DBusMessageIter()
+        dbus_message_iter_recurse(&iterator, &inner)
+        var elements: [DBusValue] = []
+        while dbus_message_iter_get_arg_type(&inner) != Self.typeInvalid {
+            if let value = Self.read(&inner) { elements.append(value) }
+            dbus_message_iter_next(&inner)
+        }
+        return elements
+    }
+
+    // MARK: Writing
+
+    /// Appends `value` to `message`; `false` when libdbus ran out of memory
+    /// or the value is of a kind method calls here never send.
+    static func append(_ value: DBusValue, to message: OpaquePointer) -> Bool {
+        var iterator = DBusMessageIter()
+        dbus_message_iter_init_append(message, &iterator)
+        return Self.write(value, into: &iterator)
+    }
+
+    /// The type signature of a value the writer sends; `nil` for others.
+    private var signature: String? {
+        switch self {
+        case .string: "s"
+        case .objectPath: "o"
+        case .boolean: "b"
+        case .uint32: "u"
+        case .dictionary: "a{sv}"
+        default: nil
+        }
+    }
+
+    /// Writes the kinds of values the portal's methods take: strings,
+    /// object paths, booleans, unsigned integers and `a{sv}` options.
+    private static func write(_ value: DBusValue, into iterator: inout DBusMessageIter) -> Bool {
+        switch value {
+        case .string(let text), .objectPath(let text):
+            let type = if case .objectPath = value { Self.typeObjectPath } else { Self.typeString }
+            return text.withCString { pointer in
+                var pointer: UnsafePointer<CChar>? = pointer
+                return dbus_message_iter_append_basic(&iterator, type, &pointer) != 0
+            }
+        case .boolean(let flag):
+            var raw: dbus_bool_t = flag ? 1 : 0
+            return dbus_message_iter_append_basic(&iterator, Self.typeBoolean, &raw) != 0
+        case .uint32(var raw):
+            return dbus_message_iter_append_basic(&iterator, Self.typeUInt32, &raw) != 0
+        case .dictionary(let entries):
+            return Self.container(Self.typeArray, "{sv}", &iterator) { array in
+                entries.sorted { $0.key < $1.key }.allSatisfy { key, entry in
+                    Self.container(Self.typeDictEntry, nil, &array) { pair in
+                        guard Self.write(.string(key), into: &pair), let signature = entry.signature else {
+                            return false
+                        }
+                        return Self.container(Self.typeVariant, signature, &pair) { Self.write(entry, into: &$0) }
+                    }
+                }
+            }
+        default:
+            return false
+        }
+    }
+
+    private static func container(
+        _ type: Int32, _ signature: String?, _ iterator: inout DBusMessageIter,
+        _ body: (inout DBusMessageIter) -> Bool
+    ) -> Bool {
+        var inner = DBusMessageIter()
+        let opened: Bool =
+            if let signature {
+                signature.withCString { dbus_message_iter_open_container(&iterator, type, $0, &inner) != 0 }
+            } else {
+                dbus_message_iter_open_container(&iterator, type, nil, &inner) != 0
+            }
+        guard opened else { return false }
+        guard body(&inner) else {
+            dbus_message_iter_abandon_container(&iterator, &inner)
+            return false
+        }
+        return dbus_message_iter_close_container(&iterator, &inner) != 0
+    }
+}

@@ -1,0 +1,110 @@
+// libpipewire-0.3 for Swift: the headers, plus small C helpers where the
+// API is made of macros Swift cannot call (SPA POD building, the core and
+// registry methods).
+#ifndef CPIPEWIRE_SHIM_H
+#define CPIPEWIRE_SHIM_H
+
+#include <pipewire/pipewire.h>
+#include <spa/buffer/meta.h>
+#include <spa/param/video/format-utils.h>
+#include <spa/pod/builder.h>
+
+/// A POD builder writing into `data`.
+static inline struct spa_pod_builder cpw_builder(void *data, uint32_t size) {
+    struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(data, size);
+    return builder;
+}
+
+/// An EnumFormat param for raw video: `count` pixel formats (the first
+/// preferred), a size range and a frame-rate range. Equal bounds give a
+/// fixed value rather than a choice, as a producer offers.
+static inline const struct spa_pod *cpw_video_format(
+    struct spa_pod_builder *b, const uint32_t *formats, uint32_t count,
+    struct spa_rectangle min_size, struct spa_rectangle max_size, struct spa_rectangle size,
+    struct spa_fraction min_rate, struct spa_fraction max_rate, struct spa_fraction rate) {
+    struct spa_pod_frame object, choice;
+    spa_pod_builder_push_object(b, &object, SPA_TYPE_OBJECT_Format, SPA_PARAM_EnumFormat);
+    spa_pod_builder_prop(b, SPA_FORMAT_mediaType, 0);
+    spa_pod_builder_id(b, SPA_MEDIA_TYPE_video);
+    spa_pod_builder_prop(b, SPA_FORMAT_mediaSubtype, 0);
+    spa_pod_builder_id(b, SPA_MEDIA_SUBTYPE_raw);
+    spa_pod_builder_prop(b, SPA_FORMAT_VIDEO_format, 0);
+    if (count == 1) {
+        spa_pod_builder_id(b, formats[0]);
+    } else {
+        spa_pod_builder_push_choice(b, &choice, SPA_CHOICE_Enum, 0);
+        spa_pod_builder_id(b, formats[0]);
+        for (uint32_t i = 0; i < count; i++) spa_pod_builder_id(b, formats[i]);
+        spa_pod_builder_pop(b, &choice);
+    }
+    spa_pod_builder_prop(b, SPA_FORMAT_VIDEO_size, 0);
+    if (min_size.width == max_size.width && min_size.height == max_size.height) {
+        spa_pod_builder_rectangle(b, size.width, size.height);
+    } else {
+        spa_pod_builder_push_choice(b, &choice, SPA_CHOICE_Range, 0);
+        spa_pod_builder_rectangle(b, size.width, size.height);
+        spa_pod_builder_rectangle(b, min_size.width, min_size.height);
+        spa_pod_builder_rectangle(b, max_size.width, max_size.height);
+        spa_pod_builder_pop(b, &choice);
+    }
+    spa_pod_builder_prop(b, SPA_FORMAT_VIDEO_framerate, 0);
+    if (min_rate.num == max_rate.num && min_rate.denom == max_rate.denom) {
+        spa_pod_builder_fraction(b, rate.num, rate.denom);
+    } else {
+        spa_pod_builder_push_choice(b, &choice, SPA_CHOICE_Range, 0);
+        spa_pod_builder_fraction(b, rate.num, rate.denom);
+        spa_pod_builder_fraction(b, min_rate.num, min_rate.denom);
+        spa_pod_builder_fraction(b, max_rate.num, max_rate.denom);
+        spa_pod_builder_pop(b, &choice);
+    }
+    return (const struct spa_pod *)spa_pod_builder_pop(b, &object);
+}
+
+/// A Buffers param: how many buffers, of which memory types (a bit mask of
+/// `1 << SPA_DATA_*`), and — when positive — their size and stride.
+static inline const struct spa_pod *cpw_buffers(
+    struct spa_pod_builder *b, int32_t count, int32_t min_count, int32_t max_count,
+    int32_t size, int32_t stride, int32_t data_types) {
+    struct spa_pod_frame object;
+    spa_pod_builder_push_object(b, &object, SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers);
+    spa_pod_builder_add(b, SPA_PARAM_BUFFERS_buffers, SPA_POD_CHOICE_RANGE_Int(count, min_count, max_count),
+        SPA_PARAM_BUFFERS_blocks, SPA_POD_Int(1),
+        SPA_PARAM_BUFFERS_dataType, SPA_POD_CHOICE_FLAGS_Int(data_types), 0);
+    if (size > 0) spa_pod_builder_add(b, SPA_PARAM_BUFFERS_size, SPA_POD_Int(size), 0);
+    if (stride > 0) spa_pod_builder_add(b, SPA_PARAM_BUFFERS_stride, SPA_POD_Int(stride), 0);
+    return (const struct spa_pod *)spa_pod_builder_pop(b, &object);
+}
+
+/// A Meta param asking for metadata of `type` (`SPA_META_*`), `size` bytes.
+static inline const struct spa_pod *cpw_meta(struct spa_pod_builder *b, uint32_t type, int32_t size) {
+    return (const struct spa_pod *)spa_pod_builder_add_object(b, SPA_TYPE_OBJECT_ParamMeta, SPA_PARAM_Meta,
+        SPA_PARAM_META_type, SPA_POD_Id(type), SPA_PARAM_META_size, SPA_POD_Int(size));
+}
+
+/// Reads a negotiated raw-video Format param; 0 on success, negative when
+/// it is not raw video.
+static inline int cpw_parse_video_format(const struct spa_pod *param, struct spa_video_info_raw *info) {
+    uint32_t media_type, media_subtype;
+    if (spa_format_parse(param, &media_type, &media_subtype) < 0) return -EINVAL;
+    if (media_type != SPA_MEDIA_TYPE_video || media_subtype != SPA_MEDIA_SUBTYPE_raw) return -EINVAL;
+    return spa_format_video_raw_parse(param, info);
+}
+
+/// The core's registry (the objects of the graph).
+static inline struct pw_registry *cpw_core_get_registry(struct pw_core *core) {
+    return pw_core_get_registry(core, PW_VERSION_REGISTRY, 0);
+}
+
+/// Listens to the registry.
+static inline int cpw_registry_add_listener(
+    struct pw_registry *registry, struct spa_hook *hook, const struct pw_registry_events *events, void *data) {
+    return pw_registry_add_listener(registry, hook, events, data);
+}
+
+/// Listens to the core (its errors: a broken connection).
+static inline int cpw_core_add_listener(
+    struct pw_core *core, struct spa_hook *hook, const struct pw_core_events *events, void *data) {
+    return pw_core_add_listener(core, hook, events, data);
+}
+
+#endif

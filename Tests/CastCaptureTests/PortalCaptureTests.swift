@@ -1,0 +1,173 @@
+import CastCapture
+import CastEmulator
+import CastRemoteDisplay
+import CastTestSupport
+import Foundation
+import NIOConcurrencyHelpers
+import Testing
+
+/// Wayland's way to the screen, end to end with real daemons: a D-Bus
+/// session bus, PipeWire with WirePlumber, a PipeWire node showing known
+/// pictures (what a compositor's screen-cast stream is), the portal's
+/// stand-in handing that node out, and `ScreenCapture(.portal)` streaming
+/// it to the emulator, which decodes it with libvpx.
+@Suite(.serialized) struct PortalCaptureTests {
+    @Test func aPortalStreamArrivesIntactAndTheDesktopIsAskedAsThePortalSpecifies() async throws {
+        try await ScreenCastDesktop.with { desktop in
+            let scene = NumberedScene(width: 640, height: 360)
+            let source = try PipeWireVideoSource(socket: desktop.pipeWireSocket, width: 640, height: 360)
+            let portal = try await desktop.startPortal(node: try await source.nodeID(), width: 640, height: 360)
+            let drawn = NIOLockedValueBox([Int: [UInt8]]())
+            let seen = NIOLockedValueBox((numbers: [Int](), psnr: [Double](), unknown: 0))
+            try await StreamingFixture.with { fixture in
+                fixture.emulator.streaming.observer.picture = { _, picture in
+                    guard let number = scene.number(inLuma: picture.planes[0]),
+                        let original = drawn.withLockedValue({ $0[number] }),
+                        let psnr = lumaPSNR(reference: original, decoded: picture)
+                    else {
+                        seen.withLockedValue { $0.unknown += 1 }
+                        return
+                    }
+                    seen.withLockedValue {
+                        $0.numbers.append(number)
+                        $0.psnr.append(psnr)
+                    }
+                }
+                let show = { (number: Int) in
+                    let pixels = scene.pixels(number)
+                    drawn.withLockedValue { $0[number] = scene.luma(of: pixels) }
+                    source.show(pixels)
+                }
+                show(0)
+                let capture = try await ScreenCapture.open(
+                    configuration: ScreenCaptureConfiguration(
+                        source: .portal, showsCursor: false, busAddress: desktop.busAddress))
+                #expect(capture.sourceSize == RemoteDisplayConfiguration.Resolution(width: 640, height: 360))
+                #expect(capture.restoreToken == "restore-1")
+                let session = try await fixture.channel.beginSession(
+                    configuration: RemoteDisplayConfiguration(resolutions: [capture.sourceSize], audio: nil))
+                try capture.start(streamingTo: session)
+                let start = ContinuousClock.now
+                for number in 1...90 {
+                    show(number)
+                    try await Task.sleep(until: start + .milliseconds(33 * number))
+                }
+                try await Task.sleep(for: .milliseconds(800))
+                capture.stop()
+                #expect(await capture.finished() == nil)
+                let result = seen.withLockedValue { $0 }
+                let mean = result.psnr.reduce(0, +) / Double(max(result.psnr.count, 1))
+                print(
+                    "portal 640x360: \(capture.statistics), pictures \(result.numbers.count) "
+                        + "(\(Set(result.numbers).count) distinct), unknown \(result.unknown), "
+                        + "PSNR mean \(mean) min \(result.psnr.min() ?? 0)")
+                #expect(result.unknown == 0)
+                #expect(Set(result.numbers).count >= (Sanitizers.areActive ? 15 : 45))
+                #expect(mean > 35)
+                #expect((result.psnr.min() ?? 0) > 28)
+                session.stop()
+            }
+            // What the desktop was asked: a monitor or a window, one, the
+            // cursor left out, the grant kept until revoked; the session closed at the end.
+            let calls = portal.calls()
+            let selection = try #require(calls.first { $0["call"] as? String == "SelectSources" })
+            let options = try #require(selection["options"] as? [String: any Sendable])
+            #expect(options["types"] as? Int == 3)
+            #expect(options["multiple"] as? Bool == false)
+            #expect(options["cursor_mode"] as? Int == 1)
+            #expect(options["persist_mode"] as? Int == 2)
+            #expect(options["restore_token"] == nil)
+            #expect(
+                try await waitUntil(within: .seconds(5)) {
+                    portal.calls().contains { $0["call"] as? String == "Session.Close" }
+                })
+            await portal.stop()
+        }
+    }
+
+    @Test func aRestoreTokenSharesTheSameSourceWithoutAskingAgain() async throws {
+        try await ScreenCastDesktop.with { desktop in
+            let source = try PipeWireVideoSource(socket: desktop.pipeWireSocket, width: 320, height: 240)
+            source.show([UInt8](repeating: 90, count: 320 * 240 * 4))
+            let portal = try await desktop.startPortal(node: try await source.nodeID(), width: 320, height: 240)
+            var configuration = ScreenCaptureConfiguration(source: .portal, busAddress: desktop.busAddress)
+            let first = try await ScreenCapture.open(configuration: configuration)
+            #expect(first.restoreToken != nil)
+            configuration.restoreToken = first.restoreToken
+            let second = try await ScreenCapture.open(configuration: configuration)
+            #expect(second.sourceSize == RemoteDisplayConfiguration.Resolution(width: 320, height: 240))
+            let starts = portal.calls().filter { $0["call"] as? String == "Start" }.map { $0["dialog"] as? Bool }
+            #expect(starts == [true, false])
+            let selections = portal.calls().filter { $0["call"] as? String == "SelectSources" }
+            #expect(
+                (selections.last?["options"] as? [String: any Sendable])?["restore_token"] as? String == "restore-1")
+            // The cursor is asked for, drawn by the compositor.
+            #expect((selections.first?["options"] as? [String: any Sendable])?["cursor_mode"] as? Int == 2)
+            await portal.stop()
+        }
+    }
+
+    @Test func refusedSharingNoPortalAndNoPipeWireAreTypedErrors() async throws {
+        try await ScreenCastDesktop.with { desktop in
+            let configuration = ScreenCaptureConfiguration(source: .portal, busAddress: desktop.busAddress)
+            let noPortal = await #expect(throws: CaptureError.self) {
+                try await ScreenCapture.open(configuration: configuration)
+            }
+            #expect(noPortal?.code == .portalUnavailable)
+
+            let source = try PipeWireVideoSource(socket: desktop.pipeWireSocket, width: 320, height: 240)
+            let refusing = try await desktop.startPortal(
+                node: try await source.nodeID(), width: 320, height: 240, answer: "cancel")
+            let refused = await #expect(throws: CaptureError.self) {
+                try await ScreenCapture.open(configuration: configuration)
+            }
+            #expect(refused?.code == .permissionDenied)
+            #expect(refused?.message.contains("cancelled") == true)
+            await refusing.stop()
+
+            // A node that is not there: the stream never gets a format.
+            let nowhere = try await desktop.startPortal(node: 9_999, width: 320, height: 240)
+            let missing = await #expect(throws: CaptureError.self) {
+                try await ScreenCapture.open(configuration: configuration)
+            }
+            #expect(missing?.code == .sourceNotFound)
+            await nowhere.stop()
+        }
+        try await ScreenCastDesktop.with(pipeWire: false) { desktop in
+            let portal = try await desktop.startPortal(node: 40, width: 320, height: 240)
+            let configuration = ScreenCaptureConfiguration(source: .portal, busAddress: desktop.busAddress)
+            let noPipeWire = await #expect(throws: CaptureError.self) {
+                try await ScreenCapture.open(configuration: configuration)
+            }
+            #expect(noPipeWire?.code == .pipeWireUnavailable)
+            await portal.stop()
+        }
+        let noBus = await #expect(throws: CaptureError.self) {
+            try await ScreenCapture.open(
+                configuration: ScreenCaptureConfiguration(source: .portal, busAddress: "unix:path=/nonexistent/bus"))
+        }
+        #expect(noBus?.code == .portalUnavailable)
+    }
+
+    @Test func theNodeGoingAwayEndsTheCaptureAsVanished() async throws {
+        try await ScreenCastDesktop.with { desktop in
+            let source = try PipeWireVideoSource(socket: desktop.pipeWireSocket, width: 320, height: 240)
+            source.show([UInt8](repeating: 200, count: 320 * 240 * 4))
+            let portal = try await desktop.startPortal(node: try await source.nodeID(), width: 320, height: 240)
+            try await StreamingFixture.with { fixture in
+                let capture = try await ScreenCapture.open(
+                    configuration: ScreenCaptureConfiguration(source: .portal, busAddress: desktop.busAddress))
+                let session = try await fixture.channel.beginSession(
+                    configuration: RemoteDisplayConfiguration(resolutions: [capture.sourceSize], audio: nil))
+                try capture.start(streamingTo: session)
+                source.show([UInt8](repeating: 100, count: 320 * 240 * 4))
+                #expect(try await waitUntil(within: .seconds(5)) { capture.statistics.framesCaptured >= 1 })
+                source.stop()
+                let failure = await capture.finished()
+                #expect(failure?.code == .sourceVanished)
+                session.stop()
+            }
+            await portal.stop()
+        }
+    }
+}

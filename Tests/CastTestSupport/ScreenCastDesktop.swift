@@ -1,0 +1,114 @@
+public import Foundation
+
+/// What a Wayland desktop offers a screen-sharing app, made of real
+/// daemons for a test: a D-Bus session bus (`dbus-daemon`), PipeWire with
+/// WirePlumber (the session manager that links a capture stream to the
+/// node it names), and — started per test — the screen-cast portal's
+/// stand-in (`screencast_portal.py`). All in one temporary runtime
+/// directory; stopped when the test is done.
+public final class ScreenCastDesktop: Sendable {
+    public let directory: URL
+    /// The session bus's address, for `ScreenCaptureConfiguration.busAddress`.
+    public var busAddress: String { "unix:path=\(self.directory.path)/bus" }
+    /// PipeWire's socket (which does not exist without PipeWire).
+    public var pipeWireSocket: String { "\(self.directory.path)/pipewire-0" }
+    private let daemons: [DaemonProcess]
+
+    private init(directory: URL, daemons: [DaemonProcess]) {
+        self.directory = directory
+        self.daemons = daemons
+    }
+
+    /// Starts the bus and, unless `pipeWire` is false, PipeWire and WirePlumber.
+    public static func start(pipeWire: Bool = true) async throws -> ScreenCastDesktop {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "cast-desktop-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let bus = "unix:path=\(directory.path)/bus"
+        let environment = [
+            "XDG_RUNTIME_DIR": directory.path, "PIPEWIRE_RUNTIME_DIR": directory.path, "HOME": directory.path,
+            "XDG_CONFIG_HOME": directory.path + "/config", "XDG_STATE_HOME": directory.path + "/state",
+            "DBUS_SESSION_BUS_ADDRESS": bus, "DISPLAY": "", "WAYLAND_DISPLAY": "",
+        ]
+        var daemons: [DaemonProcess] = []
+        func started(_ daemon: DaemonProcess, socket: String) async throws {
+            daemons.append(daemon)
+            guard await DaemonProcess.wait(for: .seconds(10), until: { FileManager.default.fileExists(atPath: socket) })
+            else {
+                for daemon in daemons { await daemon.stop() }
+                throw TestDaemonError.didNotStart(daemon.name)
+            }
+        }
+        try await started(
+            DaemonProcess("dbus-daemon", ["--session", "--nofork", "--nopidfile", "--address=\(bus)"]),
+            socket: directory.path + "/bus")
+        if pipeWire {
+            try await started(
+                DaemonProcess("pipewire", [], environment: environment), socket: directory.path + "/pipewire-0")
+            daemons.append(try DaemonProcess("wireplumber", [], environment: environment))
+        }
+        return ScreenCastDesktop(directory: directory, daemons: daemons)
+    }
+
+    /// Starts the portal stand-in granting `node` (`answer`: `grant` or
+    /// `cancel`), waits until it owns its bus name, and returns it with
+    /// the file it logs its calls to.
+    public func startPortal(node: UInt32, width: Int, height: Int, answer: String = "grant") async throws
+        -> ScreenCastPortalStandIn
+    {
+        let log = self.directory.appendingPathComponent("portal-\(UUID().uuidString).jsonl")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "screencast_portal.py")
+        // Debian's own Python: python3-dbus and python3-gi are installed for it
+        // (a pyenv or venv python3 earlier on PATH would not see them).
+        let daemon = try DaemonProcess(
+            "/usr/bin/python3",
+            [
+                script.path, "--bus", self.busAddress, "--log", log.path, "--node", "\(node)", "--width", "\(width)",
+                "--height", "\(height)", "--pipewire-socket", self.pipeWireSocket, "--answer", answer,
+            ])
+        let portal = ScreenCastPortalStandIn(daemon: daemon, log: log)
+        guard await DaemonProcess.wait(for: .seconds(10), until: { !portal.calls().isEmpty }) else {
+            await daemon.stop()
+            throw TestDaemonError.didNotStart("screencast_portal.py")
+        }
+        return portal
+    }
+
+    public func stop() async {
+        for daemon in self.daemons.reversed() { await daemon.stop() }
+        try? FileManager.default.removeItem(at: self.directory)
+    }
+
+    public static func with<Result>(
+        pipeWire: Bool = true, _ body: (ScreenCastDesktop) async throws -> Result
+    ) async throws -> Result {
+        let desktop = try await Self.start(pipeWire: pipeWire)
+        do {
+            let result = try await body(desktop)
+            await desktop.stop()
+            return result
+        } catch {
+            await desktop.stop()
+            throw error
+        }
+    }
+}
+
+/// The running portal stand-in and what it was asked.
+public struct ScreenCastPortalStandIn: Sendable {
+    public let daemon: DaemonProcess
+    public let log: URL
+
+    /// Every line the stand-in logged, the first being `{"ready": true}`.
+    public func calls() -> [[String: any Sendable]] {
+        guard let text = try? String(contentsOf: self.log, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: any Sendable]
+        }
+    }
+
+    public func stop() async {
+        await self.daemon.stop()
+    }
+}
