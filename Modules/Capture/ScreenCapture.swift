@@ -133,8 +133,10 @@ public final class ScreenCapture: Sendable {
         try X11Connection(display: display).monitors()
     }
 
-    /// Pictures per second while something changes; set it to adapt (for
-    /// example to the session's statistics). Clamped to the idle rate…60.
+    /// Pictures per second while something changes, clamped to the idle
+    /// rate…60. Capture also goes no faster than the session encodes: when
+    /// congestion lowers its frame rate (`RemoteDisplayStatistics.videoFrameRate`),
+    /// capture follows.
     public var frameRate: Int {
         get { self.control.withLockedValue { $0.frameRate } }
         set {
@@ -222,8 +224,10 @@ public final class ScreenCapture: Sendable {
         var lastCapture: HostTime?
         let idleInterval = Duration.seconds(1) / self.configuration.idleFrameRate
         while true {
-            let (stopping, frameRate) = self.control.withLockedValue { ($0.stopping, $0.frameRate) }
+            let (stopping, ownRate) = self.control.withLockedValue { ($0.stopping, $0.frameRate) }
             if stopping { return nil }
+            // No faster than the session encodes: congestion may have lowered its rate.
+            let frameRate = max(min(ownRate, session.currentStatistics.videoFrameRate ?? ownRate), 1)
             Self.sleep(until: nextTick)
             let now = HostTime.now
             nextTick = max(nextTick.advanced(by: .seconds(1) / frameRate), now)

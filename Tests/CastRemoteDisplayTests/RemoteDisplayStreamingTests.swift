@@ -3,6 +3,7 @@ import CastEmulator
 import CastRemoteDisplay
 import CastTestSupport
 import CastTransport
+import NIOConcurrencyHelpers
 import Testing
 
 /// Every end-to-end suite runs one test at a time: each streams real time
@@ -130,8 +131,10 @@ import Testing
             let cap = NetworkImpairment(bandwidthLimit: 1_200_000, queueLimit: .milliseconds(150), seed: 3)
             try await StreamingFixture.with(streaming: StreamingReceiverConfiguration(impairment: cap)) { fixture in
                 let source = try fixture.prepareSource(width: 1_280, height: 720)
+                // The bitrate controller alone: the size stays (its adaptation has its own test below).
                 let session = try await fixture.channel.beginSession(
-                    configuration: RemoteDisplayConfiguration(maximumVideoBitrate: 5_000_000, audio: nil))
+                    configuration: RemoteDisplayConfiguration(
+                        maximumVideoBitrate: 5_000_000, audio: nil, adaptsToCongestion: false))
                 try await source.stream(seconds: 6, to: session)
                 let capped = session.currentStatistics.videoBitrate
                 #expect(capped <= 1_600_000)
@@ -140,6 +143,53 @@ import Testing
                 try await source.stream(seconds: 6, to: session, firstFrame: 180)
                 let lifted = session.currentStatistics.videoBitrate
                 #expect(lifted >= capped * 3 / 2)
+            }
+        }
+
+        /// Under a cap the 720p picture cannot be carried cleanly, the sender
+        /// encodes fewer pixels (the receiver decodes smaller pictures);
+        /// when the cap lifts the full size comes back.
+        @Test(
+            .disabled(
+                if: Sanitizers.areActive,
+                "adaptation steps are timed against the network; a TSan build runs 5-15x slower")
+        )
+        func lowersTheSizeUnderABandwidthCapAndRestoresItWhenLifted() async throws {
+            let cap = NetworkImpairment(bandwidthLimit: 1_200_000, queueLimit: .milliseconds(150), seed: 3)
+            try await StreamingFixture.with(streaming: StreamingReceiverConfiguration(impairment: cap)) { fixture in
+                let widths = NIOLockedValueBox([Int]())
+                fixture.emulator.streaming.observer.picture = { _, picture in
+                    widths.withLockedValue { $0.append(picture.width) }
+                }
+                let source = try fixture.prepareSource(width: 1_280, height: 720)
+                let session = try await fixture.channel.beginSession(
+                    configuration: RemoteDisplayConfiguration(maximumVideoBitrate: 5_000_000, audio: nil))
+                try await source.stream(seconds: 8, to: session)
+                let capped = session.currentStatistics
+                let cappedWidths = widths.withLockedValue { $0 }
+                print("capped: \(String(describing: capped.videoResolution)) at \(capped.videoBitrate) bit/s")
+                #expect((capped.videoResolution?.width ?? 1_280) < 1_280)
+                #expect(cappedWidths.first == 1_280)
+                #expect((cappedWidths.last ?? 1_280) < 1_280)
+                // The lowered size is what the cap can carry: frames flow again.
+                let before = capped.video?.framesAcknowledged ?? 0
+                try await source.stream(seconds: 2, to: session, firstFrame: 240)
+                #expect((session.currentStatistics.video?.framesAcknowledged ?? 0) - before >= 30)
+
+                fixture.emulator.streaming.impairment = NetworkImpairment()
+                var frame = 300
+                let deadline = ContinuousClock.now + .seconds(30)
+                while session.currentStatistics.videoResolution?.width != 1_280, ContinuousClock.now < deadline {
+                    try await source.stream(seconds: 1, to: session, firstFrame: frame)
+                    frame += 30
+                }
+                let lifted = session.currentStatistics
+                print(
+                    "lifted: \(String(describing: lifted.videoResolution)) at \(lifted.videoBitrate) bit/s after \((frame - 300) / 30) s"
+                )
+                #expect(lifted.videoResolution == RemoteDisplayConfiguration.Resolution(width: 1_280, height: 720))
+                try await source.stream(seconds: 1, to: session, firstFrame: frame)
+                #expect(widths.withLockedValue { $0.last } == 1_280)
             }
         }
 

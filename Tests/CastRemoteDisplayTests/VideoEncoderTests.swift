@@ -6,6 +6,35 @@ import Testing
 @Suite struct VideoEncoderTests {
     static let frameInterval: Int64 = 33_333_333
 
+    /// A smaller size takes effect at the next frame, as a key frame the
+    /// decoder shows at that size; growing past the first size is refused.
+    @Test(arguments: [VideoCodec.vp8, .vp9])
+    func theSizeChangesWithoutANewEncoder(codec: VideoCodec) throws {
+        var encoder = try VideoEncoder(
+            configuration: VideoEncoderConfiguration(codec: codec, width: 640, height: 360, bitrate: 1_000_000))
+        let decoder = VPXDecoder(codec: codec)
+        let pattern = TestPattern()
+        let large = try PixelBufferPool(width: 640, height: 360)
+        let small = try PixelBufferPool(width: 320, height: 180)
+        var sizes: [Int] = []
+        var keyFrames: [Bool] = []
+        for index in 0..<6 {
+            let pool = index < 3 || index == 5 ? large : small
+            if index == 3 { try encoder.setResolution(width: 320, height: 180) }
+            if index == 5 { try encoder.setResolution(width: 640, height: 360) }
+            var frame = try unwrap(pool.makeBuffer())
+            pattern.render(frame: index, into: &frame)
+            let encoded = try encoder.encode(frame, pts: Self.pts(index))
+            keyFrames.append(encoded.isKeyFrame)
+            sizes.append(try unwrap(decoder.decode(encoded.bytes)).width)
+        }
+        #expect(sizes == [640, 640, 640, 320, 320, 640])
+        #expect(keyFrames == [true, false, false, true, false, true])
+        #expect(throws: CastRemoteDisplayError.self) { try encoder.setResolution(width: 1_280, height: 720) }
+        #expect(throws: CastRemoteDisplayError.self) { try encoder.setResolution(width: 321, height: 180) }
+        #expect(encoder.configuration.width == 640)
+    }
+
     static func pts(_ index: Int) -> HostTime {
         HostTime(nanoseconds: 1_000_000_000 + Int64(index) * Self.frameInterval)
     }

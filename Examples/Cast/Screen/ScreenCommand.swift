@@ -179,11 +179,13 @@ struct ScreenStatistics {
         return Double(video?.retransmittedPackets ?? 0) * 100 / Double(packets)
     }
 
-    /// One line: frames, bitrate, RTT, retransmissions, encode time.
+    /// One line: frames, size and rate encoded, bitrate, RTT, retransmissions, encode time.
     var line: String {
         let video = self.statistics.video
         let rtt = self.statistics.roundTripTime.map { String(format: "%.0f ms", $0 / .milliseconds(1)) } ?? "-"
-        return "frames \(video?.framesSent ?? 0) sent / \(video?.framesAcknowledged ?? 0) acked / "
+        let format =
+            self.statistics.videoResolution.map { "\($0) at \(self.statistics.videoFrameRate ?? 0) fps, " } ?? ""
+        return format + "frames \(video?.framesSent ?? 0) sent / \(video?.framesAcknowledged ?? 0) acked / "
             + "\(video?.framesDropped ?? 0) dropped, \(self.statistics.videoBitrate / 1_000) kbit/s, RTT \(rtt), "
             + String(
                 format: "resent %.1f %%, encode %.1f ms", self.lossPercent,
@@ -202,6 +204,9 @@ struct ScreenStatistics {
             "retransmittedPackets": .integer(video?.retransmittedPackets ?? 0),
             "audioFramesSent": .integer(self.statistics.audio?.framesSent ?? 0),
             "videoBitrate": .integer(self.statistics.videoBitrate),
+            "videoWidth": self.statistics.videoResolution.map { .integer($0.width) } ?? .null,
+            "videoHeight": self.statistics.videoResolution.map { .integer($0.height) } ?? .null,
+            "videoFrameRate": self.statistics.videoFrameRate.map { .integer($0) } ?? .null,
             "roundTripTimeMilliseconds": self.statistics.roundTripTime.map { .number($0 / .milliseconds(1)) } ?? .null,
             "averageEncodeMilliseconds": .number(self.statistics.averageEncodeTime / .milliseconds(1)),
         ]

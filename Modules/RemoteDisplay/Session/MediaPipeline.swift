@@ -64,9 +64,14 @@ final class MediaPipeline: Sendable {
                 if socket.isIPv6 { stream.maximumPacketSize = RTPPacketHeader.maximumIPv6PacketSize }
                 return stream
             }
+            let adaptation = VideoAdaptation(
+                size: answer.letterbox?.frameSize ?? configuration.resolution,
+                frameRate: configuration.maximumFrameRate, minimumBitrate: configuration.minimumVideoBitrate,
+                enabled: configuration.adaptsToCongestion)
             engine = try SenderEngine(
                 streams: streams, epoch: .now, playoutDelay: configuration.targetDelay,
-                bitrate: hasVideo ? controller : nil, transmit: { socket.write($0) })
+                bitrate: hasVideo ? controller : nil, adaptation: hasVideo ? adaptation : nil,
+                transmit: { socket.write($0) })
             self.encoders = try EncoderState(
                 configuration: configuration, letterbox: answer.letterbox, hasVideo: hasVideo, audioQueue: audioQueue)
         } catch {
@@ -201,6 +206,9 @@ final class MediaPipeline: Sendable {
 
     private func encodeVideo(_ frame: PendingFrame) {
         let buffer = PixelBuffer(storage: frame.storage, pool: frame.pool)
+        // A lowered frame rate (VideoAdaptation) skips frames before anything else.
+        let format = self.engine.withLockedValue { $0.videoFormat }
+        if let format, !self.encoders.isDue(frame.pts, frameRate: format.frameRate) { return }
         let (admitted, keyFrame, bitrate) = self.engine.withLockedValue { engine in
             let admitted = engine.admits(.video, captureTime: frame.pts)
             if !admitted { engine.recordDrop(.video, forcingKeyFrame: false) }
@@ -211,7 +219,7 @@ final class MediaPipeline: Sendable {
             let start = HostTime.now
             guard
                 let encoded = try self.encoders.encodeVideo(
-                    buffer, pts: frame.pts, keyFrame: keyFrame, bitrate: bitrate)
+                    buffer, pts: frame.pts, keyFrame: keyFrame, bitrate: bitrate, size: format?.resolution)
             else { return }
             let encodeTime = start.duration(to: .now)
             self.control.withLockedValue { control in
@@ -290,13 +298,15 @@ final class MediaPipeline: Sendable {
             return (control.framesEncoded, control.encodeTime, control.encodesInInterval)
         }
         let statistics = self.engine.withLockedValue { engine in
-            RemoteDisplayStatistics(
+            let format = engine.videoFormat
+            return RemoteDisplayStatistics(
                 videoFramesEncoded: encoded, video: engine.counters(.video), audio: engine.counters(.audio),
                 videoBitrate: engine.videoBitrate ?? 0, bandwidthEstimate: engine.bandwidthEstimate(at: now),
                 roundTripTime: engine.roundTripTime,
                 averageEncodeTime: encodes > 0
                     ? encodeTime / encodes : self.latest.withLockedValue { $0.averageEncodeTime },
-                targetDelay: engine.playoutDelay)
+                targetDelay: engine.playoutDelay, videoResolution: format?.resolution,
+                videoFrameRate: format?.frameRate)
         }
         self.latest.withLockedValue { $0 = statistics }
         self.statisticsBroadcaster.yield(statistics)
@@ -332,6 +342,15 @@ final class EncoderState: @unchecked Sendable {
     private var videoBitrate: Int
     private var audio: AudioEncoder?
     private let letterboxing: Letterboxing?
+    /// The size every frame is encoded at without adaptation.
+    private let fullSize: RemoteDisplayConfiguration.Resolution
+    /// For a frame rate lowered by adaptation: when the next frame is due.
+    private var nextFrameDue: HostTime?
+    private let frameInterval: Duration
+    /// A full-size I420 copy of NV12 input, for scaling; made when first needed.
+    private var fullPicture: PixelStorage?
+    /// The frame a lowered size is scaled into; replaced when the size changes.
+    private var scaled: PixelStorage?
 
     init(
         configuration: RemoteDisplayConfiguration, letterbox: VideoLetterbox?, hasVideo: Bool,
@@ -339,6 +358,8 @@ final class EncoderState: @unchecked Sendable {
     ) throws(CastRemoteDisplayError) {
         self.videoBitrate = configuration.maximumVideoBitrate
         let picture = configuration.resolution
+        self.fullSize = letterbox?.frameSize ?? picture
+        self.frameInterval = .seconds(1) / configuration.maximumFrameRate
         if hasVideo, let letterbox {
             let frame = PixelStorage(
                 layout: try PixelLayout(
@@ -364,27 +385,87 @@ final class EncoderState: @unchecked Sendable {
         }
     }
 
-    /// Encodes one frame at `bitrate`, as a key frame if asked; `nil` without a video stream.
-    func encodeVideo(_ frame: consuming PixelBuffer, pts: HostTime, keyFrame: Bool, bitrate: Int?)
-        throws(CastRemoteDisplayError) -> EncodedFrame?
-    {
+    /// Whether a frame captured at `pts` is due at `frameRate` (frames
+    /// come at up to the negotiated rate; a lowered rate keeps every n-th,
+    /// with 60 % of a frame interval of slack for capture jitter).
+    func isDue(_ pts: HostTime, frameRate: Int) -> Bool {
+        let interval = Duration.seconds(1) / frameRate
+        guard interval > self.frameInterval else {
+            self.nextFrameDue = nil
+            return true
+        }
+        let slack = self.frameInterval * 0.6
+        if let due = self.nextFrameDue, pts < due.advanced(by: .zero - slack) { return false }
+        let next = pts.advanced(by: interval - slack)
+        self.nextFrameDue = self.nextFrameDue.map { max($0.advanced(by: interval), next) } ?? next
+        return true
+    }
+
+    /// Encodes one frame at `bitrate` and `size` (`nil`: the full size),
+    /// as a key frame if asked; `nil` without a video stream.
+    func encodeVideo(
+        _ frame: consuming PixelBuffer, pts: HostTime, keyFrame: Bool, bitrate: Int?,
+        size: RemoteDisplayConfiguration.Resolution?
+    ) throws(CastRemoteDisplayError) -> EncodedFrame? {
         guard self.video != nil else { return nil }
         if keyFrame { self.video!.requestKeyFrame() }
         if let bitrate, bitrate != self.videoBitrate {
             try self.video!.setBitrate(bitrate)
             self.videoBitrate = bitrate
         }
-        guard let letterboxing else { return try self.video!.encode(frame, pts: pts) }
+        let size = size ?? self.fullSize
+        // A new size makes the next frame a key frame.
+        try self.video!.setResolution(width: size.width, height: size.height)
+        if size == self.fullSize, self.letterboxing == nil {
+            self.scaled = nil
+            return try self.video!.encode(frame, pts: pts)
+        }
         // libyuv scales I420 of any stride directly; NV12 is made I420 first.
         let picture: PixelStorage
         if frame.format == .i420 {
             picture = frame.storage
         } else {
-            PictureConversion.copy(frame, toI420: letterboxing.picture)
-            picture = letterboxing.picture
+            let copy: PixelStorage
+            if let letterboxing {
+                copy = letterboxing.picture
+            } else {
+                copy = try self.fullPictureStorage(frame.width, frame.height)
+            }
+            PictureConversion.copy(frame, toI420: copy)
+            picture = copy
         }
-        PictureConversion.scale(picture, into: letterboxing.frame, at: letterboxing.letterbox.content)
-        return try self.video!.encode(PixelBuffer(storage: letterboxing.frame, pool: nil), pts: pts)
+        let full: PixelStorage
+        if let letterboxing {
+            PictureConversion.scale(picture, into: letterboxing.frame, at: letterboxing.letterbox.content)
+            full = letterboxing.frame
+        } else {
+            full = picture
+        }
+        guard size != self.fullSize else {
+            return try self.video!.encode(PixelBuffer(storage: full, pool: nil), pts: pts)
+        }
+        let scaled = try self.scaledStorage(size)
+        PictureConversion.scale(
+            full, into: scaled, at: VideoLetterbox.Rectangle(x: 0, y: 0, width: size.width, height: size.height))
+        return try self.video!.encode(PixelBuffer(storage: scaled, pool: nil), pts: pts)
+    }
+
+    private func fullPictureStorage(_ width: Int, _ height: Int) throws(CastRemoteDisplayError) -> PixelStorage {
+        if let storage = self.fullPicture { return storage }
+        let storage = PixelStorage(layout: try PixelLayout(format: .i420, width: width, height: height))
+        self.fullPicture = storage
+        return storage
+    }
+
+    private func scaledStorage(_ size: RemoteDisplayConfiguration.Resolution) throws(CastRemoteDisplayError)
+        -> PixelStorage
+    {
+        if let storage = self.scaled, storage.layout.width == size.width, storage.layout.height == size.height {
+            return storage
+        }
+        let storage = PixelStorage(layout: try PixelLayout(format: .i420, width: size.width, height: size.height))
+        self.scaled = storage
+        return storage
     }
 
     /// The next 10 ms of audio, or `nil` while less is queued (or without audio).

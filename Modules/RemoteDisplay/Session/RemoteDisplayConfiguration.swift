@@ -65,6 +65,11 @@ public struct RemoteDisplayConfiguration: Sendable, Hashable {
     public var applicationID: String
     /// How long to wait for the ANSWER. Default 4 s, as Open Screen.
     public var answerTimeout: Duration
+    /// Whether congestion lowers the encoded size, then the frame rate,
+    /// and returning bandwidth raises them again (as Chrome's mirroring
+    /// does), rather than only the bitrate. Frames are still enqueued at
+    /// ``resolution``; the encoder scales them. Default `true`.
+    public var adaptsToCongestion: Bool
     /// How long after the session begins the first frame must be sent, as
     /// receivers end idle sessions (the SDK documents 15 s); informational.
     public static let firstFrameDeadline: Duration = .seconds(15)
@@ -80,7 +85,8 @@ public struct RemoteDisplayConfiguration: Sendable, Hashable {
         audio: Audio? = Audio(),
         targetDelay: Duration = .milliseconds(400),
         applicationID: String = "0F5096E8",
-        answerTimeout: Duration = .seconds(4)
+        answerTimeout: Duration = .seconds(4),
+        adaptsToCongestion: Bool = true
     ) {
         self.resolutions = resolutions
         self.maximumFrameRate = maximumFrameRate
@@ -91,6 +97,7 @@ public struct RemoteDisplayConfiguration: Sendable, Hashable {
         self.targetDelay = targetDelay
         self.applicationID = applicationID
         self.answerTimeout = answerTimeout
+        self.adaptsToCongestion = adaptsToCongestion
     }
 
     /// The resolution in force: the first of ``resolutions``.

@@ -48,12 +48,20 @@ public struct RemoteDisplayStatistics: Sendable, Hashable {
     public var averageEncodeTime: Duration
     /// The playout delay in force.
     public var targetDelay: Duration
+    /// The size video is encoded at now: the negotiated one, or smaller
+    /// while congestion lowers it (``RemoteDisplayConfiguration/adaptsToCongestion``).
+    /// `nil` without video.
+    public var videoResolution: RemoteDisplayConfiguration.Resolution?
+    /// The frames per second video is encoded at now, at most the
+    /// negotiated rate; `nil` without video.
+    public var videoFrameRate: Int?
 
     /// Creates statistics.
     public init(
         videoFramesEncoded: Int = 0, video: StreamStatistics? = nil, audio: StreamStatistics? = nil,
         videoBitrate: Int = 0, bandwidthEstimate: Int? = nil, roundTripTime: Duration? = nil,
-        averageEncodeTime: Duration = .zero, targetDelay: Duration = .zero
+        averageEncodeTime: Duration = .zero, targetDelay: Duration = .zero,
+        videoResolution: RemoteDisplayConfiguration.Resolution? = nil, videoFrameRate: Int? = nil
     ) {
         self.videoFramesEncoded = videoFramesEncoded
         self.video = video
@@ -63,5 +71,7 @@ public struct RemoteDisplayStatistics: Sendable, Hashable {
         self.roundTripTime = roundTripTime
         self.averageEncodeTime = averageEncodeTime
         self.targetDelay = targetDelay
+        self.videoResolution = videoResolution
+        self.videoFrameRate = videoFrameRate
     }
 }

@@ -24,6 +24,7 @@ final class SenderEngine: @unchecked Sendable {
     private let transmit: (UnsafeRawBufferPointer) -> Void
     private var estimator = BandwidthEstimator(maximumPacketsPerBurst: SenderEngine.burstSize)
     private var bitrate: BitrateController?
+    private var adaptation: VideoAdaptation?
     private var burstStart: HostTime?
     private var burstSent = 0
     private var reportScratch: [UInt8] = []
@@ -34,7 +35,7 @@ final class SenderEngine: @unchecked Sendable {
 
     init(
         streams: [StreamParameters], epoch: HostTime, playoutDelay: Duration, bitrate: BitrateController?,
-        transmit: @escaping (UnsafeRawBufferPointer) -> Void
+        adaptation: VideoAdaptation? = nil, transmit: @escaping (UnsafeRawBufferPointer) -> Void
     ) throws(CastRemoteDisplayError) {
         var audio: StreamSender?
         var video: StreamSender?
@@ -46,6 +47,7 @@ final class SenderEngine: @unchecked Sendable {
         self.video = video
         self.streams = [audio, video].compactMap { $0 }
         self.bitrate = bitrate
+        self.adaptation = adaptation
         self.transmit = transmit
         self.reportScratch.reserveCapacity(64)
     }
@@ -111,6 +113,12 @@ final class SenderEngine: @unchecked Sendable {
     /// The video bitrate the controller sets.
     var videoBitrate: Int? { self.bitrate?.current }
 
+    /// The frame size and rate video is encoded at now (``VideoAdaptation``);
+    /// `nil` without adaptation.
+    var videoFormat: (resolution: RemoteDisplayConfiguration.Resolution, frameRate: Int)? {
+        self.adaptation.map { ($0.resolution(of: $0.level), $0.level.frameRate) }
+    }
+
     // MARK: Sending
 
     /// Sends what the current 10 ms burst still allows: due sender reports
@@ -139,7 +147,8 @@ final class SenderEngine: @unchecked Sendable {
         self.burstSent = Self.burstSize - budget
     }
 
-    /// The 10 ms tick: kickstart stalled frames, send, and step the bitrate.
+    /// The 10 ms tick: kickstart stalled frames, send, and step the bitrate
+    /// (and with it the video's size and rate, ``VideoAdaptation``).
     /// Returns the new video bitrate when it changed.
     func tick(at now: HostTime) -> Int? {
         for stream in self.streams { stream.kickstartIfStalled(at: now) }
@@ -152,6 +161,13 @@ final class SenderEngine: @unchecked Sendable {
             bytesSent: Int(UInt32(truncatingIfNeeded: videoBytes &- self.videoBytesAtStep)))
         self.bitrate = controller
         guard let step else { return nil }
+        if var adaptation = self.adaptation {
+            let usable = self.estimator.estimate(at: now).map {
+                max(Int(Double($0) * 0.8), BitrateController.floor) - controller.audioBitrate
+            }
+            _ = adaptation.update(bitrate: step, usable: usable, framesDropped: self.droppedSinceStep, at: now)
+            self.adaptation = adaptation
+        }
         self.droppedSinceStep = false
         self.videoBytesAtStep = videoBytes
         return step == previous ? nil : step

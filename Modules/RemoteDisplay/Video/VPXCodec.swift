@@ -93,6 +93,22 @@ final class VPXCodec: @unchecked Sendable {
         }
     }
 
+    /// Changes the frame size (libvpx allows any size up to the one the
+    /// encoder was created with; vp8_cx_iface.c `vp8e_set_config`).
+    func setSize(width: Int, height: Int) throws(CastRemoteDisplayError) {
+        let previous = (self.config.pointee.g_w, self.config.pointee.g_h)
+        self.config.pointee.g_w = UInt32(width)
+        self.config.pointee.g_h = UInt32(height)
+        do {
+            try Self.check(vpx_codec_enc_config_set(self.context, self.config), "set size")
+        } catch {
+            (self.config.pointee.g_w, self.config.pointee.g_h) = previous
+            throw error
+        }
+        vpx_img_free(self.image)
+        vpx_img_wrap(self.image, VPX_IMG_FMT_I420, UInt32(width), UInt32(height), 1, nil)
+    }
+
     /// Encodes the I420 picture in `storage`; the returned bytes are valid until the next call.
     func encode(_ storage: PixelStorage, timestamp: Int64, keyFrame: Bool) throws(CastRemoteDisplayError)
         -> UnsafeRawBufferPointer

@@ -19,6 +19,8 @@ public struct VideoEncoder: ~Copyable, Sendable {
     private var firstPTS: HostTime?
     private var lastTimestamp: Int64 = -1
     private let frameDuration: Duration
+    /// The size the encoder was created with, the largest it can take.
+    private let largestSize: (width: Int, height: Int)
 
     /// Creates an encoder.
     ///
@@ -32,6 +34,7 @@ public struct VideoEncoder: ~Copyable, Sendable {
         self.configuration = validated
         self.codec = codec
         self.frameDuration = .microseconds(1_000_000 / configuration.frameRate)
+        self.largestSize = (validated.width, validated.height)
         let expectedFrameBytes = configuration.bitrate / 8 / configuration.frameRate
         self.frames = EncodedFramePool(initialBytes: max(expectedFrameBytes * 4, 4_096))
     }
@@ -51,6 +54,30 @@ public struct VideoEncoder: ~Copyable, Sendable {
         _ = try updated.validated()
         try self.codec.setBitrate(bitsPerSecond)
         self.configuration = updated
+    }
+
+    /// Changes the frame size from the next frame on, without re-creating
+    /// the encoder; the next frame is a key frame. Congestion adaptation
+    /// uses it to send fewer pixels.
+    ///
+    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/invalidConfiguration``
+    ///   for an odd size or one larger than the encoder was created with
+    ///   (libvpx cannot grow past it); the previous size stays.
+    public mutating func setResolution(width: Int, height: Int) throws(CastRemoteDisplayError) {
+        guard width != self.configuration.width || height != self.configuration.height else { return }
+        guard width >= 2, height >= 2, width % 2 == 0, height % 2 == 0, width <= self.largestSize.width,
+            height <= self.largestSize.height
+        else {
+            throw CastRemoteDisplayError(
+                .invalidConfiguration,
+                "\(width)×\(height) is odd or larger than the encoder's \(self.largestSize.width)×\(self.largestSize.height)"
+            )
+        }
+        try self.codec.setSize(width: width, height: height)
+        self.configuration.width = width
+        self.configuration.height = height
+        self.conversion = nil
+        self.keyFramePending = true
     }
 
     /// Encodes one frame.
