@@ -299,6 +299,9 @@ let package = Package(
         .executableTarget(
             name: "fuzz-device-auth", dependencies: ["FuzzSupport", "CastTransport", "CastEmulator"],
             path: "Tests/Fuzz/DeviceAuth", exclude: ["Corpus"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "fuzz-portal-reply", dependencies: ["FuzzSupport", "CastCapture", "CDBus"],
+            path: "Tests/Fuzz/PortalReply", exclude: ["Corpus"], swiftSettings: strictSettings),
 
         // `make soak` (Tests/Soak): 30 minutes of streaming, reconnections and media, memory sampled.
         .executableTarget(

@@ -107,15 +107,8 @@ final class ScreenCastPortal: @unchecked Sendable {
 
         let started = try self.request(
             "Start", [.objectPath(session), .string("")], options: [:], until: deadline, isCancelled)
-        // streams: a(ua{sv}) — the node id and the stream's properties.
-        guard let stream = started["streams"]?.elements?.first?.elements, stream.count == 2,
-            let node = stream[0].integer, let nodeID = UInt32(exactly: node)
-        else {
+        guard let stream = Self.firstStream(in: started) else {
             throw CaptureError(.portalUnavailable, "the portal started a screen cast without a stream")
-        }
-        let size = stream[1].dictionary?["size"]?.elements.flatMap { pair -> (Int, Int)? in
-            guard pair.count == 2, let width = pair[0].integer, let height = pair[1].integer else { return nil }
-            return (width, height)
         }
 
         let remote: [DBusValue]
@@ -130,7 +123,39 @@ final class ScreenCastPortal: @unchecked Sendable {
             throw CaptureError(.pipeWireUnavailable, "the portal answered OpenPipeWireRemote without a descriptor")
         }
         return ScreenCastGrant(
-            pipeWireRemote: descriptor, nodeID: nodeID, size: size, restoreToken: started["restore_token"]?.string)
+            pipeWireRemote: descriptor, nodeID: stream.nodeID, size: stream.size,
+            restoreToken: started["restore_token"]?.string)
+    }
+
+    /// The first stream of Start's results — `streams`, `a(ua{sv})`: each a
+    /// PipeWire node id and the stream's properties, `size` `(ii)` among
+    /// them; `nil` when there is none or it is malformed.
+    static func firstStream(in results: [String: DBusValue]) -> (nodeID: UInt32, size: (width: Int, height: Int)?)? {
+        guard let stream = results["streams"]?.elements?.first?.elements, stream.count == 2,
+            let node = stream[0].integer, let nodeID = UInt32(exactly: node)
+        else { return nil }
+        let size = stream[1].dictionary?["size"]?.elements.flatMap { pair -> (width: Int, height: Int)? in
+            guard pair.count == 2, let width = pair[0].integer, let height = pair[1].integer, width > 0, height > 0
+            else { return nil }
+            return (width, height)
+        }
+        return (nodeID, size)
+    }
+
+    /// A `Request.Response` signal's arguments — `u` code, `a{sv}` results —
+    /// as the results when the code is 0 (granted), or the error it means.
+    static func results(ofResponse response: [DBusValue], to method: String) -> Result<[String: DBusValue], CaptureError> {
+        guard let code = response.first?.integer else {
+            return .failure(CaptureError(.portalUnavailable, "the portal answered \(method) without a response code"))
+        }
+        guard code == 0 else {
+            // 1: the user cancelled; 2: the interaction ended another way.
+            let reason = code == 1 ? "the user cancelled" : "the desktop refused"
+            return .failure(
+                CaptureError(
+                    .permissionDenied, "screen sharing was not granted: \(reason) (\(method), response \(code))"))
+        }
+        return .success(response.count > 1 ? response[1].dictionary ?? [:] : [:])
     }
 
     /// Closes the portal session (the desktop stops the cast); idempotent.
@@ -175,16 +200,7 @@ final class ScreenCastPortal: @unchecked Sendable {
             else {
                 throw CaptureError(.permissionDenied, "the screen-cast portal did not answer \(method) in time")
             }
-            // Response: u code (0 granted, 1 cancelled by the user, 2 ended otherwise), a{sv} results.
-            guard let code = response.first?.integer else {
-                throw CaptureError(.portalUnavailable, "the portal answered \(method) without a response code")
-            }
-            guard code == 0 else {
-                let reason = code == 1 ? "the user cancelled" : "the desktop refused"
-                throw CaptureError(
-                    .permissionDenied, "screen sharing was not granted: \(reason) (\(method), response \(code))")
-            }
-            return response.count > 1 ? response[1].dictionary ?? [:] : [:]
+            return try Self.results(ofResponse: response, to: method).get()
         } catch let error as SessionBus.Failure {
             throw CaptureError(.portalUnavailable, "the screen-cast portal failed \(method)", cause: error)
         } catch let error as CaptureError {

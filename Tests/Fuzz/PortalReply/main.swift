@@ -1,0 +1,33 @@
+import CDBus
+import Foundation
+import FuzzSupport
+
+@testable import CastCapture
+
+/// What the screen-cast portal sends back over D-Bus, on the capture side:
+/// a whole message demarshalled by libdbus (which validates it), read into
+/// `DBusValue`s, then taken as a `Request.Response` and as Start's results.
+///
+/// The seed corpus is every reply, error and portal signal of one
+/// `cast screen --capture portal` run against the portal stand-in
+/// (Tests/CastTestSupport/screencast_portal.py), recorded with
+/// `dbus-monitor --binary` and split into messages.
+func fuzzPortalReply(_ bytes: [UInt8]) {
+    var error = DBusError()
+    dbus_error_init(&error)
+    defer { dbus_error_free(&error) }
+    guard !bytes.isEmpty,
+        let message = bytes.withUnsafeBufferPointer({ buffer in
+            buffer.withMemoryRebound(to: CChar.self) { dbus_message_demarshal($0.baseAddress, Int32(buffer.count), &error) }
+        })
+    else { return }
+    defer { dbus_message_unref(message) }
+    let arguments = DBusValue.arguments(of: message)
+    if case .success(let results) = ScreenCastPortal.results(ofResponse: arguments, to: "Start") {
+        _ = ScreenCastPortal.firstStream(in: results)
+        _ = results["restore_token"]?.string
+    }
+}
+
+// The entry point (see `FuzzReplay`).
+exit(FuzzReplay.run(CommandLine.argc, CommandLine.unsafeArgv, fuzzPortalReply))
