@@ -144,7 +144,9 @@ final class ScreenCastPortal: @unchecked Sendable {
 
     /// A `Request.Response` signal's arguments — `u` code, `a{sv}` results —
     /// as the results when the code is 0 (granted), or the error it means.
-    static func results(ofResponse response: [DBusValue], to method: String) -> Result<[String: DBusValue], CaptureError> {
+    static func results(ofResponse response: [DBusValue], to method: String) -> Result<
+        [String: DBusValue], CaptureError
+    > {
         guard let code = response.first?.integer else {
             return .failure(CaptureError(.portalUnavailable, "the portal answered \(method) without a response code"))
         }

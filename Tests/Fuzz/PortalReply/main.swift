@@ -18,7 +18,9 @@ func fuzzPortalReply(_ bytes: [UInt8]) {
     defer { dbus_error_free(&error) }
     guard !bytes.isEmpty,
         let message = bytes.withUnsafeBufferPointer({ buffer in
-            buffer.withMemoryRebound(to: CChar.self) { dbus_message_demarshal($0.baseAddress, Int32(buffer.count), &error) }
+            buffer.withMemoryRebound(to: CChar.self) {
+                dbus_message_demarshal($0.baseAddress, Int32(buffer.count), &error)
+            }
         })
     else { return }
     defer { dbus_message_unref(message) }
