@@ -17,26 +17,13 @@ import Testing
             let scene = NumberedScene(width: 640, height: 360)
             let source = try PipeWireVideoSource(socket: desktop.pipeWireSocket, width: 640, height: 360)
             let portal = try await desktop.startPortal(node: try await source.nodeID(), width: 640, height: 360)
-            let drawn = NIOLockedValueBox([Int: [UInt8]]())
-            let seen = NIOLockedValueBox((numbers: [Int](), psnr: [Double](), unknown: 0))
+            let witness = SceneWitness(scene)
             try await StreamingFixture.with { fixture in
-                fixture.emulator.streaming.observer.picture = { _, picture in
-                    guard let number = scene.number(inLuma: picture.planes[0]),
-                        let original = drawn.withLockedValue({ $0[number] }),
-                        let psnr = lumaPSNR(reference: original, decoded: picture)
-                    else {
-                        seen.withLockedValue { $0.unknown += 1 }
-                        return
-                    }
-                    seen.withLockedValue {
-                        $0.numbers.append(number)
-                        $0.psnr.append(psnr)
-                    }
-                }
+                fixture.emulator.streaming.observer.picture = { witness.observe(capturedAt: $0, picture: $1) }
                 let show = { (number: Int) in
                     let pixels = scene.pixels(number)
-                    drawn.withLockedValue { $0[number] = scene.luma(of: pixels) }
                     source.show(pixels)
+                    witness.showed(number, pixels)
                 }
                 show(0)
                 let capture = try await ScreenCapture.open(
@@ -55,8 +42,8 @@ import Testing
                 try await Task.sleep(for: .milliseconds(800))
                 capture.stop()
                 #expect(await capture.finished() == nil)
-                let result = seen.withLockedValue { $0 }
-                let mean = result.psnr.reduce(0, +) / Double(max(result.psnr.count, 1))
+                let result = witness.result
+                let mean = result.meanPSNR
                 print(
                     "portal 640x360: \(capture.statistics), pictures \(result.numbers.count) "
                         + "(\(Set(result.numbers).count) distinct), unknown \(result.unknown), "

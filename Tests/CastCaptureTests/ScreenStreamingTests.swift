@@ -6,16 +6,9 @@ import Foundation
 import NIOConcurrencyHelpers
 import Testing
 
-/// What the receiver made of the pictures the test drew: each decoded
-/// picture's number (read from its pixels), PSNR against the picture drawn
-/// with that number, and the time from drawing to decoding.
+/// Numbers and mean luma of decoded pictures, for the tests that need no PSNR.
 private struct Seen {
     var numbers: [Int] = []
-    var psnr: [Double] = []
-    var latencies: [Duration] = []
-    /// From drawing to the capture time the sender stamped.
-    var captureLags: [Duration] = []
-    var unknown = 0
     var meanLuma: [Double] = []
 }
 
@@ -32,27 +25,12 @@ private struct Seen {
         try await VirtualDisplay.with(width: width, height: height) { display in
             let scene = NumberedScene(width: width, height: height)
             let painter = try XPainter(display: display.name, x: 0, y: 0, width: width, height: height)
+            let witness = SceneWitness(scene)
             let first = scene.pixels(0)
             painter.draw(first)
-            let drawn = NIOLockedValueBox([0: (at: HostTime.now, luma: scene.luma(of: first))])
-            let seen = NIOLockedValueBox(Seen())
+            witness.showed(0, first)
             try await StreamingFixture.with { fixture in
-                fixture.emulator.streaming.observer.picture = { capturedAt, picture in
-                    let decodedAt = HostTime.now
-                    guard let number = scene.number(inLuma: picture.planes[0]),
-                        let original = drawn.withLockedValue({ $0[number] }),
-                        let psnr = lumaPSNR(reference: original.luma, decoded: picture)
-                    else {
-                        seen.withLockedValue { $0.unknown += 1 }
-                        return
-                    }
-                    seen.withLockedValue {
-                        $0.numbers.append(number)
-                        $0.psnr.append(psnr)
-                        $0.latencies.append(original.at.duration(to: decodedAt))
-                        if let capturedAt { $0.captureLags.append(original.at.duration(to: capturedAt)) }
-                    }
-                }
+                fixture.emulator.streaming.observer.picture = { witness.observe(capturedAt: $0, picture: $1) }
                 let configuration = RemoteDisplayConfiguration(
                     resolutions: [RemoteDisplayConfiguration.Resolution(width: width, height: height)], audio: nil)
                 let session = try await fixture.channel.beginSession(configuration: configuration)
@@ -64,15 +42,14 @@ private struct Seen {
                 let start = ContinuousClock.now
                 for number in 1...120 {
                     let pixels = scene.pixels(number)
-                    let luma = scene.luma(of: pixels)
                     painter.draw(pixels)
-                    drawn.withLockedValue { $0[number] = (HostTime.now, luma) }
+                    witness.showed(number, pixels)
                     try await Task.sleep(until: start + .milliseconds(33 * number))
                 }
                 try await Task.sleep(for: .milliseconds(800))
                 capture.stop()
                 #expect(await capture.finished() == nil)
-                let result = seen.withLockedValue { $0 }
+                let result = witness.result
                 let statistics = capture.statistics
                 let latencies = result.latencies.sorted()
                 let p50 = latencies.isEmpty ? nil : latencies[latencies.count / 2]
@@ -84,14 +61,14 @@ private struct Seen {
                 }
                 print(
                     "X11 \(width)x\(height): \(statistics), pictures \(result.numbers.count) (\(Set(result.numbers).count) distinct), "
-                        + "unknown \(result.unknown), PSNR mean \(result.psnr.reduce(0, +) / Double(max(result.psnr.count, 1))) "
+                        + "unknown \(result.unknown), PSNR mean \(result.meanPSNR) "
                         + "min \(result.psnr.min() ?? 0), draw→decoded p50 \(String(describing: p50)) p99 \(String(describing: p99)), "
                         + "glass to glass (draw→capture + \(configuration.targetDelay) target delay) p50 \(glass(50)) p99 \(glass(99))"
                 )
                 // Every decoded picture is one that was drawn, whole.
                 #expect(result.unknown == 0)
                 #expect(Set(result.numbers).count >= (Sanitizers.areActive ? 20 : 60))
-                #expect(result.psnr.reduce(0, +) / Double(max(result.psnr.count, 1)) > 35)
+                #expect(result.meanPSNR > 35)
                 #expect((result.psnr.min() ?? 0) > 28)
                 // Real time, not buffered: drawn to decoded well under the 400 ms playout delay.
                 #expect(try #require(p50) < .milliseconds(Sanitizers.areActive ? 1_000 : 250))

@@ -94,45 +94,17 @@ enum DBusValue: Sendable, Equatable {
             dbus_message_iter_get_basic(&iterator, &pointer)
             let text = pointer.map { String(cString: $0) } ?? ""
             return type == Self.typeObjectPath ? .objectPath(text) : .string(text)
-        case Self.typeBoolean:
-            var value: dbus_bool_t = 0
-            dbus_message_iter_get_basic(&iterator, &value)
-            return .boolean(value != 0)
-        case Self.typeByte:
-            var value: UInt8 = 0
-            dbus_message_iter_get_basic(&iterator, &value)
-            return .uint32(UInt32(value))
-        case Self.typeInt16:
-            var value: Int16 = 0
-            dbus_message_iter_get_basic(&iterator, &value)
-            return .int32(Int32(value))
-        case Self.typeUInt16:
-            var value: UInt16 = 0
-            dbus_message_iter_get_basic(&iterator, &value)
-            return .uint32(UInt32(value))
-        case Self.typeInt32:
-            var value: Int32 = 0
-            dbus_message_iter_get_basic(&iterator, &value)
-            return .int32(value)
-        case Self.typeUInt32:
-            var value: UInt32 = 0
-            dbus_message_iter_get_basic(&iterator, &value)
-            return .uint32(value)
-        case Self.typeInt64:
-            var value: Int64 = 0
-            dbus_message_iter_get_basic(&iterator, &value)
-            return .int64(value)
-        case Self.typeUInt64:
-            var value: UInt64 = 0
-            dbus_message_iter_get_basic(&iterator, &value)
-            return .uint64(value)
-        case Self.typeDouble:
-            var value: Double = 0
-            dbus_message_iter_get_basic(&iterator, &value)
-            return .double(value)
+        case Self.typeBoolean: return .boolean(Self.basic(&iterator, dbus_bool_t(0)) != 0)
+        case Self.typeByte: return .uint32(UInt32(Self.basic(&iterator, UInt8(0))))
+        case Self.typeInt16: return .int32(Int32(Self.basic(&iterator, Int16(0))))
+        case Self.typeUInt16: return .uint32(UInt32(Self.basic(&iterator, UInt16(0))))
+        case Self.typeInt32: return .int32(Self.basic(&iterator, Int32(0)))
+        case Self.typeUInt32: return .uint32(Self.basic(&iterator, UInt32(0)))
+        case Self.typeInt64: return .int64(Self.basic(&iterator, Int64(0)))
+        case Self.typeUInt64: return .uint64(Self.basic(&iterator, UInt64(0)))
+        case Self.typeDouble: return .double(Self.basic(&iterator, Double(0)))
         case Self.typeFileDescriptor:
-            var value: Int32 = -1
-            dbus_message_iter_get_basic(&iterator, &value)
+            let value = Self.basic(&iterator, Int32(-1))
             return value >= 0 ? .fileDescriptor(value) : nil
         case Self.typeVariant:
             var inner = DBusMessageIter()
@@ -152,6 +124,13 @@ enum DBusValue: Sendable, Equatable {
         default:
             return nil
         }
+    }
+
+    /// The basic value at `iterator`, read into a `T` that starts as `initial`.
+    private static func basic<T: BitwiseCopyable>(_ iterator: inout DBusMessageIter, _ initial: T) -> T {
+        var value = initial
+        dbus_message_iter_get_basic(&iterator, &value)
+        return value
     }
 
     private static func readElements(_ iterator: inout DBusMessageIter) -> [DBusValue] {

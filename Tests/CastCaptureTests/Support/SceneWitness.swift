@@ -1,0 +1,54 @@
+import CastEmulator
+import CastRemoteDisplay
+import NIOConcurrencyHelpers
+
+/// What the receiver made of a ``NumberedScene``'s pictures: each decoded
+/// picture's number (read from its pixels), PSNR against the picture shown
+/// with that number, the time from showing to decoding, and from showing to
+/// the capture time the sender stamped.
+final class SceneWitness: Sendable {
+    struct Seen {
+        var numbers: [Int] = []
+        var psnr: [Double] = []
+        var latencies: [Duration] = []
+        var captureLags: [Duration] = []
+        /// Pictures that carry no number, or one never shown.
+        var unknown = 0
+
+        var meanPSNR: Double { self.psnr.reduce(0, +) / Double(max(self.psnr.count, 1)) }
+    }
+
+    let scene: NumberedScene
+    private let shown = NIOLockedValueBox([Int: (at: HostTime, luma: [UInt8])]())
+    private let seen = NIOLockedValueBox(Seen())
+
+    init(_ scene: NumberedScene) {
+        self.scene = scene
+    }
+
+    /// Records that picture `number`, `pixels`, went on screen just now.
+    func showed(_ number: Int, _ pixels: [UInt8]) {
+        let luma = self.scene.luma(of: pixels)
+        self.shown.withLockedValue { $0[number] = (HostTime.now, luma) }
+    }
+
+    /// The emulator's picture observer: reads the decoded picture's number.
+    func observe(capturedAt: HostTime?, picture: VPXDecoder.Picture) {
+        let decodedAt = HostTime.now
+        guard let number = self.scene.number(inLuma: picture.planes[0]),
+            let original = self.shown.withLockedValue({ $0[number] }),
+            let psnr = lumaPSNR(reference: original.luma, decoded: picture)
+        else {
+            self.seen.withLockedValue { $0.unknown += 1 }
+            return
+        }
+        self.seen.withLockedValue {
+            $0.numbers.append(number)
+            $0.psnr.append(psnr)
+            $0.latencies.append(original.at.duration(to: decodedAt))
+            if let capturedAt { $0.captureLags.append(original.at.duration(to: capturedAt)) }
+        }
+    }
+
+    var result: Seen { self.seen.withLockedValue { $0 } }
+}
