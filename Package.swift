@@ -25,12 +25,15 @@ let package = Package(
         .library(name: "CastKit", targets: ["CastKit"]),
         .library(name: "CastRemoteDisplay", targets: ["CastRemoteDisplay"]),
         .library(name: "CastCapture", targets: ["CastCapture"]),
+        .library(name: "CastMediaServer", targets: ["CastMediaServer"]),
         .library(name: "CastEmulator", targets: ["CastEmulator"]),
         .executable(name: "cast", targets: ["cast"]),
         .executable(name: "cast-receiver", targets: ["cast-receiver"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
@@ -143,6 +146,22 @@ let package = Package(
             path: "Modules/Capture",
             swiftSettings: strictSettings
         ),
+        // Serving this machine's files to receivers, on Hummingbird: its own
+        // product, so apps that do not serve files never link an HTTP server.
+        .target(
+            name: "CastMediaServer",
+            dependencies: [
+                "CastLogging",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Modules/MediaServer",
+            swiftSettings: strictSettings
+        ),
 
         // MARK: Receiver emulator (tests, examples, other projects' CI)
 
@@ -156,6 +175,7 @@ let package = Package(
                 "CastRemoteDisplay",
                 "CVPX",
                 "COpus",
+                "CYUV",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -174,7 +194,7 @@ let package = Package(
         .executableTarget(
             name: "cast",
             dependencies: [
-                "CastKit", "CastRemoteDisplay", "CastCapture", "CastEmulator",
+                "CastKit", "CastRemoteDisplay", "CastCapture", "CastMediaServer", "CastEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
@@ -300,6 +320,9 @@ let package = Package(
             name: "fuzz-device-auth", dependencies: ["FuzzSupport", "CastTransport", "CastEmulator"],
             path: "Tests/Fuzz/DeviceAuth", exclude: ["Corpus"], swiftSettings: strictSettings),
         .executableTarget(
+            name: "fuzz-local-media", dependencies: ["FuzzSupport", "CastMediaServer"],
+            path: "Tests/Fuzz/LocalMedia", exclude: ["Corpus"], swiftSettings: strictSettings),
+        .executableTarget(
             name: "fuzz-portal-reply", dependencies: ["FuzzSupport", "CastCapture", "CDBus"],
             path: "Tests/Fuzz/PortalReply", exclude: ["Corpus"], swiftSettings: strictSettings),
 
@@ -376,7 +399,7 @@ let package = Package(
         .testTarget(
             name: "CastKitTests",
             dependencies: [
-                "CastTestSupport", "CastKit", "CastEmulator", "CastRemoteDisplay",
+                "CastTestSupport", "CastKit", "CastEmulator", "CastRemoteDisplay", "CastMediaServer",
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             // Payloads real receivers sent, verbatim with their sources (Conformance/README.md).
@@ -394,7 +417,10 @@ let package = Package(
         // Runs the built `cast` executable (a dependency, so it is built first).
         .testTarget(
             name: "CastCLITests",
-            dependencies: ["cast", "cast-receiver", "CastKit", "CastEmulator", "CastTestSupport"],
+            dependencies: [
+                "cast", "cast-receiver", "CastKit", "CastEmulator", "CastTestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -403,6 +429,12 @@ let package = Package(
                 "CastRemoteDisplay", "CVPX", "COpus", "CastEmulator", "CastChannels", "CastTransport", "CastLogging",
                 "CastTestSupport",
             ],
+            swiftSettings: strictSettings
+        ),
+        // The media server against independent clients (curl, Python's http.client).
+        .testTarget(
+            name: "CastMediaServerTests",
+            dependencies: ["CastMediaServer", "CastTestSupport"],
             swiftSettings: strictSettings
         ),
         // Capture against real daemons the tests start: Xvfb, PulseAudio.

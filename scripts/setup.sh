@@ -29,6 +29,7 @@ packages=(
     python3-dbus        # portal tests: the screen-cast portal's stand-in (Debian's python3)…
     python3-gi          #   …and its GLib main loop
     pkg-config          # SwiftPM finds the libraries above through it
+    curl                # media-server tests: an independent HTTP client (and libcurl for the emulator's fetches)
     iproute2            # discovery tests: network namespaces and veth pairs (`ip netns`)
     python3-pip         # interop tests: pip installs python-zeroconf and pychromecast
 )

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CastCapture
 import CastKit
+import CastMediaServer
 import CastRemoteDisplay
 
 /// Why a command failed, with the process exit code each reason maps to.
@@ -51,6 +52,12 @@ struct CommandFailure: Error, CustomStringConvertible {
             }
         case let error as CaptureError:
             self.init(error.code == .invalidConfiguration ? .badInput : .captureFailed, "\(error)")
+        case let error as MediaServerError:
+            self.init(error.code == .unreadableFile ? .badInput : .other, "\(error)")
+        case let error as SubtitleError:
+            self.init(.badInput, "subtitles: \(error)")
+        case let error as PlaylistError:
+            self.init(.badInput, "playlist: \(error)")
         default:
             self.init(.other, "\(error)")
         }

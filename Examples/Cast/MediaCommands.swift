@@ -1,55 +1,6 @@
 import ArgumentParser
 import CastKit
-
-/// `cast play URL`: loads media into the Default Media Receiver.
-struct PlayCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "play", abstract: "Play a media URL on the Default Media Receiver.")
-
-    @Argument(help: "The media URL.") var url: String
-    @Option(help: "The MIME type; guessed from the URL's extension when left out.") var contentType: String?
-    @Option(help: "The title shown on the TV.") var title: String?
-    @Option(help: "The subtitle shown on the TV.") var subtitle: String?
-    @Option(help: "An image URL shown with the media.") var image: String?
-    @Option(help: "Where to start, in seconds (default: the beginning, or the live edge of a live stream).")
-    var start: Double?
-    @Option(help: "A WebVTT subtitles URL, shown at once.") var subtitles: String?
-    @Option(help: "The subtitles' language (BCP 47).") var subtitlesLanguage = "en"
-    @Flag(help: "A live stream.") var live = false
-    @OptionGroup var options: DeviceOptions
-
-    func validate() throws {
-        guard self.contentType != nil || MediaType.guess(from: self.url) != nil else {
-            throw ValidationError("cannot guess the content type of \(self.url); give --content-type")
-        }
-    }
-
-    func run() async throws {
-        try await self.reportingFailures {
-            let type = self.contentType ?? MediaType.guess(from: self.url) ?? "video/mp4"
-            var metadata = MediaMetadata(type: .generic, images: self.image.map { [MediaImage(url: $0)] } ?? [])
-            if let title { metadata.setString(title, forKey: .title) }
-            if let subtitle { metadata.setString(subtitle, forKey: .subtitle) }
-            let tracks = self.subtitles.map { url in
-                [
-                    MediaTrack(
-                        trackID: 1, kind: .text, subtype: .subtitles, contentID: url, contentType: "text/vtt",
-                        language: self.subtitlesLanguage, name: "Subtitles")
-                ]
-            }
-            let information = MediaInformation(
-                contentID: self.url, streamType: self.live ? .live : .buffered, contentType: type, metadata: metadata,
-                tracks: tracks)
-            let status = try await MediaControl.run(self.options) { media in
-                try await media.load(
-                    MediaLoadRequestData(
-                        mediaInformation: information, currentTime: self.start,
-                        activeTrackIDs: tracks == nil ? nil : [1]))
-            }
-            try Output.result(json: status?.json ?? .null, text: status?.text ?? "loaded", asJSON: self.options.json)
-        }
-    }
-}
+import CastMediaServer
 
 /// `cast pause`.
 struct PauseCommand: AsyncParsableCommand {
@@ -108,7 +59,7 @@ struct QueueCommand: AsyncParsableCommand {
         guard Self.repeatModes[self.repeatMode] != nil else {
             throw ValidationError("--repeat-mode must be off, all, single or shuffle")
         }
-        for url in self.urls where MediaType.guess(from: url) == nil {
+        for url in self.urls where MediaContentType.guess(from: url) == nil {
             throw ValidationError("cannot guess the content type of \(url)")
         }
     }
@@ -120,7 +71,7 @@ struct QueueCommand: AsyncParsableCommand {
     func run() async throws {
         let items = self.urls.map { url in
             MediaQueueItem(
-                media: MediaInformation(contentID: url, contentType: MediaType.guess(from: url) ?? "video/mp4"))
+                media: MediaInformation(contentID: url, contentType: MediaContentType.guess(from: url) ?? "video/mp4"))
         }
         try await MediaControl.perform(self, self.options) { media in
             try await media.queueLoad(items: items, repeatMode: Self.repeatModes[self.repeatMode] ?? .off)
@@ -207,18 +158,25 @@ enum MediaControl {
         _ options: DeviceOptions, _ request: (RemoteMediaClient) async throws -> MediaStatus?
     ) async throws -> MediaStatus? {
         try await ReceiverLink.with(options) { link in
-            let media = RemoteMediaClient(requestTimeout: options.timeoutDuration)
-            let status = try await link.receiver.requestStatus()
-            let playing = status.applications.first { $0.namespaces.contains(CastNamespace.media) }
-            if let playing {
-                try await link.join(playing, attaching: [media])  // media asks for its status on connecting
-            } else {
-                _ = try await link.application(CastApplicationID.defaultMediaReceiver, attaching: [media])
-            }
+            let media = try await Self.join(link, timeout: options.timeoutDuration)
             let result = try await request(media)
             media.detach()
             return result
         }
+    }
+
+    /// A media client on the running media app, the Default Media Receiver
+    /// launched when none runs.
+    static func join(_ link: ReceiverLink, timeout: Duration) async throws -> RemoteMediaClient {
+        let media = RemoteMediaClient(requestTimeout: timeout)
+        let status = try await link.receiver.requestStatus()
+        let playing = status.applications.first { $0.namespaces.contains(CastNamespace.media) }
+        if let playing {
+            try await link.join(playing, attaching: [media])  // media asks for its status on connecting
+        } else {
+            _ = try await link.application(CastApplicationID.defaultMediaReceiver, attaching: [media])
+        }
+        return media
     }
 
     /// Runs `request` for `command` and prints the media status it returns.
@@ -230,22 +188,5 @@ enum MediaControl {
             let status = try await Self.run(options, request)
             try Output.result(json: status?.json ?? .null, text: status?.text ?? "done", asJSON: options.json)
         }
-    }
-}
-
-/// Content types by file extension, for `cast play` without `--content-type`.
-enum MediaType {
-    static let byExtension = [
-        "mp4": "video/mp4", "m4v": "video/mp4", "webm": "video/webm", "mkv": "video/x-matroska",
-        "m3u8": "application/x-mpegURL", "mpd": "application/dash+xml", "mp3": "audio/mpeg",
-        "m4a": "audio/mp4", "aac": "audio/aac", "ogg": "audio/ogg", "flac": "audio/flac", "wav": "audio/wav",
-        "jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp",
-    ]
-
-    /// The type for `url`'s extension (query and fragment ignored), or `nil`.
-    static func guess(from url: String) -> String? {
-        let path = url.split(separator: "?", maxSplits: 1).first?.split(separator: "#").first ?? ""
-        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
-        return Self.byExtension[path[path.index(after: dot)...].lowercased()]
     }
 }

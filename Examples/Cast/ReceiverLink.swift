@@ -9,6 +9,8 @@ struct ReceiverLink {
     let connection: CastConnection
     let receiver: ReceiverChannel
     let logger: CastLogger
+    /// The device's address, as connected to.
+    let host: String
 
     /// Connects to `options.device` and opens the platform's virtual connection.
     static func connect(_ options: DeviceOptions) async throws -> ReceiverLink {
@@ -30,7 +32,7 @@ struct ReceiverLink {
         try await connection.openVirtualConnection(to: ReceiverLink.platformID)
         let receiver = ReceiverChannel(requestTimeout: timeout)
         receiver.attach(to: connection, destinationID: ReceiverLink.platformID, logger: logger)
-        return ReceiverLink(connection: connection, receiver: receiver, logger: logger)
+        return ReceiverLink(connection: connection, receiver: receiver, logger: logger, host: host)
     }
 
     /// The running app `appID`, launched when it is not running yet (or

@@ -29,6 +29,8 @@ struct CastReceiverCommand: AsyncParsableCommand {
     @Option(help: "Remote Display: extra one-way delay, milliseconds.") var delay: Int = 0
     @Option(help: "Remote Display: jitter, milliseconds.") var jitter: Int = 0
     @Option(help: "Remote Display: bandwidth cap, bits per second.") var bandwidth: Int?
+    @Flag(help: "Fetch the media a LOAD names, as a receiver does, and fail it when it cannot be fetched or played.")
+    var fetchMedia = false
     @Option(help: "Seconds to run (default: until Ctrl-C).") var seconds: Double?
     @Flag(name: .shortAndLong, help: "Log the emulator's own debug records too.") var verbose = false
 
@@ -54,7 +56,7 @@ struct CastReceiverCommand: AsyncParsableCommand {
         logger.addSink(ClosureLogSink { FileHandle.standardError.write(Data("\($0)\n".utf8)) })
         let emulator = try CastEmulator(
             configuration: CastEmulatorConfiguration(
-                host: self.host, port: self.port, name: self.name, profile: profile),
+                host: self.host, port: self.port, name: self.name, profile: profile, fetchesMedia: self.fetchMedia),
             logger: logger)
         emulator.streaming.impairment = NetworkImpairment(
             lossRate: self.loss, delay: .milliseconds(self.delay), jitter: .milliseconds(self.jitter),

@@ -59,7 +59,7 @@ public final class CastEmulator: Sendable {
         self.logger = log
         self.hub = EmulatorHub(
             profile: configuration.profile, applications: configuration.applications, host: configuration.host,
-            logger: log)
+            fetchesMedia: configuration.fetchesMedia, logger: log)
     }
 
     /// The state every socket shares, for the receiver-platform extension.

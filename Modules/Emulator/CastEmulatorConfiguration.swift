@@ -22,6 +22,12 @@ public struct CastEmulatorConfiguration: Sendable {
     public var applications: [EmulatedApplication]
     /// The time the media player runs on. Default: the machine's clock.
     public var mediaClock: EmulatorMediaClock
+    /// Whether the media player fetches what it is told to play, as a
+    /// receiver does: HEAD and the first bytes at a LOAD (a source it
+    /// cannot fetch, or of a type Cast devices do not play, fails the LOAD
+    /// with LOAD_FAILED 104), the part sought to at a SEEK. Default `false`:
+    /// tests that load made-up URLs must not reach the network.
+    public var fetchesMedia: Bool
 
     /// Creates a configuration.
     public init(
@@ -33,8 +39,10 @@ public struct CastEmulatorConfiguration: Sendable {
         name: String = "Cast Emulator",
         profile: ReceiverProfile = .chromecastWithGoogleTV,
         applications: [EmulatedApplication]? = nil,
-        mediaClock: EmulatorMediaClock = .system()
+        mediaClock: EmulatorMediaClock = .system(),
+        fetchesMedia: Bool = false
     ) {
+        self.fetchesMedia = fetchesMedia
         self.profile = profile
         self.host = host
         self.port = port

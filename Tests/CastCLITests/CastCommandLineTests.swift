@@ -70,18 +70,20 @@ import Testing
     /// its turn among the real-time tests: every `cast` run is a process of
     /// its own, and a few of them at once take the machine from a stream.
     static func withEmulator(
-        applications: [EmulatedApplication] = EmulatedApplication.standard,
+        applications: [EmulatedApplication] = EmulatedApplication.standard, fetchesMedia: Bool = false,
         _ body: (CastEmulator, String) async throws -> Void
     ) async throws {
-        try await RealTimeTurns.take { try await Self.runWithEmulator(applications: applications, body) }
+        try await RealTimeTurns.take {
+            try await Self.runWithEmulator(applications: applications, fetchesMedia: fetchesMedia, body)
+        }
     }
 
     private static func runWithEmulator(
-        applications: [EmulatedApplication] = EmulatedApplication.standard,
-        _ body: (CastEmulator, String) async throws -> Void
+        applications: [EmulatedApplication], fetchesMedia: Bool, _ body: (CastEmulator, String) async throws -> Void
     ) async throws {
         let emulator = try CastEmulator(
-            configuration: CastEmulatorConfiguration(applications: applications), logger: Self.quiet)
+            configuration: CastEmulatorConfiguration(applications: applications, fetchesMedia: fetchesMedia),
+            logger: Self.quiet)
         try await emulator.start()
         do {
             try await body(emulator, "127.0.0.1:\(emulator.port)")

@@ -32,7 +32,8 @@ import Testing
                 #expect(capture.sourceSize == RemoteDisplayConfiguration.Resolution(width: 640, height: 360))
                 #expect(capture.restoreToken == "restore-1")
                 let session = try await fixture.channel.beginSession(
-                    configuration: RemoteDisplayConfiguration(resolutions: [capture.sourceSize], audio: nil))
+                    configuration: RemoteDisplayConfiguration(
+                        resolutions: [capture.sourceSize], audio: nil, adaptsToCongestion: false))
                 try capture.start(streamingTo: session)
                 let start = ContinuousClock.now
                 for number in 1...90 {
@@ -145,7 +146,8 @@ import Testing
                 let capture = try await ScreenCapture.open(
                     configuration: ScreenCaptureConfiguration(source: .portal, busAddress: desktop.busAddress))
                 let session = try await fixture.channel.beginSession(
-                    configuration: RemoteDisplayConfiguration(resolutions: [capture.sourceSize], audio: nil))
+                    configuration: RemoteDisplayConfiguration(
+                        resolutions: [capture.sourceSize], audio: nil, adaptsToCongestion: false))
                 try capture.start(streamingTo: session)
                 source.show([UInt8](repeating: 100, count: 320 * 240 * 4))
                 #expect(try await waitUntil(within: .seconds(5)) { capture.statistics.framesCaptured >= 1 })

@@ -32,7 +32,8 @@ private struct Seen {
             try await StreamingFixture.with { fixture in
                 fixture.emulator.streaming.observer.picture = { witness.observe(capturedAt: $0, picture: $1) }
                 let configuration = RemoteDisplayConfiguration(
-                    resolutions: [RemoteDisplayConfiguration.Resolution(width: width, height: height)], audio: nil)
+                    resolutions: [RemoteDisplayConfiguration.Resolution(width: width, height: height)], audio: nil,
+                    adaptsToCongestion: false)
                 let session = try await fixture.channel.beginSession(configuration: configuration)
                 let capture = try ScreenCapture(
                     configuration: ScreenCaptureConfiguration(display: display.name, showsCursor: false))
@@ -89,7 +90,8 @@ private struct Seen {
                 }
                 let session = try await fixture.channel.beginSession(
                     configuration: RemoteDisplayConfiguration(
-                        resolutions: [RemoteDisplayConfiguration.Resolution(width: 640, height: 360)], audio: nil))
+                        resolutions: [RemoteDisplayConfiguration.Resolution(width: 640, height: 360)], audio: nil,
+                        adaptsToCongestion: false))
                 let capture = try ScreenCapture(
                     configuration: ScreenCaptureConfiguration(display: display.name, frameRate: 30, idleFrameRate: 1))
                 try capture.start(streamingTo: session)
@@ -131,7 +133,8 @@ private struct Seen {
                         display: display.name, source: .window(painter.window), showsCursor: false))
                 #expect(capture.sourceSize == RemoteDisplayConfiguration.Resolution(width: 320, height: 240))
                 let session = try await fixture.channel.beginSession(
-                    configuration: RemoteDisplayConfiguration(resolutions: [capture.sourceSize], audio: nil))
+                    configuration: RemoteDisplayConfiguration(
+                        resolutions: [capture.sourceSize], audio: nil, adaptsToCongestion: false))
                 try capture.start(streamingTo: session)
                 #expect(try await waitUntil(within: .seconds(5)) { !seen.withLockedValue { $0.meanLuma.isEmpty } })
                 let beforeMoving = seen.withLockedValue { $0.meanLuma.count }

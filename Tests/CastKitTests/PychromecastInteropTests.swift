@@ -1,5 +1,6 @@
 import CastEmulator
 import CastKit
+import CastMediaServer
 import CastTestSupport
 import Foundation
 import Synchronization
@@ -19,14 +20,17 @@ struct PychromecastInteropTests {
     ///
     /// When the script fails, the failure carries the emulator's debug log
     /// and pychromecast's own, so a rare failure can be understood from CI's output.
-    static func report(_ mode: String, against emulator: CastEmulator, log: EmulatorLog) async throws -> JSONValue {
+    static func report(
+        _ mode: String, against emulator: CastEmulator, log: EmulatorLog, arguments: [String] = []
+    ) async throws -> JSONValue {
         let port = emulator.port
         let output: String
         do {
             // In its turn among the real-time tests: pychromecast's own timeouts assume a machine it shares with no stream.
             output = try await RealTimeTurns.take {
                 try await onOwnThread {
-                    try NamespacePair.run("/usr/bin/env", "python3", Self.script, mode, "127.0.0.1", "\(port)")
+                    try NamespacePair.run(
+                        ["/usr/bin/env", "python3", Self.script, mode, "127.0.0.1", "\(port)"] + arguments)
                 }
             }
         } catch {
@@ -78,6 +82,72 @@ struct PychromecastInteropTests {
         #expect(abs((report["seeked"]?["current_time"]?.doubleValue ?? 0) - 30) < 0.5)
         #expect(report["rate"]?["playback_rate"] == 1.5)
         #expect(report["rate"]?["media_session_id"] == report["playing"]?["media_session_id"])
+    }
+}
+
+extension PychromecastInteropTests {
+    /// pychromecast plays a URL our media server serves, on our emulator
+    /// fetching as a receiver does: the server sees the receiver's HEAD and
+    /// first bytes, and after pychromecast's seek to the middle, the middle.
+    @Test func pychromecastPlaysWhatOurServerServesAndTheSeekFetchesTheMiddle() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("served-\(UUID().uuidString).mp4")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(repeating: 3, count: 1_000_000).write(to: file)
+        let server = try await MediaServer.start(toward: "127.0.0.1")
+        let url = try server.serve(file: file)
+        let log = EmulatorLog()
+        let emulator = try CastEmulator(
+            configuration: CastEmulatorConfiguration(fetchesMedia: true), logger: log.logger)
+        try await emulator.start()
+        let report = try await Self.report("served", against: emulator, log: log, arguments: [url.absoluteString])
+        await emulator.stop()
+        #expect(report["playing"]?["player_state"] == "PLAYING")
+        #expect(report["playing"]?["content_id"] == .string(url.absoluteString))
+        #expect(abs((report["seeked"]?["current_time"]?.doubleValue ?? 0) - 50) < 0.5)
+        // The seek's fetch runs beside the reply: give it a moment. It starts
+        // at the middle, or a little after (the media clock ran on meanwhile).
+        let seekFetch = { () -> MediaServerRequest? in
+            server.recentRequests.first { request in
+                let start = request.range?.dropFirst("bytes=".count).split(separator: "-").first.flatMap { Int($0) }
+                return start.map { (500_000..<510_000).contains($0) } ?? false
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while seekFetch() == nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let requests = server.recentRequests.map { "\($0.method) \($0.range ?? "-") \($0.status)" }
+        #expect(requests.first == "HEAD - 200")
+        #expect(requests.contains("GET bytes=0-65535 206"))
+        #expect(seekFetch()?.status == 206, "\(requests)")
+        await server.stop()
+    }
+
+    /// What the emulator cannot fetch, or Cast cannot play, fails the load as receivers fail it.
+    @Test func anUnreachableOrUnplayableSourceFailsTheLoadWith104() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("served-\(UUID().uuidString).mkv")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(repeating: 3, count: 10_000).write(to: file)
+        let server = try await MediaServer.start(toward: "127.0.0.1")
+        let matroska = try server.serve(file: file)
+        let configuration = CastEmulatorConfiguration(mediaClock: .manual(), fetchesMedia: true)
+        try await SessionFixture.with(emulator: configuration) { fixture in
+            let session = try await fixture.manager.startSession(on: fixture.device)
+            let client = try #require(session.remoteMediaClient)
+            for (url, type) in [
+                ("http://127.0.0.1:1/nothing.mp4", "video/mp4"), (matroska.absoluteString, "video/mp4"),
+            ] {
+                let failure = await #expect(throws: CastMediaError.self) {
+                    try await client.load(
+                        MediaLoadRequestData(mediaInformation: MediaInformation(contentID: url, contentType: type)))
+                }
+                #expect(failure?.code == .loadFailed, "\(url)")
+                #expect(failure?.detailedErrorCode == 104, "\(url)")
+            }
+            // The Matroska file was fetched (HEAD and its first bytes); its type failed it.
+            #expect(server.recentRequests.map(\.method) == ["HEAD", "GET"])
+        }
+        await server.stop()
     }
 }
 

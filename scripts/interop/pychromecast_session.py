@@ -135,6 +135,22 @@ def media(host: str, port: int) -> None:
     print(json.dumps(report))
 
 
+def served(host: str, port: int, url: str) -> None:
+    """Plays a URL our media server serves (100 s long, by its metadata),
+    then seeks to its middle: the emulator fetches both parts from the server."""
+    cast = connect(host, port)
+    controller = cast.media_controller
+    controller.play_media(url, "video/mp4", title="Served", media_info={"duration": 100})
+    controller.block_until_active(timeout=10)
+    wait_for(cast, lambda status: status.player_state == "PLAYING")
+    report = {"playing": media_of(cast)}
+    controller.seek(50)
+    wait_for(cast, lambda status: status.player_state == "PLAYING" and abs(status.current_time - 50) < 0.5)
+    report["seeked"] = media_of(cast)
+    cast.disconnect(timeout=5)
+    print(json.dumps(report))
+
+
 def measure(host: str, port: int, runs: int) -> None:
     durations = []
     for _ in range(runs):
@@ -156,6 +172,8 @@ def main() -> None:
         interop(host, port)
     elif mode == "media":
         media(host, port)
+    elif mode == "served":
+        served(host, port, sys.argv[4])
     elif mode == "measure":
         measure(host, port, int(sys.argv[4]))
     else:

@@ -85,7 +85,7 @@ final class EmulatorConnectionHandler: ChannelInboundHandler {
         {
             self.hub.handlePlatformRequest(message, connectionID: self.connectionID)
         } else if message.namespace == CastNamespace.media {
-            self.hub.handleMediaRequest(message, connectionID: self.connectionID, now: self.clock.now)
+            self.hub.handleMediaRequest(message, connectionID: self.connectionID, clock: self.clock)
         } else if message.namespace == CastNamespace.webrtc {
             self.hub.handleStreamingMessage(message, connectionID: self.connectionID)
         }

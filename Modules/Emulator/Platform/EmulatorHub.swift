@@ -22,6 +22,8 @@ final class EmulatorHub: Sendable {
         var nextConnectionID = 1
         var responders: [String: CastEmulator.Responder] = [:]
         var platform: ReceiverPlatform
+        /// What fetching each media URL found.
+        var probes: [String: MediaFetcher.Probe] = [:]
     }
 
     private let state: NIOLockedValueBox<State>
@@ -32,8 +34,14 @@ final class EmulatorHub: Sendable {
     let streaming: StreamingService
     /// The kind of receiver played.
     let profile: ReceiverProfile
+    /// Fetches what the media player is told to play; `nil`: it does not.
+    let fetcher: MediaFetcher?
 
-    init(profile: ReceiverProfile, applications: [EmulatedApplication], host: String, logger: Logger) {
+    init(
+        profile: ReceiverProfile, applications: [EmulatedApplication], host: String, fetchesMedia: Bool,
+        logger: Logger
+    ) {
+        self.fetcher = fetchesMedia ? MediaFetcher(timeout: 10) : nil
         self.state = NIOLockedValueBox(
             State(platform: ReceiverPlatform(profile: profile, applications: applications)))
         self.profile = profile
@@ -198,15 +206,63 @@ final class EmulatorHub: Sendable {
     // MARK: Media
 
     /// Answers a media-namespace request to the running app's transport at
-    /// the media clock's `now`; others connected to the app hear the change.
-    func handleMediaRequest(_ message: CastMessage, connectionID: Int, now: Double) {
+    /// the media clock's time; others connected to the app hear the change.
+    /// With fetching on, a LOAD or QUEUE_LOAD is answered once its media was
+    /// fetched, and a SEEK fetches the part it lands in.
+    func handleMediaRequest(_ message: CastMessage, connectionID: Int, clock: EmulatorMediaClock) {
         guard let text = message.text, let request = try? JSONValue(parsing: text) else {
             self.logger.debug("dropping a media message that is not JSON")
             return
         }
+        guard let fetcher = self.fetcher else {
+            self.applyMediaRequest(request, message, connectionID: connectionID, now: clock.now)
+            return
+        }
+        switch request["type"]?.stringValue {
+        case "LOAD", "QUEUE_LOAD":
+            let media: JSONValue?
+            if let items = request["items"]?.arrayValue, !items.isEmpty {
+                media = items[min(max(request["startIndex"]?.intValue ?? 0, 0), items.count - 1)]["media"]
+            } else {
+                media = request["media"]
+            }
+            guard let media else { break }
+            let url = MediaPlayer.contentID(of: media)
+            Task {
+                let probe = await fetcher.probe(url, declaredType: media["contentType"]?.stringValue)
+                self.state.withLockedValue { state in
+                    // Bounded: a sender loading URL after URL does not grow it without end.
+                    if state.probes.count >= 256 { state.probes.removeAll() }
+                    state.probes[url] = probe
+                }
+                self.applyMediaRequest(request, message, connectionID: connectionID, now: clock.now)
+            }
+            return
+        case "SEEK":
+            self.applyMediaRequest(request, message, connectionID: connectionID, now: clock.now)
+            let target = self.state.withLockedValue { state -> (String, Int)? in
+                guard let playing = state.platform.media.playing(at: clock.now),
+                    let duration = playing.duration, duration > 0,
+                    let size = state.probes[playing.contentID]?.size, size > 0
+                else { return nil }
+                let offset = Int(Double(size) * min(max(playing.position / duration, 0), 1))
+                return (playing.contentID, min(offset, size - 1))
+            }
+            if let (url, offset) = target {
+                Task { await fetcher.fetch(url, from: offset) }
+            }
+            return
+        default:
+            break
+        }
+        self.applyMediaRequest(request, message, connectionID: connectionID, now: clock.now)
+    }
+
+    private func applyMediaRequest(_ request: JSONValue, _ message: CastMessage, connectionID: Int, now: Double) {
         let outcome: MediaPlayer.Outcome? = self.state.withLockedValue { state in
             guard state.platform.mediaTransportID == message.destinationID else { return nil }
-            state.platform.media.failingContentIDs = state.faults.failingContentIDs
+            let unplayable = state.probes.filter { !$0.value.playable }.keys
+            state.platform.media.failingContentIDs = state.faults.failingContentIDs.union(unplayable)
             return state.platform.media.handle(request, now: now)
         }
         guard let outcome else {

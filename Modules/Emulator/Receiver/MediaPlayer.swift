@@ -32,7 +32,7 @@ struct MediaPlayer {
     /// How close to an end counts as the end: media-clock sums carry rounding.
     private static let tolerance = 1e-6
 
-    /// Content URLs whose LOAD fails with LOAD_FAILED (detailed error 104, source not supported).
+    /// Content URLs whose LOAD or QUEUE_LOAD fails with LOAD_FAILED (detailed error 104, source not supported).
     var failingContentIDs: Set<String> = []
 
     private var mediaSessionID = 0
@@ -221,12 +221,8 @@ struct MediaPlayer {
         guard let media = request["media"], media.objectValue != nil else {
             return Outcome(replies: [Self.invalidRequest(requestID, "INVALID_PARAMS")])
         }
-        let contentID = media["contentUrl"]?.stringValue ?? media["contentId"]?.stringValue ?? ""
-        if self.failingContentIDs.contains(contentID) {
-            self.endSession(reason: "ERROR")
-            return Outcome(
-                replies: [["type": "LOAD_FAILED", "requestId": .integer(requestID), "detailedErrorCode": 104]],
-                broadcasts: [self.statusMessage(requestID: 0, includingMedia: false)])
+        if self.failingContentIDs.contains(Self.contentID(of: media)) {
+            return self.loadFailed(requestID: requestID)
         }
         var entry: [String: JSONValue] = ["media": media, "autoplay": request["autoplay"] ?? true]
         if let ids = request["activeTrackIds"] { entry["activeTrackIds"] = ids }
@@ -240,11 +236,35 @@ struct MediaPlayer {
         guard !entries.isEmpty, entries.count <= Self.queueLimit else {
             return Outcome(replies: [Self.invalidRequest(requestID, "INVALID_PARAMS")])
         }
-        self.repeatMode = request["repeatMode"]?.stringValue ?? "REPEAT_OFF"
         let startIndex = min(max(request["startIndex"]?.intValue ?? 0, 0), entries.count - 1)
+        // The first item to play failing fails the QUEUE_LOAD (conformance 056: LOAD_FAILED 104 answering one).
+        if let media = entries[startIndex]["media"], self.failingContentIDs.contains(Self.contentID(of: media)) {
+            return self.loadFailed(requestID: requestID)
+        }
+        self.repeatMode = request["repeatMode"]?.stringValue ?? "REPEAT_OFF"
         return self.start(
             entries, startIndex: startIndex, at: request["currentTime"]?.doubleValue, requestID: requestID, rate: 1,
             now: now)
+    }
+
+    /// The URL a `media` object names: `contentUrl`, else `contentId`.
+    static func contentID(of media: JSONValue) -> String {
+        media["contentUrl"]?.stringValue ?? media["contentId"]?.stringValue ?? ""
+    }
+
+    /// LOAD_FAILED with MEDIA_SRC_NOT_SUPPORTED (104), the session ended with ERROR.
+    private mutating func loadFailed(requestID: Int) -> Outcome {
+        self.endSession(reason: "ERROR")
+        return Outcome(
+            replies: [["type": "LOAD_FAILED", "requestId": .integer(requestID), "detailedErrorCode": 104]],
+            broadcasts: [self.statusMessage(requestID: 0, includingMedia: false)])
+    }
+
+    /// What plays now — its URL, duration and position at `now` — for
+    /// fetching the part a seek lands in; `nil` when nothing plays.
+    func playing(at now: Double) -> (contentID: String, duration: Double?, position: Double)? {
+        guard self.playerState != "IDLE", let media = self.currentItem?.media else { return nil }
+        return (Self.contentID(of: media), self.currentDuration, self.contentPosition(at: now))
     }
 
     private mutating func start(

@@ -1,5 +1,6 @@
 import COpus
 import CVPX
+import CYUV
 package import CastRemoteDisplay
 import Foundation
 
@@ -79,9 +80,27 @@ package final class OpusDecoder {
     }
 }
 
-/// Luma PSNR of `decoded` against `reference` (tight width × height bytes), dB;
-/// `nil` when the sizes differ.
+/// Luma PSNR of `decoded` against `reference` (tight width × height bytes),
+/// dB. A smaller picture of the same shape — the sender lowered the size
+/// under congestion — is compared with the reference scaled to its size by
+/// libyuv's box filter, as the sender scaled it. `nil` when the sizes do
+/// not match that way.
 package func lumaPSNR(reference: [UInt8], decoded: VPXDecoder.Picture) -> Double? {
+    guard decoded.planes[0].count != reference.count, decoded.width > 0, decoded.height > 0 else {
+        return tightLumaPSNR(reference: reference, decoded: decoded)
+    }
+    // The reference's size, from its byte count and the decoded picture's shape.
+    let width = Int((Double(reference.count) * Double(decoded.width) / Double(decoded.height)).squareRoot().rounded())
+    guard width > decoded.width, reference.count % width == 0 else { return nil }
+    let height = reference.count / width
+    var scaled = [UInt8](repeating: 0, count: decoded.width * decoded.height)
+    ScalePlane(
+        reference, Int32(width), Int32(width), Int32(height), &scaled, Int32(decoded.width), Int32(decoded.width),
+        Int32(decoded.height), kFilterBox)
+    return tightLumaPSNR(reference: scaled, decoded: decoded)
+}
+
+private func tightLumaPSNR(reference: [UInt8], decoded: VPXDecoder.Picture) -> Double? {
     let luma = decoded.planes[0]
     guard reference.count == luma.count, !luma.isEmpty else { return nil }
     var squaredError = 0.0

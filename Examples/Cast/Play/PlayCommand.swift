@@ -1,0 +1,183 @@
+import ArgumentParser
+import CastKit
+import CastMediaServer
+import Foundation
+
+/// `cast play URL|FILE|FOLDER|PLAYLIST…`: plays on the Default Media
+/// Receiver. Local files are served from this machine (CastMediaServer)
+/// with their subtitles; several items become one queue. With local files
+/// (or `--wait`) it stays until playback ends, showing progress; Ctrl-C
+/// stops the media.
+struct PlayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract:
+            "Play media URLs, local files, folders or playlists (.m3u, .m3u8, .pls) on the Default Media Receiver.")
+
+    @Argument(help: "URLs, files, folders or playlists, in order.") var items: [String]
+    @Option(help: "The MIME type; guessed from the extension when left out (one item only).") var contentType: String?
+    @Option(help: "The title shown on the TV (one item only; default: the file name).") var title: String?
+    @Option(help: "The subtitle shown on the TV.") var subtitle: String?
+    @Option(help: "An image URL shown with the media.") var image: String?
+    @Option(help: "Where to start, in seconds (default: the beginning, or the live edge of a live stream).")
+    var start: Double?
+    @Option(help: "Subtitles for the first item: a WebVTT URL, or a local .srt or .vtt file (default: one beside it).")
+    var subtitles: String?
+    @Option(help: "The subtitles' language (BCP 47).") var subtitlesLanguage = "en"
+    @Flag(help: "A live stream.") var live = false
+    @Option(help: "With several items: off, all, single or shuffle.") var repeatMode = "off"
+    @Flag(help: "Play the items in random order.") var shuffle = false
+    @Flag(help: "Stay until playback ends also when only URLs play (always with local files).") var wait = false
+    @Option(help: "The port local files are served on (default: any free one).") var serverPort = 0
+    @OptionGroup var options: DeviceOptions
+
+    func validate() throws {
+        guard !self.items.isEmpty else { throw ValidationError("give at least one URL, file, folder or playlist") }
+        guard QueueCommand.repeatModes[self.repeatMode] != nil else {
+            throw ValidationError("--repeat-mode must be off, all, single or shuffle")
+        }
+        guard (0...65_535).contains(self.serverPort) else { throw ValidationError("--server-port is 0…65535") }
+    }
+
+    func run() async throws {
+        try await self.reportingFailures {
+            var items = try PlayItem.resolve(self.items)
+            if let subtitles = self.subtitles, !items.isEmpty {
+                items[0].subtitles =
+                    subtitles.contains("://") ? .url(subtitles) : .file(URL(fileURLWithPath: subtitles))
+            }
+            if self.shuffle { items.shuffle() }
+            if items.count == 1, let only = items.first, case .url(let url) = only.source, self.contentType == nil,
+                MediaContentType.guess(from: url) == nil
+            {
+                throw ValidationError("cannot guess the content type of \(url); give --content-type")
+            }
+            let interrupted = Interruption.install()
+            try await ReceiverLink.with(self.options) { link in
+                let media = try await MediaControl.join(link, timeout: self.options.timeoutDuration)
+                let served = items.contains { if case .file = $0.source { true } else { $0.subtitles.isLocal } }
+                let server =
+                    served
+                    ? try await MediaServer.start(
+                        toward: link.host, configuration: MediaServerConfiguration(port: self.serverPort),
+                        logger: link.logger)
+                    : nil
+                if let server { Output.progress("serving local files from \(server.baseURL.absoluteString)") }
+                do {
+                    let status = try await self.load(items, into: media, servingFrom: server)
+                    if served || self.wait {
+                        try await PlaybackWatch(media: media, interrupted: interrupted, json: self.options.json)
+                            .follow(count: items.count)
+                    } else {
+                        try Output.result(
+                            json: status?.json ?? .null, text: status?.text ?? "loaded", asJSON: self.options.json)
+                    }
+                } catch {
+                    await server?.stop()
+                    throw Self.explained(error, server: server)
+                }
+                await server?.stop()
+                media.detach()
+            }
+        }
+    }
+
+    /// Loads `items` — one with LOAD, several with QUEUE_LOAD — serving the
+    /// local ones from `server`.
+    private func load(_ items: [PlayItem], into media: RemoteMediaClient, servingFrom server: MediaServer?)
+        async throws -> MediaStatus?
+    {
+        var queue: [MediaQueueItem] = []
+        for (index, item) in items.enumerated() {
+            let (contentID, type) = try self.content(of: item, index: index, server: server)
+            var metadata = MediaMetadata(type: .generic, images: self.image.map { [MediaImage(url: $0)] } ?? [])
+            metadata.setString(items.count == 1 ? self.title ?? item.displayTitle : item.displayTitle, forKey: .title)
+            if let subtitle = self.subtitle { metadata.setString(subtitle, forKey: .subtitle) }
+            let tracks = try item.subtitles.map { subtitles in
+                [
+                    MediaTrack(
+                        trackID: 1, kind: .text, subtype: .subtitles,
+                        contentID: try Self.subtitlesURL(subtitles, server: server), contentType: "text/vtt",
+                        language: self.subtitlesLanguage, name: "Subtitles")
+                ]
+            }
+            let information = MediaInformation(
+                contentID: contentID, streamType: self.live ? .live : .buffered, contentType: type, metadata: metadata,
+                tracks: tracks)
+            queue.append(MediaQueueItem(media: information, activeTrackIDs: tracks == nil ? nil : [1]))
+        }
+        if queue.count == 1, let only = queue.first, let information = only.media {
+            return try await media.load(
+                MediaLoadRequestData(
+                    mediaInformation: information, currentTime: self.start, activeTrackIDs: only.activeTrackIDs))
+        }
+        Output.progress("loading a queue of \(queue.count)")
+        return try await media.queueLoad(
+            items: queue, repeatMode: QueueCommand.repeatModes[self.repeatMode] ?? .off, currentTime: self.start)
+    }
+
+    /// The URL the receiver fetches `item` from and its content type; a local
+    /// file is served, after checking that Cast devices play its container.
+    private func content(of item: PlayItem, index: Int, server: MediaServer?) throws -> (String, String) {
+        switch item.source {
+        case .url(let url):
+            return (url, (index == 0 ? self.contentType : nil) ?? MediaContentType.guess(from: url) ?? "video/mp4")
+        case .file(let file):
+            let type = (index == 0 ? self.contentType : nil) ?? MediaContentType.guess(from: file.path)
+            guard let type else {
+                throw CommandFailure(
+                    .badInput, "\(file.path): cannot tell its type from the extension; give --content-type")
+            }
+            guard MediaContentType.playableByCast.contains(type) else {
+                throw CommandFailure(
+                    .badInput,
+                    "\(file.lastPathComponent) is \(type), a container Cast devices do not play "
+                        + "(developers.google.com/cast/docs/media); convert it to MP4 or WebM, "
+                        + "e.g. ffmpeg -i '\(file.lastPathComponent)' -c copy '\(file.deletingPathExtension().lastPathComponent).mp4'"
+                )
+            }
+            guard let server else { throw CommandFailure(.other, "no server for \(file.path)") }
+            return (try server.serve(file: file, contentType: type).absoluteString, type)
+        }
+    }
+
+    /// Subtitles as a URL: a local `.srt` is made WebVTT and served, a local `.vtt` served as it is.
+    private static func subtitlesURL(_ subtitles: PlayItem.Source, server: MediaServer?) throws -> String {
+        switch subtitles {
+        case .url(let url):
+            return url
+        case .file(let file):
+            guard let server else { throw CommandFailure(.other, "no server for \(file.path)") }
+            let bytes: [UInt8]
+            do {
+                bytes = [UInt8](try Data(contentsOf: file))
+            } catch {
+                throw CommandFailure(.badInput, "\(file.path): \(error.localizedDescription)")
+            }
+            let vtt = file.pathExtension.lowercased() == "vtt" ? try WebVTT(vtt: bytes) : try WebVTT(srt: bytes)
+            Output.progress("subtitles: \(file.lastPathComponent), \(vtt.cueCount) cues")
+            let name = file.deletingPathExtension().lastPathComponent + ".vtt"
+            return try server.serve(Array(vtt.text.utf8), named: name, contentType: "text/vtt;charset=utf-8")
+                .absoluteString
+        }
+    }
+
+    /// A failed load explained: when the receiver never asked the server
+    /// for anything, the likely cause is that it cannot reach this machine.
+    private static func explained(_ error: any Error, server: MediaServer?) -> any Error {
+        guard let error = error as? CastMediaError, error.code == .loadFailed, let server,
+            server.recentRequests.isEmpty
+        else { return error }
+        return CommandFailure(
+            .mediaFailed,
+            "\(error); the receiver never fetched anything from \(server.baseURL.absoluteString): "
+                + "can it reach this machine (a firewall, another network)?")
+    }
+}
+
+extension Optional where Wrapped == PlayItem.Source {
+    /// Whether these are local subtitles, which need the server.
+    fileprivate var isLocal: Bool {
+        if case .file = self { true } else { false }
+    }
+}

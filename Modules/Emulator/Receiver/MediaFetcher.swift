@@ -1,0 +1,84 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What the Default Media Receiver's media element does with a URL before
+/// it plays: asks for it (HEAD, then the first bytes with `Range: bytes=0-`,
+/// as Chrome's media stack opens a progressive file), and later fetches the
+/// part a SEEK lands in. A URL that cannot be fetched, or whose type is
+/// not one Cast devices play, fails the LOAD with LOAD_FAILED and
+/// `detailedErrorCode` 104 (MEDIA_SRC_NOT_SUPPORTED): every LOAD_FAILED
+/// real receivers sent in ../shared/conformance (052, 053, 055, 056) carries
+/// 104, for unsupported formats and unreachable sources alike.
+struct MediaFetcher: Sendable {
+    /// What a probe found.
+    struct Probe: Sendable, Hashable {
+        /// Whether the receiver would play it.
+        var playable: Bool
+        /// The size the server reported, bytes.
+        var size: Int?
+    }
+
+    /// Content types Cast devices play (developers.google.com/cast/docs/media:
+    /// MP2T, MP3, MP4, Ogg, WAV, WebM; audio codecs; images; HLS and DASH).
+    /// Matroska, AVI and QuickTime are not among them.
+    static func isPlayable(_ contentType: String) -> Bool {
+        let type = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard let type else { return false }
+        if ["video/x-matroska", "audio/x-matroska", "video/x-msvideo", "video/quicktime"].contains(type) {
+            return false
+        }
+        return type.hasPrefix("audio/") || type.hasPrefix("image/")
+            || [
+                "video/mp4", "video/webm", "video/mp2t", "application/x-mpegurl", "application/vnd.apple.mpegurl",
+                "application/dash+xml",
+            ].contains(type)
+    }
+
+    /// How long one request may take.
+    let timeout: TimeInterval
+    /// The bytes fetched at the start and at a seek.
+    static let window = 64 * 1_024
+
+    private var session: URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = self.timeout
+        configuration.timeoutIntervalForResource = self.timeout
+        return URLSession(configuration: configuration)
+    }
+
+    /// HEAD, then the first bytes; playable when both answer 2xx and the
+    /// type (the server's, else the LOAD's `contentType`) is one Cast plays.
+    func probe(_ url: String, declaredType: String?) async -> Probe {
+        guard let target = URL(string: url), ["http", "https"].contains(target.scheme?.lowercased() ?? "") else {
+            return Probe(playable: false, size: nil)
+        }
+        let session = self.session
+        defer { session.finishTasksAndInvalidate() }
+        var head = URLRequest(url: target)
+        head.httpMethod = "HEAD"
+        guard let (_, headResponse) = try? await session.data(for: head),
+            let headers = headResponse as? HTTPURLResponse, (200..<300).contains(headers.statusCode)
+        else { return Probe(playable: false, size: nil) }
+        var first = URLRequest(url: target)
+        first.setValue("bytes=0-\(Self.window - 1)", forHTTPHeaderField: "Range")
+        guard let (_, firstResponse) = try? await session.data(for: first),
+            let response = firstResponse as? HTTPURLResponse, (200..<300).contains(response.statusCode)
+        else { return Probe(playable: false, size: nil) }
+        let type = headers.value(forHTTPHeaderField: "Content-Type") ?? declaredType ?? ""
+        let size = headers.value(forHTTPHeaderField: "Content-Length").flatMap { Int($0) }
+        return Probe(playable: Self.isPlayable(type), size: size)
+    }
+
+    /// Fetches the window of `url` that starts at `offset`, as a seek does.
+    func fetch(_ url: String, from offset: Int) async {
+        guard let target = URL(string: url) else { return }
+        let session = self.session
+        defer { session.finishTasksAndInvalidate() }
+        var request = URLRequest(url: target)
+        request.setValue("bytes=\(offset)-\(offset + Self.window - 1)", forHTTPHeaderField: "Range")
+        _ = try? await session.data(for: request)
+    }
+}

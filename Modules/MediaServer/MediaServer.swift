@@ -1,0 +1,191 @@
+public import CastLogging
+public import Foundation
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import ServiceLifecycle
+
+/// An HTTP server for what is on this machine — files and bytes in memory —
+/// that a Cast receiver fetches: `cast play ~/film.mp4` and any app that
+/// casts its own media. On Hummingbird 2.
+///
+/// It binds to the address of the route toward the device (what the
+/// device can reach) on a free port, and serves only what was handed to
+/// ``serve(file:contentType:)`` or ``serve(_:named:contentType:)``, each
+/// under a URL with 128 random bits in it, so nothing else on the network
+/// can read the user's files. For each it answers GET and HEAD with the
+/// right `Content-Type`, `Accept-Ranges`, and byte ranges (206 for a
+/// range, 416 past the end, RFC 9110 §14) — seeking needs them — and the
+/// CORS headers receivers need for text tracks and MSE players, preflight
+/// included. Connections are bounded; ``stop()`` ends it.
+///
+/// ```swift
+/// let server = try await MediaServer.start(toward: device.host)
+/// let url = try server.serve(file: URL(fileURLWithPath: "/home/me/film.mp4"))
+/// try await media.load(MediaLoadRequestData(
+///     mediaInformation: MediaInformation(contentID: url.absoluteString, contentType: "video/mp4")))
+/// ```
+public final class MediaServer: Sendable {
+    /// The address it is bound to.
+    public let host: String
+    /// The port it listens on.
+    public let port: Int
+    private let registry: ServedItems
+    private let group: ServiceGroup
+    private let running: Task<Void, any Error>
+
+    private init(host: String, port: Int, registry: ServedItems, group: ServiceGroup, running: Task<Void, any Error>) {
+        self.host = host
+        self.port = port
+        self.registry = registry
+        self.group = group
+        self.running = running
+    }
+
+    /// Starts a server a device at `device` (a numeric address: the one the
+    /// control connection uses) can reach.
+    ///
+    /// - Throws: ``MediaServerError/Code-swift.struct/noRoute`` when no
+    ///   local address routes toward `device`; ``MediaServerError/Code-swift.struct/bindFailed``;
+    ///   ``MediaServerError/Code-swift.struct/invalidConfiguration``.
+    public static func start(
+        toward device: String, configuration: MediaServerConfiguration = MediaServerConfiguration(),
+        logger: CastLogger = .shared
+    ) async throws(MediaServerError) -> MediaServer {
+        guard (0...65_535).contains(configuration.port), (1...1_024).contains(configuration.maximumConnections),
+            configuration.idleTimeout > .zero
+        else {
+            throw MediaServerError(.invalidConfiguration, "port, connection limit or idle timeout out of range")
+        }
+        guard let host = configuration.host ?? LocalRoute.address(toward: device) else {
+            throw MediaServerError(.noRoute, "no local address routes toward \(device)")
+        }
+        let registry = ServedItems()
+        let log = logger.makeLogger(subsystem: "MediaServer")
+        let router = Router(options: .autoGenerateHeadEndpoints)
+        // CORS for receivers' XHR and MSE fetches (the iOS sender guide: "allow at least
+        // Content-Type, Accept-Encoding, and Range"), preflight included.
+        router.add(
+            middleware: CORSMiddleware(
+                allowOrigin: .all, allowHeaders: [.contentType, .acceptEncoding, .range, .origin, .accept],
+                allowMethods: [.get, .head, .options],
+                exposedHeaders: ["Content-Length", "Content-Range", "Accept-Ranges"]))
+        router.get("/media/:token/:name") { request, context -> Response in
+            try await registry.respond(to: request, token: context.parameters.get("token") ?? "", context: context)
+        }
+        let (ports, announce) = AsyncStream<Int>.makeStream()
+        let idle = configuration.idleTimeout.components
+        let application = Application(
+            router: router,
+            server: .http1(
+                configuration: .init(
+                    idleTimeout: .seconds(idle.seconds) + .nanoseconds(idle.attoseconds / 1_000_000_000))),
+            configuration: ApplicationConfiguration(
+                address: .hostname(host, port: configuration.port), serverName: nil,
+                availableConnectionsDelegate: MaximumAvailableConnections(configuration.maximumConnections)),
+            onServerRunning: { channel in
+                announce.yield(channel.localAddress?.port ?? 0)
+                announce.finish()
+            },
+            logger: log)
+        var groupConfiguration = ServiceGroupConfiguration(services: [application], logger: log)
+        // A paused receiver keeps a response open; stopping does not wait for it long.
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(2)
+        let group = ServiceGroup(configuration: groupConfiguration)
+        let running = Task {
+            defer { announce.finish() }
+            try await group.run()
+        }
+        guard let port = await ports.first(where: { _ in true }), port > 0 else {
+            let failure: (any Error)?
+            do {
+                try await running.value
+                failure = nil
+            } catch {
+                failure = error
+            }
+            throw MediaServerError(.bindFailed, "cannot listen on \(host):\(configuration.port)", cause: failure)
+        }
+        return MediaServer(host: host, port: port, registry: registry, group: group, running: running)
+    }
+
+    /// The server's root, e.g. `http://192.168.1.5:40123`.
+    public var baseURL: URL {
+        // IPv6 in brackets; a zone (fe80::1%eth0) percent-encoded (RFC 6874).
+        let host = self.host.contains(":") ? "[\(self.host.replacingOccurrences(of: "%", with: "%25"))]" : self.host
+        return URL(string: "http://\(host):\(self.port)")!
+    }
+
+    /// Serves the file at `file` until withdrawn or the server stops; the
+    /// URL a receiver fetches it from. The file is opened at each request,
+    /// so one that grows (a recording) is served as it is then.
+    ///
+    /// - Parameter contentType: the `Content-Type`; `nil` guesses it from
+    ///   the extension (``MediaContentType``), `application/octet-stream` when unknown.
+    /// - Throws: ``MediaServerError/Code-swift.struct/unreadableFile`` when
+    ///   it is not a readable regular file; ``MediaServerError/Code-swift.struct/unavailable``.
+    public func serve(file: URL, contentType: String? = nil) throws(MediaServerError) -> URL {
+        let path = file.standardizedFileURL.path
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue,
+            FileManager.default.isReadableFile(atPath: path)
+        else {
+            throw MediaServerError(.unreadableFile, "\(path) is not a readable file")
+        }
+        let type = contentType ?? MediaContentType.guess(from: path) ?? "application/octet-stream"
+        return try self.add(.file(path), name: file.lastPathComponent, contentType: type)
+    }
+
+    /// Serves `bytes` (subtitles made on the fly, a cover picture) as
+    /// `name` until withdrawn or the server stops.
+    ///
+    /// - Throws: ``MediaServerError/Code-swift.struct/unavailable``.
+    public func serve(_ bytes: [UInt8], named name: String, contentType: String) throws(MediaServerError) -> URL {
+        try self.add(.bytes(bytes), name: name, contentType: contentType)
+    }
+
+    /// Stops serving what `url` names (a URL this server gave).
+    public func withdraw(_ url: URL) {
+        let components = url.pathComponents
+        guard components.count >= 3 else { return }
+        self.registry.remove(token: components[2])
+    }
+
+    /// What was asked of the server lately, oldest first (at most the last 64 requests).
+    public var recentRequests: [MediaServerRequest] { self.registry.recentRequests }
+
+    /// Stops listening and serving; open responses get 2 s to finish.
+    public func stop() async {
+        self.registry.close()
+        await self.group.triggerGracefulShutdown()
+        _ = try? await self.running.value
+    }
+
+    private func add(_ content: ServedItems.Content, name: String, contentType: String) throws(MediaServerError) -> URL
+    {
+        guard let token = self.registry.add(content, contentType: contentType) else {
+            throw MediaServerError(.unavailable, "the server is stopped or serves \(ServedItems.limit) items already")
+        }
+        // The name only helps people and receivers that look at extensions.
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/?#%;")
+        let escaped = name.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+        let url = URL(string: self.baseURL.absoluteString + "/media/\(token)/" + (escaped.isEmpty ? "media" : escaped))
+        guard let url else { throw MediaServerError(.unavailable, "cannot make a URL for \(name)") }
+        return url
+    }
+}
+
+/// One request the server answered.
+public struct MediaServerRequest: Sendable, Hashable {
+    /// `GET` or `HEAD`.
+    public var method: String
+    /// The item's token path (`/media/TOKEN/NAME`).
+    public var path: String
+    /// The `Range` header, if any.
+    public var range: String?
+    /// The status sent.
+    public var status: Int
+}

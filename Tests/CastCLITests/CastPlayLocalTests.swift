@@ -1,0 +1,103 @@
+import CastEmulator
+import CastKit
+import CastTestSupport
+import Foundation
+import NIOConcurrencyHelpers
+import Testing
+
+/// `cast play` with what is on this machine: files served to an emulator
+/// that fetches what it is told to play, as a receiver does.
+extension CastCommandLineTests {
+    /// The media-namespace requests of `type` the emulator receives while `body` runs.
+    static func mediaRequests(
+        _ type: String, to emulator: CastEmulator, during body: () async throws -> Void
+    ) async throws -> [JSONValue] {
+        let seen = NIOLockedValueBox([JSONValue]())
+        let events = emulator.events()
+        let watcher = Task {
+            for await event in events {
+                guard case .messageReceived(_, let message) = event, message.namespace == CastNamespace.media,
+                    let json = try? JSONValue(parsing: message.text ?? ""), json["type"] == .string(type)
+                else { continue }
+                seen.withLockedValue { $0.append(json) }
+            }
+        }
+        try await body()
+        try await Task.sleep(for: .milliseconds(200))
+        watcher.cancel()
+        return seen.withLockedValue { $0 }
+    }
+
+    @Test func playServesALocalFileWithItsSubtitlesUntilCtrlC() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("play-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let film = folder.appendingPathComponent("Our Film.mp4")
+        try Data(repeating: 7, count: 300_000).write(to: film)
+        try Data(
+            "1\r\n00:00:01,000 --> 00:00:02,000\r\n<i>Hello</i>\r\n\r\n2\r\n00:00:03,000 --> 00:00:04,000\r\nBye\r\n"
+                .utf8
+        )
+        .write(to: folder.appendingPathComponent("Our Film.srt"))
+        try await Self.withEmulator(fetchesMedia: true) { emulator, device in
+            var run: Run?
+            let loads = try await Self.mediaRequests("LOAD", to: emulator) {
+                run = try await Self.run(
+                    Self.executable("cast"), ["play", film.path, "--device", device, "--json"],
+                    interruptAfter: .seconds(4))
+            }
+            let result = try #require(run)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("serving local files from http://127.0.0.1:"))
+            #expect(result.stderr.contains("subtitles: Our Film.srt, 2 cues"))
+            #expect(result.stderr.contains("playing 0:0"))
+            #expect(result.stderr.contains("stopping the media"))
+            #expect(try result.json()["outcome"] == "stopped")
+            let load = try #require(loads.first)
+            let url = try #require(load["media"]?["contentId"]?.stringValue)
+            #expect(url.hasPrefix("http://127.0.0.1:") && url.hasSuffix("/Our%20Film.mp4"))
+            #expect(load["media"]?["metadata"]?["title"] == "Our Film")
+            #expect(load["media"]?["tracks"]?.arrayValue?.first?["trackContentType"] == "text/vtt")
+            #expect(load["activeTrackIds"] == .array([.integer(1)]))
+        }
+    }
+
+    @Test func aFolderBecomesAQueueInNameOrderAndWhatCastCannotPlayIsNamed() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("album-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for name in ["track 10.mp3", "track 2.mp3", "track 1.mp3", "notes.txt", ".hidden.mp3"] {
+            try Data(repeating: 1, count: 10_000).write(to: folder.appendingPathComponent(name))
+        }
+        let matroska = folder.appendingPathComponent("film.mkv")
+        try Data(repeating: 1, count: 10_000).write(to: matroska)
+        try await Self.withEmulator(fetchesMedia: true) { emulator, device in
+            var run: Run?
+            // film.mkv is in the folder too: refused, by name, before anything loads.
+            let queues = try await Self.mediaRequests("QUEUE_LOAD", to: emulator) {
+                run = try await Self.run(Self.executable("cast"), ["play", folder.path, "--device", device])
+            }
+            let refused = try #require(run)
+            #expect(refused.status == 9)
+            #expect(refused.stderr.contains("film.mkv is video/x-matroska, a container Cast devices do not play"))
+            #expect(queues.isEmpty)
+            try FileManager.default.removeItem(at: matroska)
+
+            let queued = try await Self.mediaRequests("QUEUE_LOAD", to: emulator) {
+                run = try await Self.run(
+                    Self.executable("cast"), ["play", folder.path, "--device", device], interruptAfter: .seconds(4))
+            }
+            let played = try #require(run)
+            #expect(played.status == 0, "\(played.stderr)")
+            #expect(played.stderr.contains("loading a queue of 3"))
+            let titles = (queued.first?["items"]?.arrayValue ?? []).compactMap {
+                $0["media"]?["metadata"]?["title"]?.stringValue
+            }
+            #expect(titles == ["track 1", "track 2", "track 10"])
+
+            let missing = try await Self.cast(
+                "play", folder.appendingPathComponent("nothing.mp4").path, "--device", device)
+            #expect(missing.status == 9)
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import FuzzSupport
+
+@testable import CastMediaServer
+
+/// What `cast play` reads from the user's disk and the media server from
+/// the network: subtitles (SubRip → WebVTT, WebVTT as it is), playlists
+/// (M3U, PLS) and `Range` headers. The first byte picks the parser; the
+/// rest is its input.
+func fuzzLocalMedia(_ bytes: [UInt8]) {
+    guard let selector = bytes.first else { return }
+    let input = Array(bytes.dropFirst())
+    switch selector % 5 {
+    case 0:
+        if let vtt = try? WebVTT(srt: input) {
+            // What the converter writes, WebVTT reads back.
+            precondition((try? WebVTT(vtt: Array(vtt.text.utf8)))?.cueCount == vtt.cueCount)
+        }
+    case 1:
+        _ = try? WebVTT(vtt: input)
+    case 2:
+        _ = try? Playlist(bytes: input, kind: "m3u", folder: URL(fileURLWithPath: "/music"))
+    case 3:
+        _ = try? Playlist(bytes: input, kind: "pls", folder: URL(fileURLWithPath: "/music"))
+    default:
+        let header = String(decoding: input, as: UTF8.self)
+        for size in [0, 1, 1_000, Int(Int32.max) * 4] {
+            if case .part(let range) = ByteRange(header: header, size: size) {
+                precondition(range.lowerBound >= 0 && range.upperBound < size)
+            }
+        }
+    }
+}
+
+// The entry point (see `FuzzReplay`).
+exit(FuzzReplay.run(CommandLine.argc, CommandLine.unsafeArgv, fuzzLocalMedia))
