@@ -60,6 +60,15 @@ let package = Package(
             plugins: benchmarkPlugin
         ),
         .executableTarget(
+            name: "MediaServerBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "CastMediaServer", package: "swift-cast"),
+            ],
+            path: "MediaServerBenchmarks",
+            plugins: benchmarkPlugin
+        ),
+        .executableTarget(
             name: "TransportBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "package-benchmark"),

@@ -1,10 +1,11 @@
-import CastCapture
 import CastEmulator
 import CastRemoteDisplay
 import CastTestSupport
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
+
+@testable import CastCapture
 
 /// Wayland's way to the screen, end to end with real daemons: a D-Bus
 /// session bus, PipeWire with WirePlumber, a PipeWire node showing known
@@ -157,6 +158,48 @@ import Testing
                 session.stop()
             }
             await portal.stop()
+        }
+    }
+}
+
+/// `PipeWireGrabber` alone, on both kinds of buffer a compositor sends:
+/// shared memory, and linear DMA-BUFs (a compositor on a GPU) it maps itself.
+@Suite(.serialized) struct PipeWireBufferTests {
+    @Test(arguments: [false, true])
+    func buffersAreReadPixelForPixel(asDMABUFs dmabuf: Bool) async throws {
+        try await ScreenCastDesktop.with { desktop in
+            let source = try PipeWireVideoSource(
+                socket: desktop.pipeWireSocket, width: 320, height: 240, dmabuf: dmabuf)
+            let scene = NumberedScene(width: 320, height: 240)
+            source.show(scene.pixels(1))
+            let node = try await source.nodeID()
+            let grabber = try await onOwnThread {
+                try PipeWireGrabber(
+                    remote: try PipeWireVideoSource.connectedSocket(desktop.pipeWireSocket), nodeID: node,
+                    frameRate: 30, portal: nil)
+            }
+            #expect(grabber.receivesDMABUFs == dmabuf)
+            for number in 2...4 {
+                let pixels = scene.pixels(number)
+                source.show(pixels)
+                // The picture arrives within moments; read until it has.
+                var read: [UInt8] = []
+                let deadline = ContinuousClock.now + .seconds(5)
+                while read != pixels, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                    read = []
+                    _ = try grabber.withCurrentImage { image in
+                        guard let base = image.base else { return }
+                        for row in 0..<image.height {
+                            read += UnsafeRawBufferPointer(
+                                start: base + row * image.bytesPerRow, count: image.width * 4)
+                        }
+                    }
+                }
+                let seen = read.count == pixels.count ? scene.number(inLuma: scene.luma(of: read)) : nil
+                #expect(
+                    read == pixels, "picture \(number): read picture \(String(describing: seen)) (\(read.count) bytes)")
+            }
         }
     }
 }

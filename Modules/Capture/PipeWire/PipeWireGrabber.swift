@@ -10,12 +10,19 @@ import Musl
 /// Wayland compositor made for the portal — through libpipewire-0.3.
 ///
 /// The stream asks for 32-bit raw video (BGRx, BGRA, RGBx or RGBA, as
-/// compositors offer) in shared memory (`MemFd` or `MemPtr`), mapped by
-/// PipeWire. Its thread keeps the newest buffer and gives the older ones
-/// back at once; the capture converts the newest while holding the
-/// thread loop's lock, so PipeWire can neither reuse nor free it meanwhile,
-/// and no picture is copied. A crop region (`SPA_META_VideoCrop`, how
-/// compositors mark a window inside a larger buffer) is honoured.
+/// compositors offer): first as linear DMA-BUFs (DRM modifier
+/// `DRM_FORMAT_MOD_LINEAR`, what a GPU's buffer is when the CPU can read
+/// it through a mapping), else in shared memory (`MemFd` or `MemPtr`).
+/// Shared memory PipeWire maps; a DMA-BUF this grabber maps when the buffer
+/// is added and reads between `DMA_BUF_IOCTL_SYNC` start and end, as
+/// Chromium's `shared_screencast_stream.cc` does without EGL. Tiled
+/// modifiers, which need the GPU to read, are not offered.
+///
+/// Its thread keeps the newest buffer and gives the older ones back at
+/// once; the capture converts the newest while holding the thread loop's
+/// lock, so PipeWire can neither reuse nor free it meanwhile, and no
+/// picture is copied. A crop region (`SPA_META_VideoCrop`, how compositors
+/// mark a window inside a larger buffer) is honoured.
 ///
 /// The node going away (the user stopped sharing, the compositor quit),
 /// the stream failing or the connection breaking end the capture with
@@ -53,7 +60,9 @@ final class PipeWireGrabber: FrameGrabber, @unchecked Sendable {
     private let coreEvents: UnsafeMutablePointer<pw_core_events>
 
     // Guarded by the thread loop's lock.
-    private var format: (width: Int, height: Int, order: CapturedImage.ChannelOrder)?
+    private var format: (width: Int, height: Int, order: CapturedImage.ChannelOrder, dmabuf: Bool)?
+    /// The DMA-BUFs this grabber mapped, by buffer: the mapping and its length.
+    private var mappings: [UnsafeMutablePointer<pw_buffer>: (base: UnsafeMutableRawPointer, length: Int)] = [:]
     private var newest: UnsafeMutablePointer<pw_buffer>?
     private var fresh = false
     private var failure: CaptureError?
@@ -122,14 +131,15 @@ final class PipeWireGrabber: FrameGrabber, @unchecked Sendable {
 
         let connected = Self.withPOD { builder in
             var formats = Self.formats.map { $0.format.rawValue }
-            return [
+            // Linear DMA-BUFs first, shared memory otherwise.
+            return [Int64(CPW_MODIFIER_LINEAR), -1].map { modifier in
                 cpw_video_format(
                     &builder, &formats, UInt32(formats.count),
                     spa_rectangle(width: 1, height: 1), spa_rectangle(width: 8192, height: 8192),
                     spa_rectangle(width: 1920, height: 1080),
                     spa_fraction(num: 0, denom: 1), spa_fraction(num: 360, denom: 1),
-                    spa_fraction(num: UInt32(frameRate), denom: 1))
-            ]
+                    spa_fraction(num: UInt32(frameRate), denom: 1), modifier)
+            }
         } apply: { params in
             pw_stream_connect(
                 stream, SPA_DIRECTION_INPUT, nodeID,
@@ -152,6 +162,8 @@ final class PipeWireGrabber: FrameGrabber, @unchecked Sendable {
             pw_stream_disconnect(stream)
             pw_stream_destroy(stream)
         }
+        // Destroying the stream removed its buffers (and unmapped them); anything left goes now.
+        for mapping in self.mappings.values { munmap(mapping.base, mapping.length) }
         spa_hook_remove(self.hooks + 1)
         pw_proxy_destroy(self.registry)
         spa_hook_remove(self.hooks)
@@ -188,11 +200,23 @@ final class PipeWireGrabber: FrameGrabber, @unchecked Sendable {
     func withCurrentImage(_ body: (CapturedImage) -> Void) throws(CaptureError) -> Bool {
         try self.locked { () throws(CaptureError) in
             if let failure = self.failure { throw failure }
-            guard self.newest != nil else { return false }
+            guard let newest = self.newest else { return false }
             self.fresh = false
+            // A DMA-BUF is read between the kernel's sync calls (errors, such as a
+            // driver without them, change nothing: the mapping is read anyway).
+            let dmabuf = self.mappings[newest] != nil ? newest.pointee.buffer?.pointee.datas?.pointee.fd : nil
+            if let dmabuf { _ = cpw_dmabuf_sync(Int32(truncatingIfNeeded: dmabuf), true) }
             body(self.currentImage())
+            if let dmabuf { _ = cpw_dmabuf_sync(Int32(truncatingIfNeeded: dmabuf), false) }
             return true
         }
+    }
+
+    /// Whether the negotiated buffers are DMA-BUFs (else shared memory).
+    var receivesDMABUFs: Bool {
+        pw_thread_loop_lock(self.loop)
+        defer { pw_thread_loop_unlock(self.loop) }
+        return self.format?.dmabuf ?? false
     }
 
     // MARK: Under the lock
@@ -276,9 +300,12 @@ final class PipeWireGrabber: FrameGrabber, @unchecked Sendable {
             self.failure = CaptureError(.unsupportedPixelFormat, "the PipeWire stream's format is not 32-bit raw video")
             return
         }
-        self.format = (Int(info.size.width), Int(info.size.height), order)
-        // Shared memory PipeWire maps for us; the header and crop metadata.
-        let dataTypes = Int32(1 << SPA_DATA_MemPtr.rawValue | 1 << SPA_DATA_MemFd.rawValue)
+        let dmabuf = cpw_video_info_has_modifier(&info)
+        self.format = (Int(info.size.width), Int(info.size.height), order, dmabuf)
+        // DMA-BUFs this grabber maps, or shared memory PipeWire maps; the header and crop metadata.
+        let dataTypes =
+            dmabuf
+            ? Int32(1 << SPA_DATA_DmaBuf.rawValue) : Int32(1 << SPA_DATA_MemPtr.rawValue | 1 << SPA_DATA_MemFd.rawValue)
         _ = Self.withPOD { builder in
             [
                 cpw_buffers(&builder, 8, 2, 16, 0, 0, dataTypes),
@@ -311,8 +338,26 @@ final class PipeWireGrabber: FrameGrabber, @unchecked Sendable {
         }
     }
 
+    /// Maps a DMA-BUF as it arrives (PipeWire maps only shared memory).
+    private func addBuffer(_ buffer: UnsafeMutablePointer<pw_buffer>?) {
+        guard let buffer, let plane = buffer.pointee.buffer?.pointee.datas,
+            plane.pointee.type == SPA_DATA_DmaBuf.rawValue, plane.pointee.fd >= 0
+        else { return }
+        let length = Int(plane.pointee.mapoffset) + Int(plane.pointee.maxsize)
+        let base = mmap(nil, length, PROT_READ, MAP_SHARED, Int32(truncatingIfNeeded: plane.pointee.fd), 0)
+        guard let base, base != MAP_FAILED else {
+            self.end(CaptureError(.captureFailed, "cannot map a DMA-BUF: \(String(cString: strerror(errno)))"))
+            return
+        }
+        self.mappings[buffer] = (base, length)
+        plane.pointee.data = base + Int(plane.pointee.mapoffset)
+    }
+
     private func removeBuffer(_ buffer: UnsafeMutablePointer<pw_buffer>?) {
         if buffer == self.newest { self.newest = nil }
+        guard let buffer, let mapping = self.mappings.removeValue(forKey: buffer) else { return }
+        munmap(mapping.base, mapping.length)
+        buffer.pointee.buffer?.pointee.datas?.pointee.data = nil
     }
 
     private func end(_ error: CaptureError) {
@@ -336,6 +381,7 @@ final class PipeWireGrabber: FrameGrabber, @unchecked Sendable {
             guard id == SPA_PARAM_Format.rawValue else { return }
             PipeWireGrabber.grabber(data)?.formatChanged(param)
         }
+        events.add_buffer = { data, buffer in PipeWireGrabber.grabber(data)?.addBuffer(buffer) }
         events.remove_buffer = { data, buffer in PipeWireGrabber.grabber(data)?.removeBuffer(buffer) }
         events.process = { data in PipeWireGrabber.grabber(data)?.process() }
         return events

@@ -4,6 +4,8 @@
 #ifndef CPIPEWIRE_SHIM_H
 #define CPIPEWIRE_SHIM_H
 
+#include <linux/dma-buf.h>
+#include <sys/ioctl.h>
 #include <pipewire/pipewire.h>
 #include <spa/buffer/meta.h>
 #include <spa/param/video/format-utils.h>
@@ -15,13 +17,19 @@ static inline struct spa_pod_builder cpw_builder(void *data, uint32_t size) {
     return builder;
 }
 
+/// DRM_FORMAT_MOD_LINEAR: a DMA-BUF laid out row after row, which the CPU
+/// reads through a mapping as it reads shared memory.
+#define CPW_MODIFIER_LINEAR 0
+
 /// An EnumFormat param for raw video: `count` pixel formats (the first
-/// preferred), a size range and a frame-rate range. Equal bounds give a
-/// fixed value rather than a choice, as a producer offers.
+/// preferred), a size range and a frame-rate range, and — with
+/// `modifier` ≥ 0 — that DRM modifier, mandatory (the buffers are then
+/// DMA-BUFs). Equal bounds give a fixed value rather than a choice, as a
+/// producer offers.
 static inline const struct spa_pod *cpw_video_format(
     struct spa_pod_builder *b, const uint32_t *formats, uint32_t count,
     struct spa_rectangle min_size, struct spa_rectangle max_size, struct spa_rectangle size,
-    struct spa_fraction min_rate, struct spa_fraction max_rate, struct spa_fraction rate) {
+    struct spa_fraction min_rate, struct spa_fraction max_rate, struct spa_fraction rate, int64_t modifier) {
     struct spa_pod_frame object, choice;
     spa_pod_builder_push_object(b, &object, SPA_TYPE_OBJECT_Format, SPA_PARAM_EnumFormat);
     spa_pod_builder_prop(b, SPA_FORMAT_mediaType, 0);
@@ -57,6 +65,10 @@ static inline const struct spa_pod *cpw_video_format(
         spa_pod_builder_fraction(b, max_rate.num, max_rate.denom);
         spa_pod_builder_pop(b, &choice);
     }
+    if (modifier >= 0) {
+        spa_pod_builder_prop(b, SPA_FORMAT_VIDEO_modifier, SPA_POD_PROP_FLAG_MANDATORY);
+        spa_pod_builder_long(b, modifier);
+    }
     return (const struct spa_pod *)spa_pod_builder_pop(b, &object);
 }
 
@@ -88,6 +100,18 @@ static inline int cpw_parse_video_format(const struct spa_pod *param, struct spa
     if (spa_format_parse(param, &media_type, &media_subtype) < 0) return -EINVAL;
     if (media_type != SPA_MEDIA_TYPE_video || media_subtype != SPA_MEDIA_SUBTYPE_raw) return -EINVAL;
     return spa_format_video_raw_parse(param, info);
+}
+
+/// Whether a negotiated format carries a DRM modifier: its buffers are DMA-BUFs.
+static inline bool cpw_video_info_has_modifier(const struct spa_video_info_raw *info) {
+    return (info->flags & SPA_VIDEO_FLAG_MODIFIER) != 0;
+}
+
+/// Brackets CPU reads of a mapped DMA-BUF (DMA_BUF_IOCTL_SYNC, linux/dma-buf.h);
+/// 0, or -1 with errno (ENOTTY for memory that is not a DMA-BUF).
+static inline int cpw_dmabuf_sync(int fd, bool start) {
+    struct dma_buf_sync sync = { .flags = (start ? DMA_BUF_SYNC_START : DMA_BUF_SYNC_END) | DMA_BUF_SYNC_READ };
+    return ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync);
 }
 
 /// The core's registry (the objects of the graph).

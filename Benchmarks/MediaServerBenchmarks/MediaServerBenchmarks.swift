@@ -1,0 +1,119 @@
+// CastMediaServer's throughput and seek latency on the loopback, against
+// Python's http.server and nginx serving the same file in the same run:
+// curl (its own process) fetches a 1 GiB file whole, and 64 KiB at 768 MiB
+// (a seek's first bytes). Read the ratios ours ÷ python and ours ÷ nginx
+// from the table. nginx is skipped when it is not installed.
+
+import Benchmark
+import CastMediaServer
+import Foundation
+
+/// A server program run through a shell that closes every descriptor it
+/// inherited (the benchmark plugin reads this process's output until every
+/// holder of that pipe is gone) and stops it when this process ends.
+final class SupervisedServer: Sendable {
+    private let supervisor: Process
+
+    init(_ command: String) throws {
+        let script = """
+            for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done 2>/dev/null
+            \(command) </dev/null >/dev/null 2>&1 &
+            server=$!
+            while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done
+            kill -9 $server
+            """
+        let supervisor = Process()
+        supervisor.executableURL = URL(fileURLWithPath: "/bin/bash")
+        supervisor.arguments = ["-c", script]
+        supervisor.standardInput = FileHandle.nullDevice
+        supervisor.standardOutput = FileHandle.nullDevice
+        supervisor.standardError = FileHandle.nullDevice
+        try supervisor.run()
+        self.supervisor = supervisor
+    }
+}
+
+/// Runs curl with `arguments`, waiting for it.
+func curl(_ arguments: [String]) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+    process.arguments = ["-s", "-o", "/dev/null"] + arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try? process.run()
+    process.waitUntilExit()
+}
+
+/// Waits until something answers at `url` (up to 5 s).
+func waitForServer(_ url: String) {
+    for _ in 0..<100 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-s", "-o", "/dev/null", "--max-time", "1", "-r", "0-0", url]
+        try? process.run()
+        process.waitUntilExit()
+        if process.terminationStatus == 0 { return }
+        usleep(50_000)
+    }
+}
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock], maxDuration: .seconds(10), maxIterations: 8)
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("media-bench-\(getpid())")
+    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let file = folder.appendingPathComponent("film.mp4")
+    // 1 GiB, sparse: every server reads the same pages from the page cache.
+    guard FileManager.default.createFile(atPath: file.path, contents: nil),
+        let handle = try? FileHandle(forWritingTo: file), (try? handle.truncate(atOffset: 1 << 30)) != nil
+    else {
+        print("media-server benchmarks skipped: cannot make the test file")
+        return
+    }
+    try? handle.close()
+    let seek = ["-r", "\(768 << 20)-\((768 << 20) + 65_535)"]
+
+    var servers: [(name: String, url: String)] = []
+    let semaphore = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var ours: (MediaServer, URL)?
+    Task {
+        if let server = try? await MediaServer.start(toward: "127.0.0.1"), let url = try? server.serve(file: file) {
+            ours = (server, url)
+        }
+        semaphore.signal()
+    }
+    semaphore.wait()
+    if let (_, url) = ours { servers.append(("CastMediaServer", url.absoluteString)) }
+
+    let pythonPort = 18_000 + Int(getpid() % 1_000) * 2
+    if (try? SupervisedServer(
+        "/usr/bin/python3 -m http.server \(pythonPort) --bind 127.0.0.1 --directory '\(folder.path)'")) != nil
+    {
+        servers.append(("python http.server", "http://127.0.0.1:\(pythonPort)/film.mp4"))
+    }
+    let nginxPort = pythonPort + 1
+    if FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") {
+        let configuration = folder.appendingPathComponent("nginx.conf")
+        let text = """
+            daemon off; master_process off; worker_processes 1; pid \(folder.path)/nginx.pid;
+            error_log \(folder.path)/nginx.log; events { worker_connections 64; }
+            http { access_log off; sendfile on; client_body_temp_path \(folder.path); proxy_temp_path \(folder.path);
+                fastcgi_temp_path \(folder.path); uwsgi_temp_path \(folder.path); scgi_temp_path \(folder.path);
+                server { listen 127.0.0.1:\(nginxPort); root \(folder.path); } }
+            """
+        if (try? text.write(to: configuration, atomically: true, encoding: .utf8)) != nil,
+            (try? SupervisedServer("/usr/sbin/nginx -c '\(configuration.path)'")) != nil
+        {
+            servers.append(("nginx", "http://127.0.0.1:\(nginxPort)/film.mp4"))
+        }
+    }
+    for (name, url) in servers {
+        waitForServer(url)
+        Benchmark("1 GiB whole: \(name)") { benchmark in
+            for _ in benchmark.scaledIterations { curl([url]) }
+        }
+        Benchmark("seek, 64 KiB at 768 MiB: \(name)") { benchmark in
+            for _ in benchmark.scaledIterations { curl(seek + [url]) }
+        }
+    }
+}
