@@ -54,7 +54,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "package-benchmark"),
                 .product(name: "CastCapture", package: "swift-cast"),
                 .product(name: "CastRemoteDisplay", package: "swift-cast"),
-                "RawCodecs",
+                "RawCodecs", "BenchmarkSupport",
             ],
             path: "CaptureBenchmarks",
             plugins: benchmarkPlugin
@@ -64,6 +64,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "package-benchmark"),
                 .product(name: "CastMediaServer", package: "swift-cast"),
+                "BenchmarkSupport",
             ],
             path: "MediaServerBenchmarks",
             plugins: benchmarkPlugin
@@ -95,6 +96,8 @@ let package = Package(
             ],
             path: "SessionStartComparison"
         ),
+        // What benchmarks share: servers they start and stop.
+        .target(name: "BenchmarkSupport", path: "BenchmarkSupport"),
         // The C baselines: libvpx, libsamplerate, libopus, and XCB + libyuv, called directly.
         .target(
             name: "RawCodecs",

@@ -8,6 +8,7 @@
 // busy picture, and stops it at the end.
 
 import Benchmark
+import BenchmarkSupport
 import CastCapture
 import CastRemoteDisplay
 import Foundation
@@ -16,33 +17,14 @@ import RawCodecs
 let picturesPerSample = 30
 
 /// Xvfb on a display of its own, for as long as this process lives.
-///
-/// Started through a small shell that first closes every descriptor it
-/// inherited — the benchmark plugin reads this process's output until the
-/// last holder of that pipe closes it, so an X server keeping it open would
-/// hold the whole run — and then stops the server when this process is gone.
 final class BenchmarkDisplay: Sendable {
     let name: String
-    private let supervisor: Process
+    private let server: SupervisedServer
 
     init() throws {
         let number = 700 + Int(getpid() % 200)
         self.name = ":\(number)"
-        let script = """
-            for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done 2>/dev/null
-            Xvfb :\(number) -screen 0 1920x1080x24 -nolisten tcp -noreset </dev/null >/dev/null 2>&1 &
-            server=$!
-            while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done
-            kill -9 $server
-            """
-        let supervisor = Process()
-        supervisor.executableURL = URL(fileURLWithPath: "/bin/bash")
-        supervisor.arguments = ["-c", script]
-        supervisor.standardInput = FileHandle.nullDevice
-        supervisor.standardOutput = FileHandle.nullDevice
-        supervisor.standardError = FileHandle.nullDevice
-        try supervisor.run()
-        self.supervisor = supervisor
+        self.server = try SupervisedServer("Xvfb :\(number) -screen 0 1920x1080x24 -nolisten tcp -noreset")
         let socket = "/tmp/.X11-unix/X\(number)"
         for _ in 0..<250 where !FileManager.default.fileExists(atPath: socket) { usleep(20_000) }
     }

@@ -5,33 +5,9 @@
 // from the table. nginx is skipped when it is not installed.
 
 import Benchmark
+import BenchmarkSupport
 import CastMediaServer
 import Foundation
-
-/// A server program run through a shell that closes every descriptor it
-/// inherited (the benchmark plugin reads this process's output until every
-/// holder of that pipe is gone) and stops it when this process ends.
-final class SupervisedServer: Sendable {
-    private let supervisor: Process
-
-    init(_ command: String) throws {
-        let script = """
-            for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done 2>/dev/null
-            \(command) </dev/null >/dev/null 2>&1 &
-            server=$!
-            while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done
-            kill -9 $server
-            """
-        let supervisor = Process()
-        supervisor.executableURL = URL(fileURLWithPath: "/bin/bash")
-        supervisor.arguments = ["-c", script]
-        supervisor.standardInput = FileHandle.nullDevice
-        supervisor.standardOutput = FileHandle.nullDevice
-        supervisor.standardError = FileHandle.nullDevice
-        try supervisor.run()
-        self.supervisor = supervisor
-    }
-}
 
 /// Runs curl with `arguments`, waiting for it.
 func curl(_ arguments: [String]) {

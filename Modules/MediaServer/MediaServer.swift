@@ -111,6 +111,12 @@ public final class MediaServer: Sendable {
         return MediaServer(host: host, port: port, registry: registry, group: group, running: running)
     }
 
+    deinit {
+        // Dropped without stop(): it stops all the same.
+        let group = self.group
+        Task { await group.triggerGracefulShutdown() }
+    }
+
     /// The server's root, e.g. `http://192.168.1.5:40123`.
     public var baseURL: URL {
         // IPv6 in brackets; a zone (fe80::1%eth0) percent-encoded (RFC 6874).

@@ -52,10 +52,11 @@ struct PlayCommand: AsyncParsableCommand {
             {
                 throw ValidationError("cannot guess the content type of \(url); give --content-type")
             }
-            let interrupted = Interruption.install()
+            let served = items.contains { if case .file = $0.source { true } else { $0.subtitles.isLocal } }
+            // Ctrl-C is caught only when the command stays to follow playback.
+            let interrupted = served || self.wait ? Interruption.install() : nil
             try await ReceiverLink.with(self.options) { link in
                 let media = try await MediaControl.join(link, timeout: self.options.timeoutDuration)
-                let served = items.contains { if case .file = $0.source { true } else { $0.subtitles.isLocal } }
                 let server =
                     served
                     ? try await MediaServer.start(
@@ -65,7 +66,7 @@ struct PlayCommand: AsyncParsableCommand {
                 if let server { Output.progress("serving local files from \(server.baseURL.absoluteString)") }
                 do {
                     let status = try await self.load(items, into: media, servingFrom: server)
-                    if served || self.wait {
+                    if let interrupted {
                         try await PlaybackWatch(media: media, interrupted: interrupted, json: self.options.json)
                             .follow(count: items.count)
                     } else {
