@@ -37,8 +37,9 @@ public struct Playlist: Sendable, Hashable {
     /// The entries, in playlist order.
     public var entries: [Entry]
 
-    /// The largest playlist read: 4 MiB, and at most 10 000 entries.
+    /// The largest playlist read: 4 MiB.
     public static let maximumBytes = 4 << 20
+    /// The most entries a playlist may have: 10 000.
     public static let maximumEntries = 10_000
 
     /// Whether `file`'s extension names a playlist this type reads.
@@ -66,8 +67,8 @@ public struct Playlist: Sendable, Hashable {
     /// - Throws: ``PlaylistError``.
     public init(bytes: [UInt8], kind: String, folder: URL) throws(PlaylistError) {
         guard bytes.count <= Self.maximumBytes else { throw .tooLarge(bytes.count) }
-        let text = WebVTT.decode(bytes)
-        let lines = WebVTT.lines(of: text).map { String($0.trimmingWhitespace()) }
+        let text = LocalText.decode(bytes)
+        let lines = LocalText.lines(of: text).map { String($0.trimmingWhitespace()) }
         switch kind {
         case "m3u", "m3u8": self.entries = Self.m3u(lines, folder: folder)
         case "pls": self.entries = try Self.pls(lines, folder: folder)
@@ -105,14 +106,16 @@ public struct Playlist: Sendable, Hashable {
         var lengths: [Int: Double] = [:]
         for line in lines {
             guard let equals = line.firstIndex(of: "=") else { continue }
+            // FileN=, TitleN=, LengthN=: a name, then the entry's number.
             let key = line[..<equals].lowercased()
+            let name = key.prefix { $0.isLetter }
+            guard let index = Int(key.dropFirst(name.count)), index >= 0 else { continue }
             let value = String(line[line.index(after: equals)...].trimmingWhitespace())
-            for (prefix, apply) in [
-                ("file", { (index: Int) in files[index] = value }),
-                ("title", { (index: Int) in titles[index] = value }),
-                ("length", { (index: Int) in lengths[index] = Double(value).flatMap { $0 >= 0 ? $0 : nil } }),
-            ] as [(String, (Int) -> Void)] where key.hasPrefix(prefix) {
-                if let index = Int(key.dropFirst(prefix.count)), index >= 0 { apply(index) }
+            switch name {
+            case "file": files[index] = value
+            case "title": titles[index] = value
+            case "length": lengths[index] = Double(value).flatMap { $0 >= 0 ? $0 : nil }
+            default: continue
             }
         }
         return files.keys.sorted().compactMap { index in

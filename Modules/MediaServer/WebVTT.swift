@@ -26,7 +26,7 @@ public struct WebVTT: Sendable, Hashable {
     ///   ``SubtitleError/noCues`` when not one cue could be read.
     public init(srt bytes: [UInt8]) throws(SubtitleError) {
         guard bytes.count <= Self.maximumBytes else { throw .tooLarge(bytes.count) }
-        let lines = Self.lines(of: Self.decode(bytes))
+        let lines = LocalText.lines(of: LocalText.decode(bytes))
         var output = "WEBVTT\n"
         var cues = 0
         var index = 0
@@ -61,53 +61,13 @@ public struct WebVTT: Sendable, Hashable {
     ///   without the `WEBVTT` header.
     public init(vtt bytes: [UInt8]) throws(SubtitleError) {
         guard bytes.count <= Self.maximumBytes else { throw .tooLarge(bytes.count) }
-        let lines = Self.lines(of: Self.decode(bytes))
+        let lines = LocalText.lines(of: LocalText.decode(bytes))
         guard let first = lines.first, first.hasPrefix("WEBVTT"),
             first.count == 6 || first.dropFirst(6).first.map({ $0 == " " || $0 == "\t" }) == true
         else { throw .notWebVTT }
         let kept = lines[..<(lines.lastIndex { !$0.allSatisfy(\.isWhitespace) }.map { $0 + 1 } ?? lines.endIndex)]
         self.text = kept.joined(separator: "\n") + "\n"
         self.cueCount = kept.filter { $0.contains("-->") }.count
-    }
-
-    // MARK: Text
-
-    /// The text of `bytes`: UTF-8 or UTF-16 by their byte-order marks, else
-    /// UTF-8 when valid, else Windows-1252 (what older subtitle files are in).
-    static func decode(_ bytes: [UInt8]) -> String {
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
-            return String(decoding: bytes.dropFirst(3), as: UTF8.self)
-        }
-        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
-            let littleEndian = bytes[0] == 0xFF
-            var units: [UInt16] = []
-            units.reserveCapacity(bytes.count / 2)
-            var index = 2
-            while index + 1 < bytes.count {
-                let (low, high) = littleEndian ? (bytes[index], bytes[index + 1]) : (bytes[index + 1], bytes[index])
-                units.append(UInt16(high) << 8 | UInt16(low))
-                index += 2
-            }
-            return String(decoding: units, as: UTF16.self)
-        }
-        if let text = String(validating: bytes, as: UTF8.self) { return text }
-        return String(bytes.map { Character(Self.windows1252($0)) })
-    }
-
-    /// Lines, whatever the line ends (LF, CRLF or CR).
-    static func lines(of text: String) -> [Substring] {
-        text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
-    }
-
-    /// Windows-1252's 0x80…0x9F; elsewhere it is Latin-1.
-    private static func windows1252(_ byte: UInt8) -> Unicode.Scalar {
-        let high: [UInt32] = [
-            0x20AC, 0xFFFD, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152,
-            0xFFFD, 0x017D, 0xFFFD, 0xFFFD, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122,
-            0x0161, 0x203A, 0x0153, 0xFFFD, 0x017E, 0x0178,
-        ]
-        guard (0x80...0x9F).contains(byte) else { return Unicode.Scalar(byte) }
-        return Unicode.Scalar(high[Int(byte) - 0x80]) ?? "\u{FFFD}"
     }
 
     // MARK: Cues
@@ -214,14 +174,4 @@ public enum SubtitleError: Error, Sendable, Hashable {
     case noCues
     /// A `.vtt` file without the `WEBVTT` header.
     case notWebVTT
-}
-
-extension StringProtocol {
-    /// Without leading and trailing white space.
-    func trimmingWhitespace() -> SubSequence {
-        guard let first = self.firstIndex(where: { !$0.isWhitespace }),
-            let last = self.lastIndex(where: { !$0.isWhitespace })
-        else { return self[self.endIndex...] }
-        return self[first...last]
-    }
 }

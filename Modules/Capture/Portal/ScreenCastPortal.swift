@@ -28,6 +28,9 @@ struct ScreenCastGrant {
 /// Specification: https://flatpak.github.io/xdg-desktop-portal/docs/doc-org.freedesktop.portal.ScreenCast.html
 /// and `doc-org.freedesktop.portal.Request.html`; Chromium's
 /// `modules/portal/screencast_portal.cc` makes the same calls.
+//
+// @unchecked Sendable: used by the thread that set the capture up, then
+// only closed, by the capture's thread, once that one owns it.
 final class ScreenCastPortal: @unchecked Sendable {
     private static let service = "org.freedesktop.portal.Desktop"
     private static let objectPath = "/org/freedesktop/portal/desktop"
@@ -42,8 +45,6 @@ final class ScreenCastPortal: @unchecked Sendable {
     /// `persist_mode`: until the user revokes it.
     private static let persistUntilRevoked: UInt32 = 2
 
-    // @unchecked Sendable: used by the thread that set the capture up, then
-    // only closed, by the capture's thread, once that one owns it.
     private let bus: SessionBus
     private let requestPrefix: String
     private var requests = 0

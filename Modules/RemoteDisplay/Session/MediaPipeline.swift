@@ -206,15 +206,16 @@ final class MediaPipeline: Sendable {
 
     private func encodeVideo(_ frame: PendingFrame) {
         let buffer = PixelBuffer(storage: frame.storage, pool: frame.pool)
-        // A lowered frame rate (VideoAdaptation) skips frames before anything else.
-        let format = self.engine.withLockedValue { $0.videoFormat }
-        if let format, !self.encoders.isDue(frame.pts, frameRate: format.frameRate) { return }
-        let (admitted, keyFrame, bitrate) = self.engine.withLockedValue { engine in
+        // One lock per frame. A lowered frame rate (VideoAdaptation) skips
+        // frames before anything else; `isDue` is the encoder thread's own state.
+        let decision = self.engine.withLockedValue { engine -> (Bool, Bool, Int?, VideoFormat?)? in
+            let format = engine.videoFormat
+            if let format, !self.encoders.isDue(frame.pts, frameRate: format.frameRate) { return nil }
             let admitted = engine.admits(.video, captureTime: frame.pts)
             if !admitted { engine.recordDrop(.video, forcingKeyFrame: false) }
-            return (admitted, engine.takeKeyFrameRequest(), engine.videoBitrate)
+            return (admitted, engine.takeKeyFrameRequest(), engine.videoBitrate, format)
         }
-        guard admitted else { return }
+        guard case (let admitted, let keyFrame, let bitrate, let format)? = decision, admitted else { return }
         do throws(CastRemoteDisplayError) {
             let start = HostTime.now
             guard
@@ -312,6 +313,9 @@ final class MediaPipeline: Sendable {
         self.statisticsBroadcaster.yield(statistics)
     }
 }
+
+/// The size and rate video is encoded at (``SenderEngine/videoFormat``).
+typealias VideoFormat = (resolution: RemoteDisplayConfiguration.Resolution, frameRate: Int)
 
 /// A weak reference the pipeline's threads hold between iterations.
 private final class WeakPipeline: Sendable {

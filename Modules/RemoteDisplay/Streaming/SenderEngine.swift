@@ -115,7 +115,7 @@ final class SenderEngine: @unchecked Sendable {
 
     /// The frame size and rate video is encoded at now (``VideoAdaptation``);
     /// `nil` without adaptation.
-    var videoFormat: (resolution: RemoteDisplayConfiguration.Resolution, frameRate: Int)? {
+    var videoFormat: VideoFormat? {
         self.adaptation.map { ($0.resolution(of: $0.level), $0.level.frameRate) }
     }
 
