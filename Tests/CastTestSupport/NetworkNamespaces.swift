@@ -92,6 +92,21 @@ public final class NamespacePair: Sendable {
             try Self.ip("-n", namespace, "addr", "add", "\(self.ipv6(namespace))/64", "dev", device, "nodad")
             try Self.ip("-n", namespace, "link", "set", device, "up")
         }
+        // The kernel reports the carrier (IFF_RUNNING, which the mDNS code
+        // requires of an interface) through linkwatch, up to a second after
+        // both ends are up: a test that opens sockets before then finds no
+        // usable interface.
+        for namespace in [self.a, self.b] { try self.waitForCarrier(in: namespace) }
+    }
+
+    private func waitForCarrier(in namespace: String) throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            let link = try Self.ip("-n", namespace, "-o", "link", "show", "dev", self.interface(in: namespace))
+            if link.contains("state UP") { return }
+            usleep(20_000)
+        }
+        throw NamespaceError(message: "\(self.interface(in: namespace)) in \(namespace) has no carrier after 5 s")
     }
 
     private func destroy() {
