@@ -30,6 +30,7 @@ packages=(
     python3-gi          #   …and its GLib main loop
     pkg-config          # SwiftPM finds the libraries above through it
     curl                # media-server tests: an independent HTTP client (and libcurl for the emulator's fetches)
+    ffmpeg              # cast play: ffprobe reads codecs, ffmpeg converts what a device cannot play (and makes test films)
     iproute2            # discovery tests: network namespaces and veth pairs (`ip netns`)
     python3-pip         # interop tests: pip installs python-zeroconf and pychromecast
 )

@@ -28,10 +28,11 @@ struct DeviceOptions: ParsableArguments {
     var timeoutDuration: Duration { .milliseconds(Int(self.timeout * 1_000)) }
 
     /// The receiver's host and port: `--device` itself when it is an IP
-    /// address, else the address of the device discovery finds by that id or name.
-    func address() async throws -> (host: String, port: Int) {
+    /// address, else the address of the device discovery finds by that id
+    /// or name — with its model name (`md`) then.
+    func address() async throws -> (host: String, port: Int, modelName: String?) {
         if let address = DeviceAddress(self.device), IPAddress(address.host) != nil || address.host == "localhost" {
-            return (address.host, address.port)
+            return (address.host, address.port, nil)
         }
         guard !self.device.contains(":") || IPAddress(self.device) != nil else {
             throw CommandFailure(.deviceNotFound, "'\(self.device)' is not HOST, HOST:PORT or [IPv6]:PORT")
@@ -56,7 +57,7 @@ struct DeviceOptions: ParsableArguments {
             throw CommandFailure(.deviceNotFound, "\(found.friendlyName) has no address")
         }
         Output.progress("found \(found)")
-        return (address.description, found.port)
+        return (address.description, found.port, found.modelName.isEmpty ? nil : found.modelName)
     }
 
     /// A logger that prints to stderr with `--verbose`, and is silent otherwise.

@@ -11,10 +11,12 @@ struct ReceiverLink {
     let logger: CastLogger
     /// The device's address, as connected to.
     let host: String
+    /// The device's model, when discovery found it by name.
+    let modelName: String?
 
     /// Connects to `options.device` and opens the platform's virtual connection.
     static func connect(_ options: DeviceOptions) async throws -> ReceiverLink {
-        let (host, port) = try await options.address()
+        let (host, port, modelName) = try await options.address()
         let logger = options.logger
         let timeout = options.timeoutDuration
         let policy: DeviceAuthenticationPolicy =
@@ -32,7 +34,8 @@ struct ReceiverLink {
         try await connection.openVirtualConnection(to: ReceiverLink.platformID)
         let receiver = ReceiverChannel(requestTimeout: timeout)
         receiver.attach(to: connection, destinationID: ReceiverLink.platformID, logger: logger)
-        return ReceiverLink(connection: connection, receiver: receiver, logger: logger, host: host)
+        return ReceiverLink(
+            connection: connection, receiver: receiver, logger: logger, host: host, modelName: modelName)
     }
 
     /// The running app `appID`, launched when it is not running yet (or

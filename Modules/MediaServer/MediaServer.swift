@@ -33,6 +33,9 @@ public final class MediaServer: Sendable {
     /// The port it listens on.
     public let port: Int
     private let registry: ServedItems
+    /// Where conversions write: `TMPDIR/cast-media-PID-RANDOM`.
+    private let conversionFolder = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "cast-media-\(getpid())-\(UInt32.random(in: .min ... .max))")
     private let group: ServiceGroup
     private let running: Task<Void, any Error>
 
@@ -75,6 +78,16 @@ public final class MediaServer: Sendable {
         router.get("/media/:token/:name") { request, context -> Response in
             try await registry.respond(to: request, token: context.parameters.get("token") ?? "", context: context)
         }
+        router.head("/media/:token/:name") { request, context -> Response in
+            let response = try await registry.respond(
+                to: request, token: context.parameters.get("token") ?? "", context: context)
+            // A body of known length gave its Content-Length already. One of
+            // unknown length (a conversion in progress) gets an empty body of
+            // unknown length too, not Hummingbird's "Content-Length: 0".
+            guard response.body.contentLength == nil else { return response.createHeadResponse() }
+            return Response(
+                status: response.status, headers: response.headers, body: ResponseBody { try await $0.finish(nil) })
+        }
         let (ports, announce) = AsyncStream<Int>.makeStream()
         let idle = configuration.idleTimeout.components
         let application = Application(
@@ -113,6 +126,8 @@ public final class MediaServer: Sendable {
 
     deinit {
         // Dropped without stop(): it stops all the same.
+        self.registry.close()
+        try? FileManager.default.removeItem(at: self.conversionFolder)
         let group = self.group
         Task { await group.triggerGracefulShutdown() }
     }
@@ -144,6 +159,56 @@ public final class MediaServer: Sendable {
         return try self.add(.file(path), name: file.lastPathComponent, contentType: type)
     }
 
+    /// Serves `file` converted by ffmpeg as `plan` says (``ConversionPlan``):
+    /// fragmented MP4, written into a working folder and served as it grows —
+    /// the receiver starts playing after the first fragment. While ffmpeg
+    /// runs, each request gets the stream from its start (no byte ranges:
+    /// seeking reaches what was fetched); once it finished, the file is
+    /// served whole with byte ranges. Withdrawing the URL or stopping the
+    /// server stops ffmpeg and deletes what it wrote.
+    ///
+    /// - Throws: ``MediaServerError/Code-swift.struct/unreadableFile``;
+    ///   ``MediaServerError/Code-swift.struct/conversionFailed`` when ffmpeg
+    ///   cannot be started or the working folder made;
+    ///   ``MediaServerError/Code-swift.struct/unavailable``.
+    public func serve(file: URL, converting plan: ConversionPlan, with ffmpeg: URL) throws(MediaServerError) -> URL {
+        let path = file.standardizedFileURL.path
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw MediaServerError(.unreadableFile, "\(path) is not a readable file")
+        }
+        let folder = try self.workingFolder()
+        let name = file.deletingPathExtension().lastPathComponent + ".mp4"
+        let conversion = try MediaConversion(
+            file: URL(fileURLWithPath: path), plan: plan, ffmpeg: ffmpeg, folder: folder,
+            name: UUID().uuidString + ".mp4")
+        do {
+            return try self.add(.conversion(conversion), name: name, contentType: plan.contentType(ofOriginal: name))
+        } catch {
+            conversion.cancel()
+            throw error
+        }
+    }
+
+    /// How far the conversion served at `url` is; `nil` when `url` names no conversion.
+    public func conversionProgress(of url: URL) -> ConversionProgress? {
+        let components = url.pathComponents
+        guard components.count >= 3 else { return nil }
+        return self.registry.conversion(token: components[2])?.progress
+    }
+
+    /// The folder conversions write into, made at the first: private to this
+    /// user (0700), deleted when the server stops.
+    private func workingFolder() throws(MediaServerError) -> URL {
+        let folder = self.conversionFolder
+        do {
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw MediaServerError(.conversionFailed, "cannot make \(folder.path)", cause: error)
+        }
+        return folder
+    }
+
     /// Serves `bytes` (subtitles made on the fly, a cover picture) as
     /// `name` until withdrawn or the server stops.
     ///
@@ -165,6 +230,7 @@ public final class MediaServer: Sendable {
     /// Stops listening and serving; open responses get 2 s to finish.
     public func stop() async {
         self.registry.close()
+        try? FileManager.default.removeItem(at: self.conversionFolder)
         await self.group.triggerGracefulShutdown()
         _ = try? await self.running.value
     }

@@ -17,6 +17,13 @@ public struct MediaServerError: Error, Sendable, CustomStringConvertible {
         public static let invalidConfiguration = Code("invalidConfiguration")
         /// The server was stopped, or serves its maximum number of items.
         public static let unavailable = Code("unavailable")
+        /// ffprobe could not be run, or failed, or said something unreadable.
+        public static let probeFailed = Code("probeFailed")
+        /// The media needs converting for the device and ffmpeg is not installed;
+        /// the message names what the device cannot play.
+        public static let unsupportedMedia = Code("unsupportedMedia")
+        /// ffmpeg could not be started, or failed while converting.
+        public static let conversionFailed = Code("conversionFailed")
     }
 
     /// What went wrong.

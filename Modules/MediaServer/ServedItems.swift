@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOPosix
 
 /// What a ``MediaServer`` serves, by token, and how it answers a request
 /// for one: the whole item or a byte range of it, with the headers
@@ -13,6 +14,8 @@ final class ServedItems: Sendable {
         case file(String)
         /// Bytes in memory.
         case bytes([UInt8])
+        /// A file ffmpeg writes: streamed as it grows, then served as a file.
+        case conversion(MediaConversion)
     }
 
     private struct Item: Sendable {
@@ -50,16 +53,28 @@ final class ServedItems: Sendable {
         }
     }
 
+    /// Stops serving `token`; what it converted is cancelled and deleted.
     func remove(token: String) {
-        _ = self.state.withLockedValue { $0.items.removeValue(forKey: token) }
+        let item = self.state.withLockedValue { $0.items.removeValue(forKey: token) }
+        if case .conversion(let conversion) = item?.content { conversion.cancel() }
     }
 
-    /// Serves nothing more.
+    /// Serves nothing more; conversions are cancelled.
     func close() {
-        self.state.withLockedValue {
-            $0.closed = true
-            $0.items.removeAll()
+        let items = self.state.withLockedValue { state in
+            state.closed = true
+            defer { state.items.removeAll() }
+            return state.items.values
         }
+        for item in items { if case .conversion(let conversion) = item.content { conversion.cancel() } }
+    }
+
+    /// The conversion served under `token`, if that is one.
+    func conversion(token: String) -> MediaConversion? {
+        guard case .conversion(let conversion) = self.state.withLockedValue({ $0.items[token] })?.content else {
+            return nil
+        }
+        return conversion
     }
 
     var recentRequests: [MediaServerRequest] { self.state.withLockedValue { $0.requests } }
@@ -75,7 +90,7 @@ final class ServedItems: Sendable {
                         method: request.method.rawValue, path: request.uri.path, range: range, status: status.code))
             }
         }
-        guard let item = self.state.withLockedValue({ $0.items[token] }), let size = Self.size(of: item.content) else {
+        guard var item = self.state.withLockedValue({ $0.items[token] }) else {
             record(.notFound)
             throw HTTPError(.notFound)
         }
@@ -83,6 +98,25 @@ final class ServedItems: Sendable {
             .contentType: item.contentType, .acceptRanges: "bytes", .accessControlAllowOrigin: "*",
             .accessControlExposeHeaders: "Content-Length, Content-Range, Accept-Ranges",
         ]
+        if case .conversion(let conversion) = item.content {
+            let progress = await conversion.started()
+            if let failure = progress.failure {
+                record(.internalServerError)
+                throw HTTPError(.internalServerError, message: failure)
+            }
+            guard progress.isFinished else {
+                // Growing: the whole stream from its start, as it is written (a
+                // server may ignore Range, RFC 9110 §14.2), without a length.
+                headers[.acceptRanges] = "none"
+                record(.ok)
+                return Response(status: .ok, headers: headers, body: Self.growing(conversion))
+            }
+            item.content = .file(conversion.output)
+        }
+        guard let size = Self.size(of: item.content) else {
+            record(.notFound)
+            throw HTTPError(.notFound)
+        }
         switch ByteRange(header: range, size: size) {
         case .unsatisfiable:
             headers[.contentRange] = "bytes */\(size)"
@@ -100,9 +134,39 @@ final class ServedItems: Sendable {
         }
     }
 
+    /// A body that follows a conversion's file as ffmpeg writes it, to its end.
+    private static func growing(_ conversion: MediaConversion) -> ResponseBody {
+        ResponseBody { writer in
+            let descriptor = open(conversion.output, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw HTTPError(.notFound) }
+            defer { _ = Glibc.close(descriptor) }
+            var offset = 0
+            while true {
+                // Asked before reading: once finished, a read that finds nothing is the end.
+                let progress = conversion.progress
+                let position = off_t(offset)
+                let chunk = try await NIOThreadPool.singleton.runIfActive { () -> [UInt8] in
+                    [UInt8](unsafeUninitializedCapacity: 256 << 10) { buffer, count in
+                        count = max(0, pread(descriptor, buffer.baseAddress, buffer.count, position))
+                    }
+                }
+                if !chunk.isEmpty {
+                    offset += chunk.count
+                    try await writer.write(ByteBuffer(bytes: chunk))
+                    continue
+                }
+                if progress.failure != nil || progress.isFinished { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            try await writer.finish(nil)
+        }
+    }
+
     /// The item's size now; `nil` when its file is gone.
     private static func size(of content: Content) -> Int? {
         switch content {
+        case .conversion(let conversion):
+            return Self.size(of: .file(conversion.output))
         case .bytes(let bytes):
             return bytes.count
         case .file(let path):
@@ -119,6 +183,8 @@ final class ServedItems: Sendable {
         case .bytes(let bytes):
             let slice = range.map { bytes[$0] } ?? bytes[...]
             return ResponseBody(byteBuffer: ByteBuffer(bytes: slice))
+        case .conversion(let conversion):
+            return try await self.body(.file(conversion.output), range: range, context: context)
         case .file(let path):
             guard let range else { return try await self.files.loadFile(path: path, context: context) }
             return try await self.files.loadFile(path: path, range: range, context: context)

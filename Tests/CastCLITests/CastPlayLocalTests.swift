@@ -100,4 +100,64 @@ extension CastCommandLineTests {
             #expect(missing.status == 9)
         }
     }
+
+    @Test(.enabled(if: TestFilm.ffmpeg != nil, "needs ffmpeg and ffprobe (make setup installs them)"))
+    func whatTheDeviceCannotDecodeIsConvertedWithFFmpegAndNamedWithoutIt() async throws {
+        let film = try TestFilm.make("film.mkv", video: TestFilm.hevc, audio: TestFilm.ac3, title: "Test Pattern")
+        let folder = film.deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await Self.withEmulator(fetchesMedia: true) { emulator, device in
+            var run: Run?
+            let loads = try await Self.mediaRequests("LOAD", to: emulator) {
+                run = try await Self.run(
+                    Self.executable("cast"), ["play", film.path, "--device", device, "--json"],
+                    interruptAfter: .seconds(4))
+            }
+            // The emulator fetched what was converted and plays it.
+            let result = try #require(run)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(
+                result.stderr.contains(
+                    "converting film.mkv: a Chromecast cannot play HEVC video, AC-3 audio or the Matroska container; "
+                        + "video to H.264, audio to AAC, into MP4"))
+            #expect(result.stderr.contains("playing 0:0"))
+            let load = try #require(loads.first)
+            #expect(load["media"]?["contentType"] == "video/mp4")
+            #expect(load["media"]?["contentId"]?.stringValue?.hasSuffix("/film.mp4") == true)
+            #expect(load["media"]?["metadata"]?["title"] == "Test Pattern")
+            let duration = try #require(load["media"]?["duration"]?.doubleValue)
+            #expect(duration > 1.9 && duration < 2.2)
+
+            // A Chromecast Ultra decodes HEVC: the video is copied, the sound still converted.
+            let ultra = try await Self.run(
+                Self.executable("cast"), ["play", film.path, "--device", device, "--device-model", "Chromecast Ultra"],
+                interruptAfter: .seconds(3))
+            #expect(ultra.status == 0, "\(ultra.stderr)")
+            #expect(
+                ultra.stderr.contains(
+                    "a Chromecast Ultra cannot play AC-3 audio or the Matroska container; video copied, audio to AAC"))
+
+            // ffprobe without ffmpeg: the codecs are named, nothing is loaded.
+            let tools = folder.appendingPathComponent("bin")
+            try FileManager.default.createDirectory(at: tools, withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(
+                atPath: tools.appendingPathComponent("ffprobe").path, withDestinationPath: "/usr/bin/ffprobe")
+            var refused: Run?
+            let none = try await Self.mediaRequests("LOAD", to: emulator) {
+                refused = try await Self.run(
+                    Self.executable("cast"), ["play", film.path, "--device", device],
+                    environment: ["PATH": tools.path])
+            }
+            let failure = try #require(refused)
+            #expect(failure.status == 9)
+            #expect(
+                failure.stderr.contains(
+                    "film.mkv: a Chromecast cannot play HEVC video, AC-3 audio or the Matroska container; install ffmpeg to convert it"
+                ), "\(failure.stderr)")
+            #expect(none.isEmpty)
+            let never = try await Self.cast("play", film.path, "--device", device, "--convert", "never")
+            #expect(never.status == 9)
+            #expect(never.stderr.contains("--convert never was given"))
+        }
+    }
 }

@@ -5,7 +5,8 @@ import Foundation
 
 /// `cast play URL|FILE|FOLDER|PLAYLIST…`: plays on the Default Media
 /// Receiver. Local files are served from this machine (CastMediaServer)
-/// with their subtitles; several items become one queue. With local files
+/// with their subtitles — converted by ffmpeg when the device cannot play
+/// them (``LocalMedia``); several items become one queue. With local files
 /// (or `--wait`) it stays until playback ends, showing progress; Ctrl-C
 /// stops the media.
 struct PlayCommand: AsyncParsableCommand {
@@ -29,6 +30,18 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(help: "Play the items in random order.") var shuffle = false
     @Flag(help: "Stay until playback ends also when only URLs play (always with local files).") var wait = false
     @Option(help: "The port local files are served on (default: any free one).") var serverPort = 0
+    @Option(
+        help: """
+            Converting local files with ffmpeg: auto (what the device cannot play), always (everything, into MP4), \
+            or never (refuse what it cannot play).
+            """)
+    var convert: LocalMedia.ConvertMode = .auto
+    @Option(
+        help: """
+            The device's model, for what it plays ("Chromecast Ultra", "Google TV Streamer"…; default: the one \
+            discovery reports, else the oldest Chromecast's limits).
+            """)
+    var deviceModel: String?
     @OptionGroup var options: DeviceOptions
 
     func validate() throws {
@@ -64,11 +77,18 @@ struct PlayCommand: AsyncParsableCommand {
                         logger: link.logger)
                     : nil
                 if let server { Output.progress("serving local files from \(server.baseURL.absoluteString)") }
+                let local = server.map {
+                    LocalMedia(
+                        server: $0, tools: .installed(),
+                        device: .forModel(self.deviceModel ?? link.modelName), mode: self.convert)
+                }
                 do {
-                    let status = try await self.load(items, into: media, servingFrom: server)
+                    let (status, converted) = try await self.load(items, into: media, servingFrom: local)
                     if let interrupted {
-                        try await PlaybackWatch(media: media, interrupted: interrupted, json: self.options.json)
-                            .follow(count: items.count)
+                        try await PlaybackWatch(
+                            media: media, interrupted: interrupted, json: self.options.json,
+                            conversion: Self.conversionLine(converted, server: server)
+                        ).follow(count: items.count)
                     } else {
                         try Output.result(
                             json: status?.json ?? .null, text: status?.text ?? "loaded", asJSON: self.options.json)
@@ -84,61 +104,70 @@ struct PlayCommand: AsyncParsableCommand {
     }
 
     /// Loads `items` — one with LOAD, several with QUEUE_LOAD — serving the
-    /// local ones from `server`.
-    private func load(_ items: [PlayItem], into media: RemoteMediaClient, servingFrom server: MediaServer?)
-        async throws -> MediaStatus?
+    /// local ones through `local`; the status, and the URLs being converted.
+    private func load(_ items: [PlayItem], into media: RemoteMediaClient, servingFrom local: LocalMedia?)
+        async throws -> (MediaStatus?, [URL])
     {
         var queue: [MediaQueueItem] = []
+        var converted: [URL] = []
         for (index, item) in items.enumerated() {
-            let (contentID, type) = try self.content(of: item, index: index, server: server)
+            let served = try await self.content(of: item, index: index, local: local)
+            if served.isConverted { converted.append(served.url) }
             var metadata = MediaMetadata(type: .generic, images: self.image.map { [MediaImage(url: $0)] } ?? [])
-            metadata.setString(items.count == 1 ? self.title ?? item.displayTitle : item.displayTitle, forKey: .title)
-            if let subtitle = self.subtitle { metadata.setString(subtitle, forKey: .subtitle) }
+            // The title: --title, the playlist's, the file's own tag, the file name.
+            let title = (items.count == 1 ? self.title : nil) ?? item.title ?? served.title ?? item.displayTitle
+            metadata.setString(title, forKey: .title)
+            if let subtitle = self.subtitle ?? served.artist { metadata.setString(subtitle, forKey: .subtitle) }
+            if let artist = served.artist { metadata.setString(artist, forKey: .artist) }
+            if let album = served.album { metadata.setString(album, forKey: .albumName) }
             let tracks = try item.subtitles.map { subtitles in
                 [
                     MediaTrack(
                         trackID: 1, kind: .text, subtype: .subtitles,
-                        contentID: try Self.subtitlesURL(subtitles, server: server), contentType: "text/vtt",
+                        contentID: try Self.subtitlesURL(subtitles, server: local?.server), contentType: "text/vtt",
                         language: self.subtitlesLanguage, name: "Subtitles")
                 ]
             }
             let information = MediaInformation(
-                contentID: contentID, streamType: self.live ? .live : .buffered, contentType: type, metadata: metadata,
-                tracks: tracks)
+                contentID: served.url.absoluteString, streamType: self.live ? .live : .buffered,
+                contentType: served.contentType, metadata: metadata, duration: served.duration, tracks: tracks)
             queue.append(MediaQueueItem(media: information, activeTrackIDs: tracks == nil ? nil : [1]))
         }
         if queue.count == 1, let only = queue.first, let information = only.media {
-            return try await media.load(
+            let status = try await media.load(
                 MediaLoadRequestData(
                     mediaInformation: information, currentTime: self.start, activeTrackIDs: only.activeTrackIDs))
+            return (status, converted)
         }
         Output.progress("loading a queue of \(queue.count)")
-        return try await media.queueLoad(
+        let status = try await media.queueLoad(
             items: queue, repeatMode: QueueCommand.repeatModes[self.repeatMode] ?? .off, currentTime: self.start)
+        return (status, converted)
     }
 
-    /// The URL the receiver fetches `item` from and its content type; a local
-    /// file is served, after checking that Cast devices play its container.
-    private func content(of item: PlayItem, index: Int, server: MediaServer?) throws -> (String, String) {
+    /// "converting 42 s" for the progress line while a conversion runs.
+    private static func conversionLine(_ urls: [URL], server: MediaServer?) -> (@Sendable () -> String?)? {
+        guard let server, !urls.isEmpty else { return nil }
+        return {
+            let running = urls.compactMap { server.conversionProgress(of: $0) }.filter { !$0.isFinished }
+            guard let progress = running.first else { return nil }
+            if let failure = progress.failure { return "conversion failed: \(failure)" }
+            return "converted \(PlaybackWatch.clock(Double(progress.converted.components.seconds)))"
+        }
+    }
+
+    /// What the receiver fetches for `item`: a URL as given, a local file through `local`.
+    private func content(of item: PlayItem, index: Int, local: LocalMedia?) async throws -> LocalMedia.Served {
+        let contentType = index == 0 ? self.contentType : nil
         switch item.source {
         case .url(let url):
-            return (url, (index == 0 ? self.contentType : nil) ?? MediaContentType.guess(from: url) ?? "video/mp4")
+            guard let parsed = URL(string: url) else { throw CommandFailure(.badInput, "\(url) is not a URL") }
+            return LocalMedia.Served(
+                url: parsed, contentType: contentType ?? MediaContentType.guess(from: url) ?? "video/mp4",
+                isConverted: false)
         case .file(let file):
-            let type = (index == 0 ? self.contentType : nil) ?? MediaContentType.guess(from: file.path)
-            guard let type else {
-                throw CommandFailure(
-                    .badInput, "\(file.path): cannot tell its type from the extension; give --content-type")
-            }
-            guard MediaContentType.playableByCast.contains(type) else {
-                throw CommandFailure(
-                    .badInput,
-                    "\(file.lastPathComponent) is \(type), a container Cast devices do not play "
-                        + "(developers.google.com/cast/docs/media); convert it to MP4 or WebM, "
-                        + "e.g. ffmpeg -i '\(file.lastPathComponent)' -c copy '\(file.deletingPathExtension().lastPathComponent).mp4'"
-                )
-            }
-            guard let server else { throw CommandFailure(.other, "no server for \(file.path)") }
-            return (try server.serve(file: file, contentType: type).absoluteString, type)
+            guard let local else { throw CommandFailure(.other, "no server for \(file.path)") }
+            return try await local.serve(file, contentType: contentType)
         }
     }
 

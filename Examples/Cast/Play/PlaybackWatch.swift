@@ -9,6 +9,8 @@ struct PlaybackWatch {
     let media: RemoteMediaClient
     let interrupted: Interruption
     let json: Bool
+    /// What a conversion in progress adds to the line, if one runs.
+    var conversion: (@Sendable () -> String?)?
 
     /// Follows playback of `count` items; throws when the receiver ends it with an error.
     func follow(count: Int) async throws {
@@ -54,7 +56,9 @@ struct PlaybackWatch {
         {
             item = "  (\(index + 1)/\(count))"
         }
-        return "\(status.playerState.rawValue.lowercased()) \(Self.clock(position))\(duration)\(title)\(item)"
+        let converting = self.conversion?().map { "  [\($0)]" } ?? ""
+        return
+            "\(status.playerState.rawValue.lowercased()) \(Self.clock(position))\(duration)\(title)\(item)\(converting)"
     }
 
     private func finish(_ outcome: String) throws {

@@ -1,0 +1,117 @@
+import ArgumentParser
+import CastMediaServer
+import Foundation
+
+/// How `cast play` serves one local file: as it is when the device plays
+/// it, converted by ffmpeg when not (``ConversionPlan``), refused with the
+/// reason named when it cannot be converted. With ffprobe it reads the
+/// file's codecs and tags; without, it judges by the extension.
+struct LocalMedia {
+    /// `--convert`.
+    enum ConvertMode: String, ExpressibleByArgument, CaseIterable {
+        /// Convert what the device cannot play.
+        case auto
+        /// Always convert into fragmented MP4 (when the table is wrong for a TV).
+        case always
+        /// Never convert: refuse what the device cannot play.
+        case never
+    }
+
+    /// What the receiver is told.
+    struct Served {
+        var url: URL
+        var contentType: String
+        /// Tags the file carries, when ffprobe read them.
+        var title: String?
+        var artist: String?
+        var album: String?
+        /// How long it plays, when ffprobe said.
+        var duration: Double?
+        /// Whether ffmpeg converts it.
+        var isConverted: Bool
+    }
+
+    let server: MediaServer
+    let tools: MediaTools
+    let device: CastMediaSupport
+    let mode: ConvertMode
+
+    /// Serves `file`; `contentType` overrides the guess and the check.
+    func serve(_ file: URL, contentType: String?) async throws -> Served {
+        let name = file.lastPathComponent
+        if let contentType {
+            return Served(
+                url: try self.server.serve(file: file, contentType: contentType), contentType: contentType,
+                isConverted: false)
+        }
+        guard self.tools.ffprobe != nil else { return try self.serveByExtension(file, unreadable: nil) }
+        let media: ProbedMedia
+        do {
+            media = try await self.tools.probe(file)
+        } catch {
+            // Unreadable to ffprobe (damaged, or a format it does not know): the receiver may still try.
+            Output.progress("\(name): \(error.message); judging it by its extension")
+            return try self.serveByExtension(file, unreadable: error)
+        }
+        var plan: ConversionPlan
+        do {
+            plan = try ConversionPlan(media: media, fileName: name, device: self.device)
+        } catch {
+            throw CommandFailure(.badInput, error.message)
+        }
+        if self.mode == .always { plan.remuxes = true }
+        var served = Served(
+            url: file, contentType: plan.contentType(ofOriginal: name), title: media.title, artist: media.artist,
+            album: media.album,
+            duration: media.duration.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 },
+            isConverted: plan.isNeeded)
+        guard plan.isNeeded else {
+            served.url = try self.server.serve(file: file, contentType: served.contentType)
+            return served
+        }
+        let cannot = plan.reasons.isEmpty ? nil : "a \(self.device.name) cannot play \(Self.list(plan.reasons))"
+        guard self.mode != .never else {
+            throw CommandFailure(
+                .badInput, "\(name): \(cannot ?? "it needs converting"), and --convert never was given")
+        }
+        guard let ffmpeg = self.tools.ffmpeg else {
+            throw CommandFailure(
+                .badInput,
+                "\(name): \(cannot ?? "it needs converting"); install ffmpeg to convert it (e.g. apt install ffmpeg)")
+        }
+        Output.progress("converting \(name)\(cannot.map { ": \($0)" } ?? ""); \(Self.describe(plan))")
+        served.url = try self.server.serve(file: file, converting: plan, with: ffmpeg)
+        return served
+    }
+
+    /// "A", "A or B", "A, B or C".
+    private static func list(_ items: [String]) -> String {
+        guard let last = items.last, items.count > 1 else { return items.first ?? "" }
+        return items.dropLast().joined(separator: ", ") + " or " + last
+    }
+
+    /// What ffmpeg does, for people: "video copied, audio to AAC".
+    private static func describe(_ plan: ConversionPlan) -> String {
+        var parts: [String] = []
+        if let video = plan.video { parts.append(video.transcodes ? "video to H.264" : "video copied") }
+        if let audio = plan.audio { parts.append(audio.transcodes ? "audio to AAC" : "audio copied") }
+        return parts.joined(separator: ", ") + ", into MP4"
+    }
+
+    /// Without ffprobe, or when it cannot read the file (`unreadable`): the extension decides.
+    private func serveByExtension(_ file: URL, unreadable: MediaServerError?) throws -> Served {
+        guard let type = MediaContentType.guess(from: file.path) else {
+            throw CommandFailure(
+                .badInput, "\(file.path): cannot tell its type from the extension; give --content-type")
+        }
+        guard MediaContentType.playableByCast.contains(type) else {
+            throw CommandFailure(
+                .badInput,
+                "\(file.lastPathComponent) is \(type), a container Cast devices do not play "
+                    + "(developers.google.com/cast/docs/media)"
+                    + (unreadable == nil
+                        ? "; install ffmpeg to convert it" : ", and ffprobe cannot read it to convert it"))
+        }
+        return Served(url: try self.server.serve(file: file, contentType: type), contentType: type, isConverted: false)
+    }
+}

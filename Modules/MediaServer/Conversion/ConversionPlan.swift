@@ -1,0 +1,196 @@
+/// Whether a device plays a file as it is, and if not, what ffmpeg must do:
+/// copy the streams it can play into fragmented MP4 (a remux: fast, no
+/// quality lost) and transcode only those it cannot — video to H.264,
+/// sound to AAC stereo.
+///
+/// ```swift
+/// let media = try await tools.probe(file)
+/// let plan = try ConversionPlan(media: media, fileName: file.lastPathComponent, device: .forModel(model))
+/// let url = plan.isNeeded
+///     ? try server.serve(file: file, converting: plan, with: ffmpeg)
+///     : try server.serve(file: file)
+/// ```
+public struct ConversionPlan: Sendable, Hashable {
+    /// What becomes of one stream.
+    public struct StreamPlan: Sendable, Hashable {
+        /// The stream.
+        public var stream: ProbedMedia.Stream
+        /// Whether it is decoded and encoded again (else copied as it is).
+        public var transcodes: Bool
+    }
+
+    /// The video stream kept, if any.
+    public var video: StreamPlan?
+    /// The audio stream kept, if any.
+    public var audio: StreamPlan?
+    /// Whether the container changes (to fragmented MP4).
+    public var remuxes: Bool
+    /// What the device cannot play, for people, codecs first: "HEVC video (Main 10, 3840×2160)", "AC-3 audio",
+    /// "the Matroska container".
+    public var reasons: [String]
+    /// The device kind the plan is for.
+    public var device: CastMediaSupport
+    /// The largest picture a transcoded video is scaled into (long side, short side).
+    var transcodedSize: (long: Int, short: Int) = (1_920, 1_080)
+
+    /// Whether anything must be done: a plan that is not needed serves the file as it is.
+    public var isNeeded: Bool {
+        self.remuxes || self.video?.transcodes == true || self.audio?.transcodes == true
+    }
+
+    /// The content type served: the file's own when nothing is needed, else fragmented MP4.
+    public func contentType(ofOriginal fileName: String) -> String {
+        guard self.isNeeded else { return MediaContentType.guess(from: fileName) ?? "application/octet-stream" }
+        return self.video == nil ? "audio/mp4" : "video/mp4"
+    }
+
+    public static func == (a: ConversionPlan, b: ConversionPlan) -> Bool {
+        a.video == b.video && a.audio == b.audio && a.remuxes == b.remuxes && a.reasons == b.reasons
+            && a.device == b.device
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(self.video)
+        hasher.combine(self.audio)
+        hasher.combine(self.remuxes)
+        hasher.combine(self.reasons)
+    }
+
+    /// Containers Cast devices read as they are (developers.google.com/cast/docs/media,
+    /// "Media container formats"), by ffmpeg's demuxer names.
+    private static let playableContainers: Set<String> = ["mp3", "ogg", "wav", "flac", "aac", "mpegts"]
+    /// The codecs WebM may hold.
+    private static let webMCodecs: Set<String> = ["vp8", "vp9", "av1", "opus", "vorbis"]
+    /// The audio codecs copied into MP4 that Cast devices' MP4 reader takes.
+    private static let mp4AudioCodecs: Set<String> = ["aac", "mp3", "opus", "flac"]
+
+    /// Decides for `media`, named `fileName`, on `device`.
+    ///
+    /// - Throws: ``MediaServerError/Code-swift.struct/unsupportedMedia``
+    ///   when it holds neither video nor sound the device could be given.
+    public init(media: ProbedMedia, fileName: String, device: CastMediaSupport) throws(MediaServerError) {
+        self.device = device
+        var reasons: [String] = []
+        let kept = (video: device.video.isEmpty ? nil : media.video, audio: media.audio)
+        guard kept.video != nil || kept.audio != nil else {
+            throw MediaServerError(.unsupportedMedia, "\(fileName) holds no video or sound a \(device.name) could play")
+        }
+        let videoTranscodes = kept.video.map { stream in
+            guard let problem = Self.problem(with: stream, on: device) else { return false }
+            reasons.append(problem)
+            return true
+        }
+        let containerType = MediaContentType.guess(from: fileName)
+        let families = Set(media.container.split(separator: ",").map(String.init))
+        let codecs = Set([kept.video, kept.audio].compactMap { $0?.codec })
+        let containerPlays: Bool
+        if families.contains("mp4") || families.contains("mov") {
+            containerPlays = containerType.map { MediaContentType.playableByCast.contains($0) } ?? false
+        } else if families.contains("webm") {
+            containerPlays = containerType == "video/webm" && codecs.isSubset(of: Self.webMCodecs)
+        } else {
+            containerPlays = !families.isDisjoint(with: Self.playableContainers)
+        }
+        let droppedVideo = media.video != nil && kept.video == nil
+        var remuxes = !containerPlays || droppedVideo || videoTranscodes == true
+        var audioTranscodes = kept.audio.map { stream in
+            guard device.audio.contains(stream.codec) else {
+                reasons.append("\(Self.codecName(stream.codec)) audio")
+                return true
+            }
+            return false
+        }
+        if audioTranscodes == true { remuxes = true }
+        if !containerPlays { reasons.append("the \(Self.containerName(families)) container") }
+        // Into MP4, only what MP4 carries for Cast is copied.
+        if remuxes, let stream = kept.audio, audioTranscodes == false, !Self.mp4AudioCodecs.contains(stream.codec) {
+            audioTranscodes = true
+        }
+        self.video = kept.video.map { StreamPlan(stream: $0, transcodes: videoTranscodes ?? false) }
+        self.audio = kept.audio.map { StreamPlan(stream: $0, transcodes: audioTranscodes ?? false) }
+        self.remuxes = remuxes
+        self.reasons = reasons
+        if let limits = device.video["h264"] {
+            self.transcodedSize = (min(limits.maximumLongSide, 1_920), min(limits.maximumShortSide, 1_080))
+        }
+    }
+
+    /// What about `stream` the device cannot decode, for people; `nil` when it can.
+    private static func problem(with stream: ProbedMedia.Stream, on device: CastMediaSupport) -> String? {
+        let name = Self.codecName(stream.codec)
+        guard let limits = device.video[stream.codec] else { return "\(name) video" }
+        var beyond: [String] = []
+        if let profile = stream.profile, !limits.profiles.isEmpty, !limits.profiles.contains(profile) {
+            beyond.append(profile)
+        }
+        if let level = stream.level, let maximum = limits.maximumLevel, level > maximum {
+            beyond.append("level \(Self.levelName(level, codec: stream.codec))")
+        }
+        if let format = stream.pixelFormat, !limits.pixelFormats.contains(format) { beyond.append(format) }
+        if let width = stream.width, let height = stream.height,
+            max(width, height) > limits.maximumLongSide || min(width, height) > limits.maximumShortSide
+        {
+            beyond.append("\(width)×\(height)")
+        }
+        return beyond.isEmpty ? nil : "\(name) video (\(beyond.joined(separator: ", ")))"
+    }
+
+    private static func levelName(_ level: Int, codec: String) -> String {
+        let tenths = codec == "h264" ? level : level / 3
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+
+    /// A codec's name as people know it.
+    static func codecName(_ codec: String) -> String {
+        let names = [
+            "h264": "H.264", "hevc": "HEVC", "av1": "AV1", "vp8": "VP8", "vp9": "VP9", "mpeg4": "MPEG-4 Part 2",
+            "mpeg2video": "MPEG-2", "aac": "AAC", "ac3": "AC-3", "eac3": "E-AC-3", "dts": "DTS", "truehd": "TrueHD",
+            "mp3": "MP3", "opus": "Opus", "vorbis": "Vorbis", "flac": "FLAC", "alac": "ALAC", "wmav2": "WMA",
+        ]
+        return names[codec] ?? codec
+    }
+
+    private static func containerName(_ families: Set<String>) -> String {
+        if families.contains("matroska") { return "Matroska" }
+        if families.contains("mov") { return "QuickTime" }
+        if families.contains("avi") { return "AVI" }
+        return families.sorted().first ?? "unknown"
+    }
+
+    /// ffmpeg's arguments: `input` converted into fragmented MP4 at
+    /// `output`, with progress (`out_time_us=`) on standard output.
+    public func ffmpegArguments(input: String, output: String) -> [String] {
+        var arguments = ["-nostdin", "-hide_banner", "-loglevel", "error", "-nostats", "-progress", "pipe:1"]
+        arguments += ["-i", input]
+        if let video = self.video {
+            arguments += ["-map", "0:\(video.stream.index)"]
+            if video.transcodes {
+                let landscape = (video.stream.width ?? 1) >= (video.stream.height ?? 1)
+                let (width, height) =
+                    landscape
+                    ? (self.transcodedSize.long, self.transcodedSize.short)
+                    : (self.transcodedSize.short, self.transcodedSize.long)
+                arguments += [
+                    "-c:v", "libx264", "-preset", "veryfast", "-crf", "21", "-profile:v", "high", "-level:v", "4.1",
+                    "-pix_fmt", "yuv420p",
+                    "-vf",
+                    "scale=w='min(\(width),iw)':h='min(\(height),ih)':force_original_aspect_ratio=decrease:force_divisible_by=2",
+                    // A key frame every 2 s: each starts a fragment the receiver can play.
+                    "-force_key_frames", "expr:gte(t,n_forced*2)",
+                ]
+            } else {
+                arguments += ["-c:v", "copy"]
+                if video.stream.codec == "hevc" { arguments += ["-tag:v", "hvc1"] }
+            }
+        }
+        if let audio = self.audio {
+            arguments += ["-map", "0:\(audio.stream.index)"]
+            arguments += audio.transcodes ? ["-c:a", "aac", "-b:a", "192k", "-ac", "2"] : ["-c:a", "copy"]
+        }
+        arguments += [
+            "-sn", "-dn", "-max_muxing_queue_size", "1024", "-f", "mp4", "-movflags",
+            "frag_keyframe+empty_moov+default_base_moof", "-y", output,
+        ]
+        return arguments
+    }
+}

@@ -1,0 +1,109 @@
+public import Foundation
+
+/// Where ffprobe and ffmpeg are, when installed: what checking a file
+/// against a device (ffprobe) and converting it (ffmpeg) need. Both are
+/// optional; without them local files are judged by their extension.
+public struct MediaTools: Sendable, Hashable {
+    /// ffprobe's path, if any.
+    public var ffprobe: URL?
+    /// ffmpeg's path, if any.
+    public var ffmpeg: URL?
+
+    /// Names the tools' paths.
+    public init(ffprobe: URL?, ffmpeg: URL?) {
+        self.ffprobe = ffprobe
+        self.ffmpeg = ffmpeg
+    }
+
+    /// The tools found on `PATH` of `environment`.
+    public static func installed(environment: [String: String] = ProcessInfo.processInfo.environment) -> MediaTools {
+        let folders = (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":")
+        func find(_ name: String) -> URL? {
+            folders.lazy.map { URL(fileURLWithPath: String($0)).appendingPathComponent(name) }
+                .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+        }
+        return MediaTools(ffprobe: find("ffprobe"), ffmpeg: find("ffmpeg"))
+    }
+
+    /// Asks ffprobe what `file` holds.
+    ///
+    /// - Throws: ``MediaServerError/Code-swift.struct/probeFailed`` when
+    ///   ffprobe is missing, fails (an unreadable or unknown file), says
+    ///   something unreadable, or takes longer than `timeout`.
+    public func probe(_ file: URL, timeout: Duration = .seconds(30)) async throws(MediaServerError) -> ProbedMedia {
+        guard let ffprobe = self.ffprobe else { throw MediaServerError(.probeFailed, "ffprobe is not installed") }
+        let arguments = [
+            "-v", "error", "-print_format", "json", "-show_format", "-show_streams", "--", file.path,
+        ]
+        let (status, output, errors) = try await Self.run(ffprobe, arguments, timeout: timeout)
+        guard status == 0 else {
+            let said = String(decoding: errors, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw MediaServerError(
+                .probeFailed, "ffprobe cannot read \(file.lastPathComponent)\(said.isEmpty ? "" : ": \(said)")")
+        }
+        return try ProbedMedia(ffprobeJSON: output)
+    }
+
+    /// Runs `tool` to its end, off the cooperative pool; its exit status,
+    /// standard output (at most ``ProbedMedia/maximumJSONSize`` + 1 bytes
+    /// kept) and the last 4 KiB of its standard error.
+    private static func run(_ tool: URL, _ arguments: [String], timeout: Duration) async throws(MediaServerError)
+        -> (Int32, [UInt8], [UInt8])
+    {
+        let process = Process()
+        process.executableURL = tool
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw MediaServerError(.probeFailed, "cannot run \(tool.path)", cause: error)
+        }
+        let deadline = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: deadline)
+        defer { deadline.cancel() }
+        // Both pipes at once: a tool that fills one while we wait on the other would stall.
+        async let said = Self.drain { ToolOutput.read(errors.fileHandleForReading, keepingLast: 4_096) }
+        async let standardOutput = Self.drain {
+            ToolOutput.read(output.fileHandleForReading, keepingFirst: ProbedMedia.maximumJSONSize + 1)
+        }
+        let (outputBytes, errorBytes) = await (standardOutput, said)
+        process.waitUntilExit()
+        guard process.terminationReason == .exit else {
+            throw MediaServerError(.probeFailed, "\(tool.lastPathComponent) did not finish within \(timeout)")
+        }
+        return (process.terminationStatus, outputBytes, errorBytes)
+    }
+
+    /// Runs a blocking read on a dispatch thread, off the cooperative pool.
+    private static func drain(_ read: @escaping @Sendable () -> [UInt8]) async -> [UInt8] {
+        await withCheckedContinuation { done in DispatchQueue.global().async { done.resume(returning: read()) } }
+    }
+}
+
+/// Reading a tool's output pipes with bounded memory.
+enum ToolOutput {
+    /// Reads to the end, keeping the first `limit` bytes.
+    static func read(_ handle: FileHandle, keepingFirst limit: Int) -> [UInt8] {
+        var kept: [UInt8] = []
+        while let chunk = try? handle.read(upToCount: 65_536), !chunk.isEmpty {
+            if kept.count < limit { kept += chunk.prefix(limit - kept.count) }
+        }
+        return kept
+    }
+
+    /// Reads to the end, keeping the last `limit` bytes.
+    static func read(_ handle: FileHandle, keepingLast limit: Int) -> [UInt8] {
+        var kept: [UInt8] = []
+        while let chunk = try? handle.read(upToCount: 65_536), !chunk.isEmpty {
+            kept += chunk
+            if kept.count > limit { kept.removeFirst(kept.count - limit) }
+        }
+        return kept
+    }
+}

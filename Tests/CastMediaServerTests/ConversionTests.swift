@@ -1,0 +1,141 @@
+import CastMediaServer
+import CastTestSupport
+import Foundation
+import Testing
+
+/// Files checked with ffprobe and converted with ffmpeg — both real, both
+/// also used as the independent judge of what our server sent.
+@Suite(.enabled(if: MediaTools.installed().ffmpeg != nil, "needs ffmpeg and ffprobe (make setup installs them)"))
+struct ConversionTests {
+    static let tools = MediaTools.installed()
+
+    @Test func ffprobeNamesTheContainerCodecsTagsAndDuration() async throws {
+        let film = try TestFilm.make("film.mkv", video: TestFilm.hevc, audio: TestFilm.ac3, title: "Test Pattern")
+        defer { try? FileManager.default.removeItem(at: film.deletingLastPathComponent()) }
+        let media = try await Self.tools.probe(film)
+        #expect(media.container == "matroska,webm")
+        #expect(media.title == "Test Pattern")
+        let duration = try #require(media.duration)
+        #expect(duration > .milliseconds(1_900) && duration < .milliseconds(2_200))
+        #expect(media.video?.codec == "hevc")
+        #expect(media.video?.profile == "Main")
+        #expect(media.video?.width == 320 && media.video?.height == 180)
+        #expect(media.video?.pixelFormat == "yuv420p")
+        #expect(media.audio?.codec == "ac3")
+        #expect(media.audio?.channels == 2)
+
+        let notMedia = film.deletingLastPathComponent().appendingPathComponent("notes.mp4")
+        try Data("not a film".utf8).write(to: notMedia)
+        await #expect(throws: MediaServerError.self) { try await Self.tools.probe(notMedia) }
+        let none = MediaTools(ffprobe: nil, ffmpeg: nil)
+        let error = await #expect(throws: MediaServerError.self) { try await none.probe(film) }
+        #expect(error?.code == .probeFailed)
+    }
+
+    @Test func aConvertedFileIsServedAsItGrowsThenWithByteRanges() async throws {
+        let film = try TestFilm.make("film.mkv", seconds: 4, video: TestFilm.hevc, audio: TestFilm.ac3)
+        let folder = film.deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let plan = try ConversionPlan(
+            media: try await Self.tools.probe(film), fileName: "film.mkv", device: .chromecast)
+        #expect(plan.video?.transcodes == true)
+        #expect(plan.audio?.transcodes == true)
+        #expect(plan.reasons == ["HEVC video", "AC-3 audio", "the Matroska container"])
+        // ffmpeg reads the film through a pipe we fill: half of it first, so
+        // the conversion is certainly still running while we ask.
+        let bytes = try Data(contentsOf: film)
+        let pipe = folder.appendingPathComponent("film-pipe.mkv")
+        try #require(mkfifo(pipe.path, 0o600) == 0)
+        let rest = DispatchSemaphore(value: 0)
+        let writer = Thread {
+            guard let handle = FileHandle(forWritingAtPath: pipe.path) else { return }
+            try? handle.write(contentsOf: bytes.prefix(bytes.count / 2))
+            rest.wait()
+            try? handle.write(contentsOf: bytes.dropFirst(bytes.count / 2))
+            try? handle.close()
+        }
+        writer.start()
+        let server = try await MediaServer.start(toward: "127.0.0.1")
+        let ffmpeg = try #require(Self.tools.ffmpeg)
+        let url = try server.serve(file: pipe, converting: plan, with: ffmpeg)
+        #expect(url.lastPathComponent == "film-pipe.mp4")
+
+        // While ffmpeg runs: the stream from its start, no length, no ranges.
+        let head = try await curl(url.absoluteString, ["-I"])
+        #expect(head.status == 200)
+        #expect(head.headers["content-type"] == "video/mp4")
+        #expect(head.headers["accept-ranges"] == "none")
+        #expect(head.headers["content-length"] == nil)
+        #expect(server.conversionProgress(of: url)?.isFinished == false)
+        async let fetched = curl(url.absoluteString, ["-H", "Range: bytes=0-65535"])
+        try await Task.sleep(for: .milliseconds(500))
+        rest.signal()
+        let streamed = try await fetched
+        #expect(streamed.status == 200)
+        let received = folder.appendingPathComponent("received.mp4")
+        try Data(streamed.body).write(to: received)
+        // ffprobe judges what we sent: H.264 and AAC in MP4, the whole length.
+        let sent = try await Self.tools.probe(received)
+        #expect(sent.container.contains("mp4"))
+        #expect(sent.video?.codec == "h264")
+        #expect(sent.audio?.codec == "aac")
+        #expect(sent.audio?.channels == 2)
+
+        var progress = try #require(server.conversionProgress(of: url))
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !progress.isFinished, progress.failure == nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            progress = try #require(server.conversionProgress(of: url))
+        }
+        #expect(progress.isFinished)
+        #expect(progress.failure == nil)
+        #expect(progress.converted > .milliseconds(3_500))
+        // Finished: a file like any other, byte ranges included; the same bytes as streamed.
+        let whole = try await curl(url.absoluteString)
+        #expect(whole.status == 200)
+        #expect(whole.headers["accept-ranges"] == "bytes")
+        #expect(whole.body == streamed.body)
+        let part = try await curl(url.absoluteString, ["-H", "Range: bytes=100-199"])
+        #expect(part.status == 206)
+        #expect(part.headers["content-range"] == "bytes 100-199/\(whole.body.count)")
+        #expect(part.body == Array(whole.body[100...199]))
+
+        // Withdrawn: nothing served, nothing left on disk.
+        let working = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
+            .filter { $0.hasPrefix("cast-media-\(getpid())-") }
+        #expect(working.count == 1)
+        server.withdraw(url)
+        #expect(try await curl(url.absoluteString).status == 404)
+        await server.stop()
+        let left = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
+            .filter { working.contains($0) }
+        #expect(left.isEmpty)
+    }
+
+    @Test func aConversionThatFailsIsReportedAndAnswered500() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let broken = folder.appendingPathComponent("broken.mkv")
+        try Data(repeating: 1, count: 10_000).write(to: broken)
+        let plan = try ConversionPlan(
+            media: ProbedMedia(
+                container: "matroska,webm",
+                streams: [ProbedMedia.Stream(index: 0, kind: .video, codec: "hevc", width: 320, height: 180)]),
+            fileName: "broken.mkv", device: .chromecast)
+        let server = try await MediaServer.start(toward: "127.0.0.1")
+        defer { Task { await server.stop() } }
+        let url = try server.serve(file: broken, converting: plan, with: try #require(Self.tools.ffmpeg))
+        var progress = try #require(server.conversionProgress(of: url))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while progress.failure == nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            progress = try #require(server.conversionProgress(of: url))
+        }
+        let failure = try #require(progress.failure)
+        #expect(failure.hasPrefix("ffmpeg stopped (status "))
+        #expect(!progress.isFinished)
+        #expect(try await curl(url.absoluteString).status == 500)
+        #expect(server.conversionProgress(of: URL(string: "http://127.0.0.1/media/nothing/x.mp4")!) == nil)
+    }
+}
