@@ -94,7 +94,9 @@ let package = Package(
                 .product(name: "CastKit", package: "swift-cast"),
                 .product(name: "CastEmulator", package: "swift-cast"),
             ],
-            path: "SessionStartComparison"
+            // Not under Benchmarks/ directly: package-benchmark runs every executable there as a
+            // benchmark, and this one is not (make bench runs it after them).
+            path: "Comparisons/SessionStartComparison"
         ),
         // What benchmarks share: servers they start and stop.
         .target(name: "BenchmarkSupport", path: "BenchmarkSupport"),
