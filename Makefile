@@ -32,8 +32,13 @@ soak: setup
 	$(SWIFT) build --sanitize=address --scratch-path .build/soak --product cast-soak
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Fuzz/lsan.supp .build/soak/debug/cast-soak
 
+# Every benchmark, then the session-start comparison with pychromecast, then
+# one table of the ratios that matter (scripts/bench-summary.py).
 bench: setup
-	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark
+	mkdir -p .build
+	bash -o pipefail -c 'cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --no-progress | tee ../.build/bench-report.txt'
+	bash -o pipefail -c 'scripts/measure-session-start.sh | tee .build/session-start.txt'
+	scripts/bench-summary.py .build/bench-report.txt .build/session-start.txt
 
 lint:
 	$(SWIFT) format lint --strict --recursive --configuration .swift-format $(LINT_PATHS)

@@ -1,5 +1,9 @@
 public import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A YUV4MPEG2 (`.y4m`) video read frame by frame: 8-bit 4:2:0 only, the
 /// format `ffmpeg -pix_fmt yuv420p out.y4m` writes. Frames go straight into
 /// a session's pixel buffers.
@@ -70,7 +74,10 @@ public final class Y4MFile {
     public var height: Int { self.header.height }
     /// Frames per second.
     public var frameRate: Double { self.header.frameRate }
-    private let handle: FileHandle
+    private let reader: Reader
+    /// One frame's bytes, allocated once: a frame costs one `read` (or a
+    /// few) and no allocation.
+    private var frame: [UInt8]
 
     /// Opens `path` and reads its header.
     ///
@@ -90,11 +97,13 @@ public final class Y4MFile {
     ///
     /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/invalidFile``.
     public init(handle: FileHandle) throws(CastRemoteDisplayError) {
-        self.handle = handle
-        guard let line = try Self.readLine(handle) else {
+        let reader = Reader(handle: handle)
+        guard let line = try reader.readLine() else {
             throw CastRemoteDisplayError(.invalidFile, "the stream is empty")
         }
         self.header = try Header(line: line)
+        self.reader = reader
+        self.frame = [UInt8](repeating: 0, count: self.header.frameByteCount)
     }
 
     /// Reads the next frame into `buffer` (I420 at the file's size); `false` at the end of the file.
@@ -103,43 +112,92 @@ public final class Y4MFile {
     ///   its `FRAME` line; ``CastRemoteDisplayError/Code-swift.struct/frameFormatMismatch``
     ///   for a buffer of another size.
     public func readFrame(into buffer: inout PixelBuffer) throws(CastRemoteDisplayError) -> Bool {
-        guard let marker = try Self.readLine(self.handle) else { return false }
+        guard let marker = try self.reader.readLine() else { return false }
         guard marker.hasPrefix("FRAME") else {
             throw CastRemoteDisplayError(.invalidFile, "a Y4M frame lacks its FRAME line")
         }
         let count = self.header.frameByteCount
-        let data: Data?
-        do {
-            data = try self.handle.read(upToCount: count)
-        } catch {
-            throw CastRemoteDisplayError(.invalidFile, "the video cannot be read", cause: error)
+        let whole = self.frame.withUnsafeMutableBytes { buffer in
+            Result { () throws(CastRemoteDisplayError) in try self.reader.read(exactly: buffer) }
         }
-        guard let data, data.count == count else { return false }
-        let bytes = [UInt8](data)
+        guard try whole.get() else { return false }
         let luma = self.width * self.height
         let chroma = luma / 4
-        try buffer.copyPlane(0, from: Array(bytes[0..<luma]), bytesPerRow: self.width)
-        try buffer.copyPlane(1, from: Array(bytes[luma..<(luma + chroma)]), bytesPerRow: self.width / 2)
-        try buffer.copyPlane(2, from: Array(bytes[(luma + chroma)...]), bytesPerRow: self.width / 2)
+        let width = self.width
+        let planes: [(Int, Range<Int>, Int)] = [
+            (0, 0..<luma, width), (1, luma..<(luma + chroma), width / 2), (2, (luma + chroma)..<count, width / 2),
+        ]
+        for (plane, range, stride) in planes {
+            let failure = self.frame.withUnsafeBytes { bytes -> CastRemoteDisplayError? in
+                do throws(CastRemoteDisplayError) {
+                    try buffer.copyPlane(
+                        plane, from: UnsafeRawBufferPointer(rebasing: bytes[range]), bytesPerRow: stride)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            if let failure { throw failure }
+        }
         return true
     }
 
-    /// One header or frame line (at most 1 KiB, without its newline); `nil` at the end.
-    private static func readLine(_ handle: FileHandle) throws(CastRemoteDisplayError) -> String? {
-        var line = Data()
-        while line.count < 1_024 {
-            let byte: Data?
-            do {
-                byte = try handle.read(upToCount: 1)
-            } catch {
-                throw CastRemoteDisplayError(.invalidFile, "the video cannot be read", cause: error)
-            }
-            guard let byte, let value = byte.first else {
-                return line.isEmpty ? nil : String(decoding: line, as: UTF8.self)
-            }
-            if value == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
-            line.append(value)
+    /// Reads lines and frames from a descriptor with a small read-ahead buffer:
+    /// a line costs no `read` per byte, a frame goes straight into its buffer.
+    private final class Reader {
+        private let handle: FileHandle
+        private var ahead = [UInt8](repeating: 0, count: 4_096)
+        private var unread = 0..<0
+
+        init(handle: FileHandle) {
+            self.handle = handle
         }
-        throw CastRemoteDisplayError(.invalidFile, "a Y4M header line is longer than 1 KiB")
+
+        /// One header or frame line (at most 1 KiB, without its newline); `nil` at the end.
+        func readLine() throws(CastRemoteDisplayError) -> String? {
+            var line: [UInt8] = []
+            while line.count < 1_024 {
+                if self.unread.isEmpty {
+                    let got = try self.ahead.withUnsafeMutableBytes { Self.read(self.handle, into: $0) }.get()
+                    guard got > 0 else { return line.isEmpty ? nil : String(decoding: line, as: UTF8.self) }
+                    self.unread = 0..<got
+                }
+                let value = self.ahead[self.unread.lowerBound]
+                self.unread = self.unread.dropFirst()
+                if value == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+                line.append(value)
+            }
+            throw CastRemoteDisplayError(.invalidFile, "a Y4M header line is longer than 1 KiB")
+        }
+
+        /// Fills `buffer`: what was read ahead, then from the file; `false` when it ends first.
+        func read(exactly buffer: UnsafeMutableRawBufferPointer) throws(CastRemoteDisplayError) -> Bool {
+            let first = min(self.unread.count, buffer.count)
+            self.ahead.withUnsafeBytes { ahead in
+                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: ahead[self.unread.prefix(first)]))
+            }
+            self.unread = self.unread.dropFirst(first)
+            var filled = first
+            while filled < buffer.count {
+                let got = try Self.read(self.handle, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+                    .get()
+                guard got > 0 else { return false }
+                filled += got
+            }
+            return true
+        }
+
+        /// One `read(2)`, again after a signal; 0 at the end.
+        private static func read(
+            _ handle: FileHandle, into buffer: UnsafeMutableRawBufferPointer
+        ) -> Result<Int, CastRemoteDisplayError> {
+            while true {
+                let got = Glibc.read(handle.fileDescriptor, buffer.baseAddress, buffer.count)
+                if got >= 0 { return .success(got) }
+                guard errno == EINTR else {
+                    return .failure(CastRemoteDisplayError(.invalidFile, "the video cannot be read (errno \(errno))"))
+                }
+            }
+        }
     }
 }

@@ -91,6 +91,23 @@ public struct PixelBuffer: ~Copyable, Sendable {
         from source: [UInt8],
         bytesPerRow sourceStride: Int
     ) throws(CastRemoteDisplayError) {
+        try source.withUnsafeBytes { source in
+            Result { () throws(CastRemoteDisplayError) in
+                try self.copyPlane(plane, from: source, bytesPerRow: sourceStride)
+            }
+        }.get()
+    }
+
+    /// Copies one plane from the bytes at `source`, whose rows are
+    /// `bytesPerRow` apart — from a file's buffer, without an array.
+    ///
+    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/frameFormatMismatch``
+    ///   when `source` is too short for the plane or its stride is shorter than a row.
+    public mutating func copyPlane(
+        _ plane: Int,
+        from source: UnsafeRawBufferPointer,
+        bytesPerRow sourceStride: Int
+    ) throws(CastRemoteDisplayError) {
         let layout = self.storage.layout
         guard plane >= 0, plane < layout.format.planeCount else {
             throw CastRemoteDisplayError(.frameFormatMismatch, "\(layout.format) has no plane \(plane)")
@@ -105,13 +122,9 @@ public struct PixelBuffer: ~Copyable, Sendable {
         }
         let destination = self.storage.plane(plane)
         let destinationStride = layout.bytesPerRow[plane]
-        source.withUnsafeBytes { source in
-            for row in 0..<rows {
-                let from = UnsafeRawBufferPointer(
-                    rebasing: source[(row * sourceStride)..<(row * sourceStride + rowBytes)])
-                UnsafeMutableRawBufferPointer(rebasing: destination[(row * destinationStride)...]).copyMemory(
-                    from: from)
-            }
+        for row in 0..<rows {
+            let from = UnsafeRawBufferPointer(rebasing: source[(row * sourceStride)..<(row * sourceStride + rowBytes)])
+            UnsafeMutableRawBufferPointer(rebasing: destination[(row * destinationStride)...]).copyMemory(from: from)
         }
     }
 

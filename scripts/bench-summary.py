@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Prints the ratios that matter from a `swift package benchmark` text
+report (the tables `make bench` saved) and the session-start comparison's
+line: ours against the baseline run in the same process, by median (p50).
+
+    scripts/bench-summary.py BENCH_REPORT [SESSION_START_OUTPUT]
+
+A ratio below 1 means ours is faster. Rows whose benchmarks did not run
+(nginx not installed, no X server) are left out and say so."""
+import re
+import sys
+
+# (what, ours, baseline, metric, target): names as the benchmarks print them,
+# matched as regular expressions; the metric's p50 compared.
+PAIRS = [
+    ("VP8 encode 720p ÷ raw libvpx", r"VP8 VideoEncoder 1280x720", r"VP8 raw libvpx 1280x720", "Time", "≤ 1.03"),
+    ("VP8 encode 1080p ÷ raw libvpx", r"VP8 VideoEncoder 1920x1080", r"VP8 raw libvpx 1920x1080", "Time", "≤ 1.03"),
+    ("Audio path ÷ raw libsamplerate+libopus", r"Audio AudioInput\+Opus", r"Audio raw libsamplerate", "Time", "≤ 1.05"),
+    ("Capture ÷ raw XCB+libyuv", r"Capture ScreenCapture", r"Capture raw XCB", "Time", "≤ 1.10"),
+    ("Cast frame codec ÷ JSONSerialization", r"Codec CastMessageFramer", r"Codec JSONSerialization", "Time", "—"),
+    ("Round trip ÷ bare NIO TLS echo", r"Round trip CastConnection", r"Round trip bare NIO TLS", "Time", "—"),
+    ("Media server 1 GiB ÷ nginx", r"1 GiB whole: CastMediaServer", r"1 GiB whole: nginx", "Time", "≤ 1.25"),
+    ("Media server 1 GiB ÷ python http.server", r"1 GiB whole: CastMediaServer", r"1 GiB whole: python", "Time", "≤ 1"),
+    ("Media server seek ÷ nginx", r"seek, 64 KiB at 768 MiB: CastMediaServer", r"seek, 64 KiB at 768 MiB: nginx", "Time", "≤ 1.25"),
+]
+# (what, benchmark, metric, scale, target): figures a benchmark computes itself.
+DIRECT = [
+    ("Send path ÷ raw libvpx 720p, paired", r"Send path ÷ raw libvpx 1280x720", r"send path ÷ raw libvpx", 1000, "≤ 1.05"),
+    ("Send path ÷ raw libvpx 1080p, paired", r"Send path ÷ raw libvpx 1920x1080", r"send path ÷ raw libvpx", 1000, "≤ 1.05"),
+    ("Glass to glass 720p30 p50 (ms)", r"End-to-end latency 1280x720", r"latency p50", 1000, "—"),
+    ("Glass to glass 720p30 p99 (ms)", r"End-to-end latency 1280x720", r"latency p99", 1000, "—"),
+]
+
+
+def parse(path):
+    """benchmark name → {metric row label: p50 as float}."""
+    tables = {}
+    current = None
+    row = re.compile(r"^│\s*(.+?)\s*│\s*([\d.,]+)\s*│\s*([\d.,]+)\s*│\s*([\d.,]+)\s*│")
+    with open(path, encoding="utf-8", errors="replace") as report:
+        for line in report:
+            line = line.rstrip("\n")
+            match = row.match(line)
+            if match and current is not None:
+                label = match.group(1)
+                if label.startswith("Metric"):
+                    continue
+                tables[current][label] = float(match.group(4).replace(",", ""))
+            elif line and not line[0] in "│╒╞╘├═─ " and not line.startswith(("Running", "Building", "Warning", "Note")):
+                current = line.strip()
+                tables.setdefault(current, {})
+    return tables
+
+
+def find(tables, name, metric):
+    for benchmark, rows in tables.items():
+        if re.search(name, benchmark):
+            for label, value in rows.items():
+                if re.search(metric, label):
+                    return value
+    return None
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    tables = parse(sys.argv[1])
+    lines = []
+    for what, ours, baseline, metric, target in PAIRS:
+        a, b = find(tables, ours, metric), find(tables, baseline, metric)
+        lines.append((what, f"{a / b:.2f}" if a and b else "not run", target))
+    for what, benchmark, metric, scale, target in DIRECT:
+        value = find(tables, benchmark, metric)
+        lines.append((what, f"{value / scale:.2f}" if value is not None else "not run", target))
+    if len(sys.argv) > 2:
+        with open(sys.argv[2], encoding="utf-8") as comparison:
+            ratio = re.search(r"ratio[^0-9]*([\d.]+)", comparison.read())
+        lines.append(("Session start ÷ pychromecast", ratio.group(1) if ratio else "not run", "≤ 1"))
+    width = max(len(what) for what, _, _ in lines)
+    print(f"\n{'Summary (p50; ours ÷ baseline in the same run)'.ljust(width)}  {'value':>8}  target")
+    for what, value, target in lines:
+        print(f"{what.ljust(width)}  {value:>8}  {target}")
+
+
+if __name__ == "__main__":
+    main()
