@@ -59,6 +59,12 @@ public struct CastMediaSupport: Sendable, Hashable {
     private static let h264Profiles: Set<String> = ["Constrained Baseline", "Baseline", "Main", "High"]
     private static let fullHD = (long: 1_920, short: 1_080)
     private static let ultraHD = (long: 3_840, short: 2_160)
+    /// HEVC Main and Main 10 up to level 5.1 (4K/60): Ultra and the Google TV devices.
+    private static let hevc4K = VideoLimits(
+        profiles: ["Main", "Main 10"], maximumLevel: 153, maximumSize: ultraHD, pixelFormats: eightAndTenBit)
+    /// VP9 profiles 0 and 2 up to level 5.1 (4K/60): Ultra and the Google TV devices.
+    private static let vp94K = VideoLimits(
+        profiles: ["Profile 0", "Profile 2"], maximumLevel: nil, maximumSize: ultraHD, pixelFormats: eightAndTenBit)
 
     /// "Audio codecs" on the Cast media page: HE-AAC and LC-AAC, MP3, Opus,
     /// Vorbis, FLAC, WAV (LPCM). The same on every device.
@@ -86,11 +92,7 @@ public struct CastMediaSupport: Sendable, Hashable {
             "h264": VideoLimits(
                 profiles: h264Profiles, maximumLevel: 42, maximumSize: fullHD, pixelFormats: eightBit),
             "vp8": VideoLimits(profiles: [], maximumLevel: nil, maximumSize: ultraHD, pixelFormats: eightBit),
-            "hevc": VideoLimits(
-                profiles: ["Main", "Main 10"], maximumLevel: 153, maximumSize: ultraHD, pixelFormats: eightAndTenBit),
-            "vp9": VideoLimits(
-                profiles: ["Profile 0", "Profile 2"], maximumLevel: nil, maximumSize: ultraHD,
-                pixelFormats: eightAndTenBit),
+            "hevc": hevc4K, "vp9": vp94K,
         ],
         audio: audioCodecs)
 
@@ -103,11 +105,7 @@ public struct CastMediaSupport: Sendable, Hashable {
             "h264": VideoLimits(
                 profiles: h264Profiles, maximumLevel: 51, maximumSize: ultraHD, pixelFormats: eightBit),
             "vp8": VideoLimits(profiles: [], maximumLevel: nil, maximumSize: fullHD, pixelFormats: eightBit),
-            "hevc": VideoLimits(
-                profiles: ["Main", "Main 10"], maximumLevel: 153, maximumSize: ultraHD, pixelFormats: eightAndTenBit),
-            "vp9": VideoLimits(
-                profiles: ["Profile 0", "Profile 2"], maximumLevel: nil, maximumSize: ultraHD,
-                pixelFormats: eightAndTenBit),
+            "hevc": hevc4K, "vp9": vp94K,
         ],
         audio: audioCodecs)
 
