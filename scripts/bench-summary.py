@@ -29,6 +29,9 @@ DIRECT = [
     ("Send path ÷ raw libvpx 1080p, paired", r"Send path ÷ raw libvpx 1920x1080", r"send path ÷ raw libvpx", 1000, "≤ 1.05"),
     ("Glass to glass 720p30 p50 (ms)", r"End-to-end latency 1280x720", r"latency p50", 1e-3, "—"),
     ("Glass to glass 720p30 p99 (ms)", r"End-to-end latency 1280x720", r"latency p99", 1e-3, "—"),
+    ("Resent ÷ sent, clean link (‰)", r"Resends and frames on time .*clean link", r"resent ÷ sent", 1, "—"),
+    ("Resent ÷ sent, 5 % loss + 20 ms jitter (‰)", r"Resends and frames on time .*5 % loss", r"resent ÷ sent", 1, "—"),
+    ("Frames on time, 5 % loss + 20 ms jitter (‰)", r"Resends and frames on time .*5 % loss", r"frames on time", 1, "≥ 990"),
 ]
 
 
