@@ -143,8 +143,10 @@ public final class MediaServer: Sendable {
     /// URL a receiver fetches it from. The file is opened at each request,
     /// so one that grows (a recording) is served as it is then.
     ///
-    /// - Parameter contentType: the `Content-Type`; `nil` guesses it from
-    ///   the extension (``MediaContentType``), `application/octet-stream` when unknown.
+    /// - Parameters:
+    ///   - file: the file, a local path.
+    ///   - contentType: the `Content-Type`; `nil` guesses it from the
+    ///     extension (``MediaContentType``), `application/octet-stream` when unknown.
     /// - Throws: ``MediaServerError/Code-swift.struct/unreadableFile`` when
     ///   it is not a readable regular file; ``MediaServerError/Code-swift.struct/unavailable``.
     public func serve(file: URL, contentType: String? = nil) throws(MediaServerError) -> URL {

@@ -22,7 +22,7 @@ public struct WebVTT: Sendable, Hashable {
     /// other tags and ASS overrides such as `{\an8}` go; other `<`, `&` and
     /// `>` (so `-->` too) in the text are escaped (WebVTT §4.2.2).
     ///
-    /// - Throws: ``SubtitleError/tooLarge`` past ``maximumBytes``,
+    /// - Throws: ``SubtitleError/tooLarge(_:)`` past ``maximumBytes``,
     ///   ``SubtitleError/noCues`` when not one cue could be read.
     public init(srt bytes: [UInt8]) throws(SubtitleError) {
         guard bytes.count <= Self.maximumBytes else { throw .tooLarge(bytes.count) }
@@ -57,7 +57,7 @@ public struct WebVTT: Sendable, Hashable {
     /// Takes WebVTT as it is: the header checked, a byte-order mark and CR
     /// line ends removed.
     ///
-    /// - Throws: ``SubtitleError/tooLarge``; ``SubtitleError/notWebVTT``
+    /// - Throws: ``SubtitleError/tooLarge(_:)``; ``SubtitleError/notWebVTT``
     ///   without the `WEBVTT` header.
     public init(vtt bytes: [UInt8]) throws(SubtitleError) {
         guard bytes.count <= Self.maximumBytes else { throw .tooLarge(bytes.count) }
