@@ -44,6 +44,8 @@ func waitForServer(_ url: String) {
 }
 
 /// The servers of this process, kept for its whole life.
+// nonisolated(unsafe): appended to once, by the `benchmarks` closure on the
+// main thread before any benchmark runs, and never read — it only holds them.
 nonisolated(unsafe) var runningServers: [MediaServer] = []
 
 let benchmarks: @Sendable () -> Void = {

@@ -145,14 +145,17 @@ final class ServedItems: Sendable {
                 // Asked before reading: once finished, a read that finds nothing is the end.
                 let progress = conversion.progress
                 let position = off_t(offset)
-                let chunk = try await NIOThreadPool.singleton.runIfActive { () -> [UInt8] in
-                    [UInt8](unsafeUninitializedCapacity: 256 << 10) { buffer, count in
-                        count = max(0, pread(descriptor, buffer.baseAddress, buffer.count, position))
+                // Read straight into the buffer the response writes: no intermediate array.
+                let chunk = try await NIOThreadPool.singleton.runIfActive { () -> ByteBuffer in
+                    var chunk = ByteBufferAllocator().buffer(capacity: 256 << 10)
+                    chunk.writeWithUnsafeMutableBytes(minimumWritableBytes: 256 << 10) { space in
+                        max(0, pread(descriptor, space.baseAddress, space.count, position))
                     }
+                    return chunk
                 }
-                if !chunk.isEmpty {
-                    offset += chunk.count
-                    try await writer.write(ByteBuffer(bytes: chunk))
+                if chunk.readableBytes > 0 {
+                    offset += chunk.readableBytes
+                    try await writer.write(chunk)
                     continue
                 }
                 if progress.failure != nil || progress.isFinished { break }

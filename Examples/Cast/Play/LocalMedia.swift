@@ -1,5 +1,6 @@
 import ArgumentParser
 import CastMediaServer
+import CastTransport
 import Foundation
 
 /// How `cast play` serves one local file: as it is when the device plays
@@ -63,7 +64,7 @@ struct LocalMedia {
         var served = Served(
             url: file, contentType: plan.contentType(ofOriginal: name), title: media.title, artist: media.artist,
             album: media.album,
-            duration: media.duration.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 },
+            duration: media.duration?.inSeconds,
             isConverted: plan.isNeeded)
         guard plan.isNeeded else {
             served.url = try self.server.serve(file: file, contentType: served.contentType)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CastKit
 import CastMediaServer
+import CastTransport
 import Foundation
 
 /// `cast play URL|FILE|FOLDER|PLAYLIST…`: plays on the Default Media
@@ -152,7 +153,7 @@ struct PlayCommand: AsyncParsableCommand {
             let running = urls.compactMap { server.conversionProgress(of: $0) }.filter { !$0.isFinished }
             guard let progress = running.first else { return nil }
             if let failure = progress.failure { return "conversion failed: \(failure)" }
-            return "converted \(PlaybackWatch.clock(Double(progress.converted.components.seconds)))"
+            return "converted \(PlaybackWatch.clock(progress.converted.inSeconds))"
         }
     }
 

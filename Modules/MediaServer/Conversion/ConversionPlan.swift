@@ -30,8 +30,12 @@ public struct ConversionPlan: Sendable, Hashable {
     public var reasons: [String]
     /// The device kind the plan is for.
     public var device: CastMediaSupport
-    /// The largest picture a transcoded video is scaled into (long side, short side).
-    var transcodedSize: (long: Int, short: Int) = (1_920, 1_080)
+    /// The largest picture a transcoded video is scaled into (long side,
+    /// short side): the device's H.264 limit, at most 1080p.
+    var transcodedSize: (long: Int, short: Int) {
+        guard let limits = self.device.video["h264"] else { return (1_920, 1_080) }
+        return (min(limits.maximumLongSide, 1_920), min(limits.maximumShortSide, 1_080))
+    }
 
     /// Whether anything must be done: a plan that is not needed serves the file as it is.
     public var isNeeded: Bool {
@@ -42,18 +46,6 @@ public struct ConversionPlan: Sendable, Hashable {
     public func contentType(ofOriginal fileName: String) -> String {
         guard self.isNeeded else { return MediaContentType.guess(from: fileName) ?? "application/octet-stream" }
         return self.video == nil ? "audio/mp4" : "video/mp4"
-    }
-
-    public static func == (a: ConversionPlan, b: ConversionPlan) -> Bool {
-        a.video == b.video && a.audio == b.audio && a.remuxes == b.remuxes && a.reasons == b.reasons
-            && a.device == b.device
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(self.video)
-        hasher.combine(self.audio)
-        hasher.combine(self.remuxes)
-        hasher.combine(self.reasons)
     }
 
     /// Containers Cast devices read as they are (developers.google.com/cast/docs/media,
@@ -110,9 +102,6 @@ public struct ConversionPlan: Sendable, Hashable {
         self.audio = kept.audio.map { StreamPlan(stream: $0, transcodes: audioTranscodes ?? false) }
         self.remuxes = remuxes
         self.reasons = reasons
-        if let limits = device.video["h264"] {
-            self.transcodedSize = (min(limits.maximumLongSide, 1_920), min(limits.maximumShortSide, 1_080))
-        }
     }
 
     /// What about `stream` the device cannot decode, for people; `nil` when it can.
