@@ -79,7 +79,7 @@ public final class ScreenCapture: Sendable {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation {
                 (continuation: CheckedContinuation<Result<ScreenCapture, CaptureError>, Never>) in
-                let thread = Thread {
+                Thread.start(named: "cast.portal") {
                     do throws(CaptureError) {
                         let capture = try ScreenCapture(
                             configuration: configuration, isCancelled: { cancelled.withLockedValue { $0 } })
@@ -88,8 +88,6 @@ public final class ScreenCapture: Sendable {
                         continuation.resume(returning: .failure(error))
                     }
                 }
-                thread.name = "cast.capture.open"
-                thread.start()
             }
         } onCancel: {
             cancelled.withLockedValue { $0 = true }
@@ -188,11 +186,9 @@ public final class ScreenCapture: Sendable {
             throw CaptureError(.invalidConfiguration, "this capture was already started")
         }
         self.control.withLockedValue { $0.started = true }
-        let thread = Thread { [self] in
+        Thread.start(named: "cast.capture") { [self] in
             self.completion.finish(self.run(grabber, into: session))
         }
-        thread.name = "cast.capture"
-        thread.start()
     }
 
     /// Stops capturing; the thread ends after its current picture.

@@ -3,6 +3,7 @@ import CastEmulator
 import CastRemoteDisplay
 import CastTestSupport
 import CastTransport
+import Foundation
 import NIOConcurrencyHelpers
 import Testing
 
@@ -223,6 +224,41 @@ import Testing
 
     /// Negotiation, in-band changes, and the session's life.
     @Suite struct RemoteDisplaySessionTests {
+        /// The encoder and network threads carry names Linux keeps (top -H,
+        /// perf and the benchmarks' per-thread CPU clocks read them), and
+        /// end with the session.
+        @Test func theSendersThreadsAreNamedAndEndWithTheSession() async throws {
+            func threadNames() -> [String] {
+                let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+                return tasks.compactMap {
+                    try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)
+                        .trimmingCharacters(in: .newlines)
+                }
+            }
+            func senderThreadsGone() async throws -> Bool {
+                let deadline = ContinuousClock.now + .seconds(5)
+                while threadNames().contains(where: { $0 == "cast.encoder" || $0 == "cast.network" }) {
+                    guard ContinuousClock.now < deadline else { return false }
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                return true
+            }
+            try await StreamingFixture.with { fixture in
+                // Sessions run one at a time (StreamingFixture); an earlier one's threads may still be ending.
+                try #require(try await senderThreadsGone())
+                let source = try fixture.prepareSource(width: 320, height: 240)
+                let session = try await fixture.channel.beginSession(
+                    configuration: RemoteDisplayConfiguration(
+                        resolutions: [RemoteDisplayConfiguration.Resolution(width: 320, height: 240)], audio: nil))
+                try await source.stream(seconds: 0.3, to: session)
+                let running = threadNames()
+                #expect(running.filter { $0 == "cast.encoder" }.count == 1, "threads: \(running)")
+                #expect(running.filter { $0 == "cast.network" }.count == 1, "threads: \(running)")
+                session.stop()
+                #expect(try await senderThreadsGone())
+            }
+        }
+
         @Test func aTargetDelayChangeArrivesInBand() async throws {
             try await StreamingFixture.with { fixture in
                 let source = try fixture.prepareSource(width: 640, height: 360)

@@ -58,11 +58,9 @@ public final class DesktopAudioCapture: Sendable {
         else {
             throw CaptureError(.invalidConfiguration, "this capture was already started")
         }
-        let thread = Thread { [self] in
+        Thread.start(named: "cast.audio-in") { [self] in
             self.completion.finish(self.run(stream, into: session))
         }
-        thread.name = "cast.capture.audio"
-        thread.start()
     }
 
     /// Stops recording at once: nothing more is queued, and ``finished()``

@@ -92,12 +92,15 @@ final class MediaPipeline: Sendable {
         let running = DispatchGroup()
         running.enter()
         running.enter()
-        let encoder = Thread {
+        // Closed only once neither thread can touch it: a descriptor number
+        // closed early could be reused and written to by a late send.
+        let socket = self.socket
+        running.notify(queue: .global()) { socket.close() }
+        Thread.start(named: "cast.encoder") {
             while let pipeline = weakSelf.pipeline, pipeline.encodeOnce() {}
             running.leave()
         }
-        encoder.name = "cast.remote-display.encoder"
-        let network = Thread {
+        Thread.start(named: "cast.network") {
             var buffer = [UInt8](repeating: 0, count: 2_048)
             var nextTick = HostTime.now
             var nextStatistics = HostTime.now.advanced(by: MediaPipeline.statisticsInterval)
@@ -106,13 +109,6 @@ final class MediaPipeline: Sendable {
             {}
             running.leave()
         }
-        // Closed only once neither thread can touch it: a descriptor number
-        // closed early could be reused and written to by a late send.
-        let socket = self.socket
-        running.notify(queue: .global()) { socket.close() }
-        network.name = "cast.remote-display.network"
-        encoder.start()
-        network.start()
     }
 
     deinit {
