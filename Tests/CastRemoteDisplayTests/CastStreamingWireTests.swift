@@ -92,6 +92,32 @@ import Testing
         #expect(rewritten.withUnsafeBytes { RTCPCompound.parse($0) }?.castFeedback == feedback)
     }
 
+    /// Parsing datagram after datagram into one value (as the sender does,
+    /// to reuse the feedback's arrays) reads each exactly as a fresh parse:
+    /// nothing of an earlier packet survives into a later one.
+    @Test func parsingIntoOneValueForgetsThePreviousPacket() throws {
+        let datagrams = [
+            // Loss fields and CST2 ACK bits.
+            hex("8fce0008 00000002 00000001 43415354 02020190 03000502 04ffff00 43535432 0902 8101"),
+            // Feedback without losses or CST2, after one with both.
+            hex("8fce0003 00000002 00000001 43415354 05000190"),
+            // No feedback at all: an RR only.
+            hex("81c90007 00000002 00000001 05000003 0001ffff 00000000 11223344 00010000"),
+            // Malformed (CAST block without its identifier), then a valid one again.
+            hex("8fce0004 00000002 00000001 58585858 00000000"),
+            hex("8fce0005 00000002 00000001 43415354 07010190 08000100"),
+        ]
+        var reused = RTCPCompound()
+        for datagram in datagrams {
+            let fresh = datagram.withUnsafeBytes { RTCPCompound.parse($0) }
+            let parsed = datagram.withUnsafeBytes { RTCPCompound.parse($0, into: &reused) }
+            #expect(parsed == (fresh != nil))
+            if let fresh { #expect(reused == fresh) }
+        }
+        #expect(reused.castFeedback?.lossFields == [LossField(frameID: 8, packetID: 1, bitmask: 0)])
+        #expect(reused.castFeedback?.ackBits == [])
+    }
+
     @Test func truncatedAndGarbagePacketsAreDropped() {
         let valid = hex("81ce0002 00000002 00000001")
         for length in 0..<valid.count {

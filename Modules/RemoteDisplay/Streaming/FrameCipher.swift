@@ -42,7 +42,6 @@ package struct StreamKey: Sendable, Hashable {
 ///
 /// Not thread-safe: one owner (a stream's sender or receiver) at a time.
 package final class FrameCipher {
-    private let key: [UInt8]
     private let ivMask: [UInt8]
     private let context: OpaquePointer
     private var nonce = [UInt8](repeating: 0, count: 16)
@@ -55,8 +54,14 @@ package final class FrameCipher {
             throw CastRemoteDisplayError(.cryptoFailure, "OpenSSL could not allocate a cipher context")
         }
         self.context = context
-        self.key = key.key
         self.ivMask = key.ivMask
+        // The cipher and key are set once; each frame sets only its counter
+        // block. Setting the cipher again per frame makes OpenSSL 3 fetch it
+        // and reallocate the context's state: two allocations a frame.
+        guard EVP_EncryptInit_ex(context, EVP_aes_128_ctr(), nil, key.key, nil) == 1 else {
+            EVP_CIPHER_CTX_free(context)
+            throw CastRemoteDisplayError(.cryptoFailure, "OpenSSL refused the AES-128-CTR key")
+        }
     }
 
     deinit {
@@ -73,8 +78,8 @@ package final class FrameCipher {
             }
             self.nonce[index] = byte ^ self.ivMask[index]
         }
-        guard EVP_EncryptInit_ex(self.context, EVP_aes_128_ctr(), nil, self.key, self.nonce) == 1 else {
-            throw CastRemoteDisplayError(.cryptoFailure, "OpenSSL refused the AES-128-CTR key")
+        guard EVP_EncryptInit_ex(self.context, nil, nil, nil, self.nonce) == 1 else {
+            throw CastRemoteDisplayError(.cryptoFailure, "OpenSSL refused the frame's counter block")
         }
     }
 

@@ -150,24 +150,35 @@ extension RTCPCompound {
     /// of unknown type (APP receiver logs among them) are skipped.
     package static func parse(_ bytes: UnsafeRawBufferPointer) -> RTCPCompound? {
         var compound = RTCPCompound()
+        return parse(bytes, into: &compound) ? compound : nil
+    }
+
+    /// Parses a compound packet into `compound`, replacing all it held, and
+    /// returns whether it was well formed (as ``parse(_:)``). The cast
+    /// feedback's loss list and ACK bits reuse the storage of the previous
+    /// packet's, so a sender parsing every datagram into one value
+    /// allocates nothing per packet.
+    package static func parse(_ bytes: UnsafeRawBufferPointer, into compound: inout RTCPCompound) -> Bool {
+        var feedback = compound.castFeedback.take()
+        compound = RTCPCompound()
         var offset = 0
-        guard bytes.count >= 4 else { return nil }
+        guard bytes.count >= 4 else { return false }
         while offset < bytes.count {
-            guard bytes.count - offset >= 4, bytes[offset] & 0xC0 == 0x80 else { return nil }
+            guard bytes.count - offset >= 4, bytes[offset] & 0xC0 == 0x80 else { return false }
             let count = bytes[offset] & 0x1F
             let type = bytes[offset + 1]
             let length = (Int(load16(bytes, offset + 2)) + 1) * 4
-            guard offset + length <= bytes.count else { return nil }
+            guard offset + length <= bytes.count else { return false }
             let body = UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + length)])
             if offset == 0, body.count >= 4 { compound.authorSSRC = load32(body, 0) }
             switch type {
             case RTCPPacketType.senderReport:
-                guard body.count >= 24 else { return nil }
+                guard body.count >= 24 else { return false }
                 compound.senderReport = SenderReport(
                     ssrc: load32(body, 0), ntpTimestamp: UInt64(load32(body, 4)) << 32 | UInt64(load32(body, 8)),
                     rtpTimestamp: load32(body, 12), packetCount: load32(body, 16), octetCount: load32(body, 20))
             case RTCPPacketType.receiverReport:
-                guard body.count >= 4 + 24 * Int(count) else { return nil }
+                guard body.count >= 4 + 24 * Int(count) else { return false }
                 compound.receiverReport = ReceiverReport(
                     ssrc: load32(body, 0),
                     block: count == 0
@@ -183,17 +194,20 @@ extension RTCPCompound {
                     compound.receiverReferenceTimeAuthor = load32(body, 0)
                 }
             case RTCPPacketType.payloadFeedback where count == 1:
-                guard body.count >= 8 else { return nil }
+                guard body.count >= 8 else { return false }
                 compound.pictureLossSSRC = load32(body, 4)
             case RTCPPacketType.payloadFeedback where count == 15:
-                guard let feedback = Self.castFeedback(body) else { return nil }
-                compound.castFeedback = feedback
+                var parsed =
+                    feedback.take()
+                    ?? CastFeedback(receiverSSRC: 0, senderSSRC: 0, checkpointFrameID: 0, playoutDelay: 0)
+                guard Self.castFeedback(body, into: &parsed) else { return false }
+                compound.castFeedback = parsed
             default:
                 break
             }
             offset += length
         }
-        return compound
+        return true
     }
 
     private static func referenceTime(inExtendedReport body: UnsafeRawBufferPointer) -> UInt64? {
@@ -211,29 +225,32 @@ extension RTCPCompound {
         return found
     }
 
-    private static func castFeedback(_ body: UnsafeRawBufferPointer) -> CastFeedback? {
-        guard body.count >= 16, load32(body, 8) == castIdentifier else { return nil }
+    /// Reads a cast feedback packet into `feedback`, its arrays emptied
+    /// with their capacity kept; `false` when malformed.
+    private static func castFeedback(_ body: UnsafeRawBufferPointer, into feedback: inout CastFeedback) -> Bool {
+        guard body.count >= 16, load32(body, 8) == castIdentifier else { return false }
         let lossCount = Int(body[13])
-        guard body.count >= 16 + 4 * lossCount else { return nil }
-        var feedback = CastFeedback(
-            receiverSSRC: load32(body, 0), senderSSRC: load32(body, 4), checkpointFrameID: body[12],
-            playoutDelay: load16(body, 14))
-        if lossCount > 0 {
-            feedback.lossFields.reserveCapacity(lossCount)
-            for index in 0..<lossCount {
-                let field = 16 + 4 * index
-                feedback.lossFields.append(
-                    LossField(frameID: body[field], packetID: load16(body, field + 1), bitmask: body[field + 3]))
-            }
+        guard body.count >= 16 + 4 * lossCount else { return false }
+        feedback.receiverSSRC = load32(body, 0)
+        feedback.senderSSRC = load32(body, 4)
+        feedback.checkpointFrameID = body[12]
+        feedback.playoutDelay = load16(body, 14)
+        feedback.feedbackCount = nil
+        feedback.lossFields.removeAll(keepingCapacity: true)
+        feedback.ackBits.removeAll(keepingCapacity: true)
+        for index in 0..<lossCount {
+            let field = 16 + 4 * index
+            feedback.lossFields.append(
+                LossField(frameID: body[field], packetID: load16(body, field + 1), bitmask: body[field + 3]))
         }
         let extended = 16 + 4 * lossCount
         if body.count >= extended + 6, load32(body, extended) == cst2Identifier {
             let octets = Int(body[extended + 5])
-            guard body.count >= extended + 6 + octets else { return nil }
+            guard body.count >= extended + 6 + octets else { return false }
             feedback.feedbackCount = body[extended + 4]
-            feedback.ackBits = Array(body[(extended + 6)..<(extended + 6 + octets)])
+            feedback.ackBits.append(contentsOf: body[(extended + 6)..<(extended + 6 + octets)])
         }
-        return feedback
+        return true
     }
 }
 

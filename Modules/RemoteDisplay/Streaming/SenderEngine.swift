@@ -28,6 +28,8 @@ final class SenderEngine: @unchecked Sendable {
     private var burstStart: HostTime?
     private var burstSent = 0
     private var reportScratch: [UInt8] = []
+    /// Each RTCP datagram is parsed into this one value, reusing its arrays.
+    private var feedback = RTCPCompound()
     private var droppedSinceStep = false
     /// The video stream's octet counter at the last bitrate step.
     private var videoBytesAtStep = 0
@@ -180,13 +182,13 @@ final class SenderEngine: @unchecked Sendable {
     /// :113 routes); malformed ones, and ones from no stream's receiver, are
     /// counted and dropped.
     func handleFeedback(_ bytes: UnsafeRawBufferPointer, arrival: HostTime) {
-        guard let compound = RTCPCompound.parse(bytes), let author = compound.authorSSRC,
+        guard RTCPCompound.parse(bytes, into: &self.feedback), let author = self.feedback.authorSSRC,
             let stream = self.streams.first(where: { $0.parameters.receiverSSRC == author })
         else {
             self.malformedFeedback += 1
             return
         }
-        stream.apply(compound, arrival: arrival) { bytes, time in
+        stream.apply(self.feedback, arrival: arrival) { bytes, time in
             self.estimator.recordAcknowledged(bytes: bytes, at: time)
         }
         self.flush(at: arrival)

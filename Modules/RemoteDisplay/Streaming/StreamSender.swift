@@ -20,7 +20,11 @@ final class StreamSender {
     let parameters: StreamParameters
     private let cipher: FrameCipher
     private let epoch: HostTime
+    /// Frames in the window by the low 8 bits of their id; an acknowledged
+    /// frame's slot moves to `spareSlots` for the next frame, so the slots
+    /// (and their packet memory) number the frames in flight, not 256.
     private var slots: [SentFrame?] = Array(repeating: nil, count: 256)
+    private var spareSlots: [SentFrame] = []
     /// The newest frame id handed out; −1 before the first.
     private(set) var lastEnqueued: Int64 = -1
     /// Every frame at or before it is acknowledged.
@@ -61,6 +65,7 @@ final class StreamSender {
         self.sequenceNumber = UInt16.random(in: .min ... .max)
         self.resend = Array(repeating: PacketReference(frameID: -1, packetID: 0), count: Self.resendQueueCapacity)
         self.reportHistory.reserveCapacity(8)
+        self.spareSlots.reserveCapacity(self.slots.count)
     }
 
     // MARK: Admission and packetizing
@@ -103,7 +108,7 @@ final class StreamSender {
             throw CastRemoteDisplayError(.invalidConfiguration, "a \(bytes.count)-byte frame needs too many packets")
         }
         let frameID = self.lastEnqueued + 1
-        let slot = self.slots[Int(frameID & 0xFF)] ?? SentFrame()
+        let slot = self.slots[Int(frameID & 0xFF)] ?? self.spareSlots.popLast() ?? SentFrame()
         self.slots[Int(frameID & 0xFF)] = slot
         slot.reset(packetCount: packetCount)
         slot.frameID = frameID
@@ -311,6 +316,8 @@ final class StreamSender {
         slot.isAcknowledged = true
         self.framesAcknowledged += 1
         acknowledged(slot.encodedByteCount, time)
+        self.slots[Int(frameID & 0xFF)] = nil
+        self.spareSlots.append(slot)
     }
 
     private func updateRoundTripTime(_ block: ReportBlock, arrival: HostTime) {
