@@ -23,7 +23,9 @@ import Testing
                         for index in stride(from: 0, to: decoded.count, by: channels) { samples.append(decoded[index]) }
                     }
                 }
-                let tone = try sound.playTone(frequency: 1_000, amplitude: 0.5, seconds: 8)
+                // Longer than the test can take on a loaded machine (it is
+                // stopped below): a tone that ended early would be silence.
+                let tone = try sound.playTone(frequency: 1_000, amplitude: 0.5, seconds: 40)
                 let session = try await fixture.channel.beginSession(
                     configuration: RemoteDisplayConfiguration(
                         resolutions: [RemoteDisplayConfiguration.Resolution(width: 640, height: 360)]))
@@ -32,18 +34,20 @@ import Testing
                 try capture.start(streamingTo: session)
                 try audio.start(streamingTo: session)
                 // Two seconds of sound decoded (the monitor takes a moment to start delivering).
-                let decodedEnough = try await waitUntil(within: .seconds(10)) {
+                let decodedEnough = try await waitUntil(within: .seconds(30)) {
                     samples.withLockedValue { $0.count } >= 48_000 * 2
                 }
                 audio.stop()
                 capture.stop()
                 await tone.stop()
-                #expect(await audio.finished() == nil)
-                #expect(await capture.finished() == nil)
+                let audioEnd = await audio.finished()
+                let captureEnd = await capture.finished()
+                #expect(audioEnd == nil, "the sound capture failed: \(String(describing: audioEnd))")
+                #expect(captureEnd == nil, "the screen capture failed: \(String(describing: captureEnd))")
                 let report = try #require(fixture.emulator.streamingReport)
                 // The last second of what the receiver decoded.
                 let decoded = samples.withLockedValue { $0 }
-                #expect(decodedEnough)
+                #expect(decodedEnough, "\(decoded.count) samples decoded in 30 s")
                 let last = Array(decoded.suffix(48_000))
                 var crossings = 0
                 for index in 1..<last.count where (last[index - 1] < 0) != (last[index] < 0) { crossings += 1 }
@@ -54,10 +58,10 @@ import Testing
                 print(
                     "desktop sound: \(audio.statistics), \(frequency) Hz at \(level) dBFS, "
                         + "A/V offset \(offset), audio \(String(describing: report.audio))")
-                #expect(abs(frequency - 1_000) < 5)
+                #expect(abs(frequency - 1_000) < 5, "\(frequency) Hz")
                 // A 0.5 sine is −9.0 dBFS RMS; Opus at 128 kbit/s keeps it within a fraction of a dB.
-                #expect(abs(level - -9.03) < 1)
-                #expect(abs(offset) < .milliseconds(50))
+                #expect(abs(level - -9.03) < 1, "\(level) dBFS")
+                #expect(abs(offset) < .milliseconds(50), "A/V offset \(offset)")
             }
         }
     }

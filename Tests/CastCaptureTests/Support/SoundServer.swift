@@ -51,11 +51,13 @@ final class SoundServer: Sendable {
         let samples = Array([[Float]](repeating: second, count: max(1, Int(seconds.rounded(.up)))).joined())
         let file = self.directory.appendingPathComponent("tone-\(UUID().uuidString).raw")
         try samples.withUnsafeBytes { try Data($0).write(to: file) }
+        // 250 ms of buffer in the server: a pacat starved of CPU on a busy
+        // machine must not leave gaps of silence in the tone.
         return try DaemonProcess(
             "pacat",
             [
                 "--server=\(self.server)", "--device=cast_test", "--format=float32le", "--rate=48000",
-                "--channels=2", "--latency-msec=20", "--raw", file.path,
+                "--channels=2", "--latency-msec=250", "--raw", file.path,
             ])
     }
 
