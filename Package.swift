@@ -350,6 +350,14 @@ let package = Package(
             exclude: ["screencast_portal.py"],
             swiftSettings: strictSettings
         ),
+        // An X client that draws on a test's Xvfb, for the capture and CLI tests
+        // (its own target: the other test targets never link XCB).
+        .target(
+            name: "CastX11TestSupport",
+            dependencies: ["CXCB", "CastTestSupport"],
+            path: "Tests/CastX11TestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "CastLoggingTests",
             dependencies: ["CastLogging"],
@@ -419,7 +427,7 @@ let package = Package(
         .testTarget(
             name: "CastCLITests",
             dependencies: [
-                "cast", "cast-receiver", "CastKit", "CastEmulator", "CastTestSupport",
+                "cast", "cast-receiver", "CastKit", "CastEmulator", "CastTestSupport", "CastX11TestSupport",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
@@ -442,7 +450,8 @@ let package = Package(
         .testTarget(
             name: "CastCaptureTests",
             dependencies: [
-                "CastCapture", "CastRemoteDisplay", "CastEmulator", "CastTestSupport", "CXCB", "CYUV", "CPipeWire",
+                "CastCapture", "CastRemoteDisplay", "CastEmulator", "CastTestSupport", "CastX11TestSupport",
+                "CXCB", "CYUV", "CPipeWire",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strictSettings

@@ -1,6 +1,7 @@
 import CastEmulator
 import CastKit
 import CastTestSupport
+import CastX11TestSupport
 import Foundation
 import Testing
 
@@ -280,6 +281,15 @@ import Testing
                 // A still screen: a picture a second, never none.
                 #expect((summary["videoFramesSent"]?.intValue ?? 0) >= 2)
                 #expect((emulator.streamingReport?.video?.framesDecoded ?? 0) >= 2)
+                // The mirroring app keeps running unless asked to stop.
+                #expect(emulator.runningApplication?.application.appID == CastApplicationID.mirroring)
+                let output = try await Self.cast(
+                    "screen", "--capture", "output", "screen", "--display", display.name, "--seconds", "1",
+                    "--stop-app", "--device", device)
+                #expect(output.status == 0, "\(output.stderr)")
+                #expect(output.stderr.contains("mirroring output screen (640x360) as 640x360"))
+                #expect(output.stderr.contains("stopping the mirroring app"))
+                #expect(emulator.runningApplication == nil)
 
                 let interrupted = try await Self.run(
                     Self.executable("cast"),
@@ -288,6 +298,21 @@ import Testing
                 #expect(interrupted.status == 0, "\(interrupted.stderr)")
                 #expect(interrupted.stderr.contains("stopping"))
                 #expect((try interrupted.json()["videoFramesSent"]?.intValue ?? 0) >= 1)
+
+                // A window that closes while it is mirrored ends the run with the capture code.
+                let window = try XPainter(display: display.name, x: 10, y: 10, width: 160, height: 120)
+                window.draw([UInt8](repeating: 90, count: 160 * 120 * 4))
+                let closer = Task {
+                    try await Task.sleep(for: .seconds(3))
+                    window.destroyWindow()
+                }
+                let closed = try await Self.cast(
+                    "screen", "--capture", "window", String(window.window), "--display", display.name, "--device",
+                    device)
+                try await closer.value
+                #expect(closed.status == 10, "\(closed.stderr)")
+                #expect(closed.stderr.contains("mirroring window"))
+                #expect(closed.stderr.contains("sourceVanished"))
 
                 let missing = try await Self.cast(
                     "screen", "--capture", "window", "0x7fffff", "--display", display.name, "--device", device)
@@ -326,6 +351,13 @@ import Testing
                 #expect(refused.stderr.contains("permissionDenied"))
                 #expect(!FileManager.default.fileExists(atPath: state + "/cast/screencast-restore-token"))
                 await portal.stop()
+
+                // The desktop grants a stream, but there is no PipeWire to read it from.
+                let granting = try await desktop.startPortal(node: 40, width: 320, height: 240)
+                let noPipeWire = try await Self.run(Self.executable("cast"), arguments, environment: environment)
+                #expect(noPipeWire.status == 10)
+                #expect(noPipeWire.stderr.contains("pipeWireUnavailable"))
+                await granting.stop()
             }
         }
     }

@@ -116,5 +116,22 @@ import Testing
         #expect(
             RemoteDisplayConfiguration.Resolution(width: 801, height: 601).scaledToFit(within: .hd1080)
                 == RemoteDisplayConfiguration.Resolution(width: 800, height: 600))
+        // A small window is offered at the smallest size a session takes, its shape kept…
+        #expect(
+            RemoteDisplayConfiguration.Resolution(width: 160, height: 120).scaledToFit(within: .hd1080)
+                == RemoteDisplayConfiguration.Resolution(width: 320, height: 240))
+        #expect(
+            RemoteDisplayConfiguration.Resolution(width: 100, height: 300).scaledToFit(within: .hd1080)
+                == RemoteDisplayConfiguration.Resolution(width: 320, height: 960))
+        // …and a strip too long for both bounds is held within them (the capture letterboxes it).
+        #expect(
+            RemoteDisplayConfiguration.Resolution(width: 4_000, height: 50).scaledToFit(within: .hd1080)
+                == RemoteDisplayConfiguration.Resolution(width: 1_920, height: 240))
+        for size in [(1, 1), (3, 4_001), (7_680, 4_320), (321, 241)] {
+            let offered = RemoteDisplayConfiguration.Resolution(width: size.0, height: size.1)
+                .scaledToFit(within: .hd1080)
+            #expect((320...1_920).contains(offered.width) && (240...1_080).contains(offered.height), "\(offered)")
+            #expect(offered.width % 2 == 0 && offered.height % 2 == 0, "\(offered)")
+        }
     }
 }

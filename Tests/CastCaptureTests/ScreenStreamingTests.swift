@@ -2,6 +2,7 @@ import CastCapture
 import CastEmulator
 import CastRemoteDisplay
 import CastTestSupport
+import CastX11TestSupport
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
@@ -106,10 +107,23 @@ private struct Seen {
                 // At most 2 per second, and never none: the receiver does not starve.
                 #expect(stillFrames <= 6)
                 #expect(stillFrames >= 2)
+                // Draw just after an idle picture, so the next idle one is a
+                // second away: a capture taken well within that second woke
+                // at the change, not at its idle timer.
+                let idle = capture.statistics.framesCaptured
+                #expect(try await waitUntil(within: .seconds(3)) { capture.statistics.framesCaptured > idle })
+                let idlePicture = capture.statistics.framesCaptured
+                let drawn = ContinuousClock.now
                 painter.draw(scene.pixels(2))
+                let captured = try await waitUntil(within: .seconds(3)) {
+                    capture.statistics.framesCaptured > idlePicture
+                }
+                let wakeDelay = ContinuousClock.now - drawn
+                print("still screen: the change was captured \(wakeDelay) after it was drawn")
+                #expect(captured)
+                #expect(wakeDelay < .milliseconds(500), "captured \(wakeDelay) after the change")
                 let woke = try await waitUntil(within: .seconds(2)) { seen.withLockedValue { $0.numbers.contains(2) } }
                 #expect(woke)
-                #expect(capture.statistics.framesCaptured > still.framesCaptured)
                 capture.stop()
                 _ = await capture.finished()
             }

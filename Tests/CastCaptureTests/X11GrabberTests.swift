@@ -1,5 +1,6 @@
 import CastRemoteDisplay
 import CastTestSupport
+import CastX11TestSupport
 import Testing
 
 @testable import CastCapture
@@ -33,10 +34,11 @@ import Testing
                 for index in (row * 640 * 4)..<(row * 640 * 4 + 320 * 4) { pixels[index] = 200 }
             }
             painter.draw(pixels)
+            // Before anyone has listed the monitors: a fresh X server has no atom for the name yet.
+            let grabber = try X11Grabber(display: display.name, source: .output("screen"), showsCursor: false)
             let monitors = try ScreenCapture.monitors(display: display.name)
             #expect(monitors.map(\.name) == ["screen"])
             #expect(monitors.first.map { [$0.x, $0.y, $0.width, $0.height] } == [0, 0, 640, 360])
-            let grabber = try X11Grabber(display: display.name, source: .output("screen"), showsCursor: false)
             #expect(try grabber.size == (640, 360))
             let image = try grabber.grab()
             #expect(image.width == 640 && image.height == 360)

@@ -37,17 +37,21 @@ extension X11Connection {
         return monitors
     }
 
-    /// The atom naming monitor `name`, or `nil` when no monitor was ever
-    /// called so: what ``monitor(named:)`` looks for, without a name lookup per picture.
+    /// The atom naming the active monitor `name`, or `nil` when there is no
+    /// such monitor: what ``monitor(named:)`` looks for, without a name
+    /// lookup per picture. Found through the monitor list rather than
+    /// InternAtom: X.Org makes the atom of an output's own monitor only when
+    /// a client first asks for the monitors (`RRMonitorMakeList`), so on a
+    /// fresh server the name has no atom yet.
     func monitorAtom(_ name: String) throws(CaptureError) -> xcb_atom_t? {
         try self.requireMonitors()
-        let reply = name.withCString { text in
-            xcb_intern_atom_reply(
-                self.connection, xcb_intern_atom(self.connection, 1, UInt16(strlen(text)), text), nil)
+        var found: xcb_atom_t?
+        try self.forEachMonitor { info in
+            guard self.atomName(info.name) == name else { return false }
+            found = info.name
+            return true
         }
-        defer { free(reply) }
-        guard let atom = reply?.pointee.atom, atom != xcb_atom_t(XCB_NONE) else { return nil }
-        return atom
+        return found
     }
 
     /// Where the active monitor named `atom` is now (one `GetMonitors`

@@ -21,6 +21,8 @@ public struct RemoteDisplayConfiguration: Sendable, Hashable {
         public static let hd720 = Resolution(width: 1_280, height: 720)
         /// 1920×1080.
         public static let hd1080 = Resolution(width: 1_920, height: 1_080)
+        /// 320×240, the smallest resolution a session offers: each side at least this.
+        public static let smallest = Resolution(width: 320, height: 240)
 
         public var description: String { "\(self.width)×\(self.height)" }
     }
@@ -120,7 +122,7 @@ public struct RemoteDisplayConfiguration: Sendable, Hashable {
             "offer at least one video codec, each once")
         for resolution in self.resolutions {
             try check(
-                resolution.width >= 320 && resolution.height >= 240
+                resolution.width >= Resolution.smallest.width && resolution.height >= Resolution.smallest.height
                     && resolution.width <= RemoteDisplayLimits.maximumDimension
                     && resolution.height <= RemoteDisplayLimits.maximumDimension
                     && resolution.width % 2 == 0 && resolution.height % 2 == 0,

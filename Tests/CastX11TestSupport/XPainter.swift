@@ -9,17 +9,18 @@ import Foundation
 // @unchecked Sendable: an XCB connection may be used from any thread (libxcb
 // locks it internally), and the other stored properties are set in `init`
 // and never changed (`width` and `height` are `let`).
-final class XPainter: @unchecked Sendable {
+public final class XPainter: @unchecked Sendable {
     let connection: OpaquePointer
     let root: xcb_window_t
-    let window: xcb_window_t
+    /// The window's X id (what `--capture window` and `CaptureSource.window` take).
+    public let window: UInt32
     private let gc: xcb_gcontext_t
     private let pixmap: xcb_pixmap_t
-    let width: Int
-    let height: Int
+    public let width: Int
+    public let height: Int
 
     /// Connects to `display` and maps a window at `x, y` of `width × height`.
-    init(display: String, x: Int, y: Int, width: Int, height: Int) throws {
+    public init(display: String, x: Int, y: Int, width: Int, height: Int) throws {
         guard let connection = xcb_connect(display, nil), xcb_connection_has_error(connection) == 0 else {
             throw TestDaemonError.requestFailed("connect to \(display)")
         }
@@ -50,7 +51,7 @@ final class XPainter: @unchecked Sendable {
     /// Fills the window with `pixels` (BGRx, `width × height`), then waits
     /// until the server has drawn them. The picture goes to a pixmap first
     /// and onto the window in one request, so no capture sees half of it.
-    func draw(_ pixels: [UInt8]) {
+    public func draw(_ pixels: [UInt8]) {
         let rowBytes = self.width * 4
         let rowsPerRequest = max(1, 60_000 / rowBytes)
         pixels.withUnsafeBytes { bytes in
@@ -70,7 +71,7 @@ final class XPainter: @unchecked Sendable {
     }
 
     /// Moves (and optionally resizes) the window.
-    func move(x: Int, y: Int) {
+    public func move(x: Int, y: Int) {
         var values: [UInt32] = [UInt32(bitPattern: Int32(x)), UInt32(bitPattern: Int32(y))]
         xcb_configure_window(
             self.connection, self.window, UInt16(XCB_CONFIG_WINDOW_X.rawValue | XCB_CONFIG_WINDOW_Y.rawValue), &values)
@@ -78,19 +79,19 @@ final class XPainter: @unchecked Sendable {
     }
 
     /// Moves the pointer to `x, y` on the screen.
-    func warpPointer(x: Int, y: Int) {
+    public func warpPointer(x: Int, y: Int) {
         xcb_warp_pointer(self.connection, xcb_window_t(XCB_NONE), self.root, 0, 0, 0, 0, Int16(x), Int16(y))
         self.sync()
     }
 
     /// Unmaps and destroys the window.
-    func destroyWindow() {
+    public func destroyWindow() {
         xcb_destroy_window(self.connection, self.window)
         self.sync()
     }
 
     /// Waits until the server has handled every request sent.
-    func sync() {
+    public func sync() {
         free(xcb_get_input_focus_reply(self.connection, xcb_get_input_focus(self.connection), nil))
     }
 }
