@@ -39,11 +39,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "package-benchmark"),
                 .product(name: "CastRemoteDisplay", package: "swift-cast"),
-                .product(name: "CastEmulator", package: "swift-cast"),
-                .product(name: "CastChannels", package: "swift-cast"),
-                .product(name: "CastTransport", package: "swift-cast"),
-                .product(name: "CastLogging", package: "swift-cast"),
-                "RawCodecs",
+                "RawCodecs", "BenchmarkSupport",
             ],
             path: "EncodeBenchmarks",
             plugins: benchmarkPlugin
@@ -82,6 +78,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                "BenchmarkSupport",
             ],
             path: "TransportBenchmarks",
             plugins: benchmarkPlugin
@@ -98,9 +95,20 @@ let package = Package(
             // benchmark, and this one is not (make bench runs it after them).
             path: "Comparisons/SessionStartComparison"
         ),
-        // What benchmarks share: servers they start and stop.
-        .target(name: "BenchmarkSupport", path: "BenchmarkSupport"),
-        // The C baselines: libvpx, libsamplerate, libopus, and XCB + libyuv, called directly.
+        // What benchmarks share: servers they start and stop, cast-receiver in a
+        // process of its own, a mirroring session with it, CPU clocks.
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: [
+                .product(name: "CastRemoteDisplay", package: "swift-cast"),
+                .product(name: "CastChannels", package: "swift-cast"),
+                .product(name: "CastTransport", package: "swift-cast"),
+                .product(name: "CastLogging", package: "swift-cast"),
+            ],
+            path: "BenchmarkSupport"
+        ),
+        // The C baselines: libvpx, libsamplerate, libopus, and XCB + libyuv, called
+        // directly; and an X client that draws a changing desktop.
         .target(
             name: "RawCodecs",
             path: "RawCodecs",

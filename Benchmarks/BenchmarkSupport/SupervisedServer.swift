@@ -20,13 +20,15 @@ public final class SupervisedServer: Sendable {
     /// The supervising shell's process id.
     public let supervisor: pid_t
 
-    /// Starts `command` (a shell command line) in the background.
-    public init(_ command: String) throws {
+    /// Starts `command` (a shell command line) in the background, its
+    /// standard output and error going to `output` (a file path) or nowhere.
+    public init(_ command: String, output: String = "/dev/null") throws {
         let script = """
             for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done 2>/dev/null
-            \(command) </dev/null >/dev/null 2>&1 &
+            \(command) </dev/null >'\(output)' 2>&1 &
             server=$!
-            while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done
+            trap 'kill -9 $server; exit 0' TERM
+            while kill -0 \(getpid()) 2>/dev/null && kill -0 $server 2>/dev/null; do sleep 0.2; done
             kill -9 $server
             """
         var actions = posix_spawn_file_actions_t()
@@ -38,11 +40,31 @@ public final class SupervisedServer: Sendable {
         let arguments = ["/bin/bash", "-c", script]
         var argv = arguments.map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
+        // The shell starts with no signal blocked and default handlers: the
+        // spawning thread blocks SIGTERM (the Swift runtime's threads block
+        // most signals) and a child inherits its mask, so `stop()` would wait forever.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, "/bin/bash", &actions, nil, &argv, environ)
+        let result = posix_spawn(&pid, "/bin/bash", &actions, &attributes, &argv, environ)
         guard result == 0 else {
             throw NSError(domain: NSPOSIXErrorDomain, code: Int(result), userInfo: [NSLocalizedDescriptionKey: command])
         }
         self.supervisor = pid
+    }
+
+    /// Stops the server (within 0.2 s) before this process ends.
+    public func stop() {
+        kill(self.supervisor, SIGTERM)
+        var status: Int32 = 0
+        waitpid(self.supervisor, &status, 0)
     }
 }

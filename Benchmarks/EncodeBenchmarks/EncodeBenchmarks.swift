@@ -14,6 +14,7 @@
 // numbers are per frame (video) or per 10 ms (audio) once divided.
 
 import Benchmark
+import BenchmarkSupport
 import CastRemoteDisplay
 import Foundation
 import RawCodecs
@@ -65,7 +66,7 @@ struct SwiftVideoPath: ~Copyable {
     /// Encodes the next frame from a pooled buffer and drops the result.
     mutating func encodeNext() throws {
         guard var buffer = self.pool.makeBuffer() else {
-            throw BenchmarkSetupError(description: "pixel buffer pool exhausted")
+            throw BenchmarkSupportError(description: "pixel buffer pool exhausted")
         }
         try self.fill(&buffer)
         let encoded = try self.encoder.encode(buffer, pts: pts(self.index))
@@ -104,7 +105,7 @@ final class RawVideoPath {
                 Int32(source.width), Int32(source.height), Int32(configuration.frameRate),
                 Int32(configuration.bitrate), Int32(configuration.threadCount), Int32(configuration.speed)
             )
-        else { throw BenchmarkSetupError(description: "raw_vp8_create failed") }
+        else { throw BenchmarkSupportError(description: "raw_vp8_create failed") }
         self.encoder = encoder
     }
 
@@ -134,10 +135,6 @@ final class RawVideoPath {
     }
 }
 
-struct BenchmarkSetupError: Error, CustomStringConvertible {
-    let description: String
-}
-
 /// Identical settings must give identical bitstreams; otherwise the ratio means nothing.
 func checkIdenticalBitstreams(_ source: SourceFrames) throws {
     var ours = try SwiftVideoPath(source: source)
@@ -146,7 +143,7 @@ func checkIdenticalBitstreams(_ source: SourceFrames) throws {
         let mine = try ours.encodeNextKeepingBytes()
         let theirs = raw.encodeNext(keepingBytes: true)
         guard mine == theirs else {
-            throw BenchmarkSetupError(
+            throw BenchmarkSupportError(
                 description:
                     "frame \(frame): VideoEncoder and raw libvpx differ (\(mine.count) vs \(theirs.count) bytes)"
             )
@@ -193,7 +190,7 @@ let benchmarks: @Sendable () -> Void = {
 
     Benchmark("Audio raw libsamplerate+libopus ×100 (1 s)") { benchmark in
         guard let raw = raw_audio_create(44_100, 2, 128_000) else {
-            throw BenchmarkSetupError(description: "raw_audio_create failed")
+            throw BenchmarkSupportError(description: "raw_audio_create failed")
         }
         defer { raw_audio_destroy(raw) }
         var bytes = 0

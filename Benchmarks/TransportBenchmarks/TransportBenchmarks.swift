@@ -11,6 +11,7 @@
 // NIO TLS socket pair. The ratio is the stack's overhead over TLS itself.
 
 import Benchmark
+import BenchmarkSupport
 import CastEmulator
 import CastLogging
 import CastTransport
@@ -90,7 +91,7 @@ let benchmarks: @Sendable () -> Void = {
         var replies = connection.messages(namespace: echoNamespace).makeAsyncIterator()
         func roundTrip() async throws {
             try await connection.send(namespace: echoNamespace, to: "bench-app", text: mediaStatusText)
-            guard await replies.next() != nil else { throw BenchmarkSetupError(description: "connection ended") }
+            guard await replies.next() != nil else { throw BenchmarkSupportError(description: "connection ended") }
         }
         for _ in 0..<10 { try await roundTrip() }
         benchmark.startMeasurement()
@@ -99,8 +100,4 @@ let benchmarks: @Sendable () -> Void = {
         await connection.close()
         await emulator.stop()
     }
-}
-
-struct BenchmarkSetupError: Error, CustomStringConvertible {
-    var description: String
 }

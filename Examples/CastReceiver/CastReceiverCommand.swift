@@ -29,6 +29,10 @@ struct CastReceiverCommand: AsyncParsableCommand {
     @Option(help: "Remote Display: extra one-way delay, milliseconds.") var delay: Int = 0
     @Option(help: "Remote Display: jitter, milliseconds.") var jitter: Int = 0
     @Option(help: "Remote Display: bandwidth cap, bits per second.") var bandwidth: Int?
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Remote Display: decode what arrives (latency, PSNR); without, only reassemble and acknowledge.")
+    var decode = true
     @Flag(help: "Fetch the media a LOAD names, as a receiver does, and fail it when it cannot be fetched or played.")
     var fetchMedia = false
     @Option(help: "Seconds to run (default: until Ctrl-C).") var seconds: Double?
@@ -61,6 +65,7 @@ struct CastReceiverCommand: AsyncParsableCommand {
         emulator.streaming.impairment = NetworkImpairment(
             lossRate: self.loss, delay: .milliseconds(self.delay), jitter: .milliseconds(self.jitter),
             bandwidthLimit: self.bandwidth)
+        emulator.streaming.decodes = self.decode
         let events = emulator.events()
         try await emulator.start()
         Self.say("cast-receiver \"\(self.name)\" (\(profile.name)) listening on \(self.host):\(emulator.port)")
