@@ -275,8 +275,10 @@ import Testing
                     "--json")
                 #expect(run.status == 0, "\(run.stderr)")
                 #expect(run.stderr.contains("mirroring screen (640x360) as 640x360"))
-                #expect(run.stderr.contains("capture "))
-                #expect(run.stderr.contains("kbit/s"))
+                // The statistics line: capture rate, then the session's figures.
+                for field in ["capture ", " fps, ", "kbit/s", "RTT ", "resent ", "encode "] {
+                    #expect(run.stderr.contains(field), "no \(field) in \(run.stderr)")
+                }
                 let summary = try run.json()
                 // A still screen: a picture a second, never none.
                 #expect((summary["videoFramesSent"]?.intValue ?? 0) >= 2)
