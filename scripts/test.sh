@@ -5,13 +5,34 @@
 set -uo pipefail
 
 log="$(mktemp "${TMPDIR:-/tmp}/cast-tests.XXXXXX")"
-trap 'rm -f "$log"' EXIT
+results="$(mktemp -d "${TMPDIR:-/tmp}/cast-results.XXXXXX")"
+trap 'rm -rf "$log" "$results"' EXIT
 
-"${SWIFT:-swift}" test --skip-build "$@" 2>&1 | tee "$log"
+# The console output of a full run loses lines now and then (a whole run's
+# log has lacked dozens of result lines and its summary, and once a failed
+# test's issue line, all while every test ran), so the failures are also read
+# back from the xUnit reports the test runners write themselves.
+"${SWIFT:-swift}" test --skip-build --xunit-output "$results/tests.xml" "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 if [ "$status" -ne 0 ]; then
     echo
     echo "=== The failures of this run, again ==="
     grep -n -A6 -E '✘|error:|Fatal error|Test Case .* failed' "$log" | grep -v -E '^[0-9]+-(◇|✔)' | head -200
+    echo
+    echo "=== The failures the test runners reported ==="
+    python3 - "$results"/*.xml <<'PY'
+import sys
+import xml.etree.ElementTree as tree
+
+for path in sys.argv[1:]:
+    try:
+        cases = tree.parse(path).iter("testcase")
+    except (OSError, tree.ParseError) as error:
+        print(f"{path}: {error}")
+        continue
+    for case in cases:
+        for failure in list(case.iter("failure")) + list(case.iter("error")):
+            print(f"{case.get('classname')}.{case.get('name')}: {failure.get('message') or failure.text or ''}")
+PY
 fi
 exit "$status"

@@ -111,25 +111,23 @@ import Testing
     }
 
     @Test func resolutionsToOfferKeepTheSourceShape() {
-        let size = RemoteDisplayConfiguration.Resolution(width: 2_560, height: 1_600)
-        #expect(size.scaledToFit(within: .hd1080) == RemoteDisplayConfiguration.Resolution(width: 1_728, height: 1_080))
-        #expect(
-            RemoteDisplayConfiguration.Resolution(width: 801, height: 601).scaledToFit(within: .hd1080)
-                == RemoteDisplayConfiguration.Resolution(width: 800, height: 600))
-        // A small window is offered at the smallest size a session takes, its shape kept…
-        #expect(
-            RemoteDisplayConfiguration.Resolution(width: 160, height: 120).scaledToFit(within: .hd1080)
-                == RemoteDisplayConfiguration.Resolution(width: 320, height: 240))
-        #expect(
-            RemoteDisplayConfiguration.Resolution(width: 100, height: 300).scaledToFit(within: .hd1080)
-                == RemoteDisplayConfiguration.Resolution(width: 320, height: 960))
-        // …and a strip too long for both bounds is held within them (the capture letterboxes it).
-        #expect(
-            RemoteDisplayConfiguration.Resolution(width: 4_000, height: 50).scaledToFit(within: .hd1080)
-                == RemoteDisplayConfiguration.Resolution(width: 1_920, height: 240))
+        typealias Resolution = RemoteDisplayConfiguration.Resolution
+        let expected: [(source: (Int, Int), offered: (Int, Int))] = [
+            ((2_560, 1_600), (1_728, 1_080)),
+            ((801, 601), (800, 600)),
+            // A small window is offered at the smallest size a session takes, its shape kept…
+            ((160, 120), (320, 240)),
+            ((100, 300), (320, 960)),
+            // …and a strip too long for both bounds is held within them (the capture letterboxes it).
+            ((4_000, 50), (1_920, 240)),
+        ]
+        for (source, offered) in expected {
+            #expect(
+                Resolution(width: source.0, height: source.1).scaledToFit(within: .hd1080)
+                    == Resolution(width: offered.0, height: offered.1))
+        }
         for size in [(1, 1), (3, 4_001), (7_680, 4_320), (321, 241)] {
-            let offered = RemoteDisplayConfiguration.Resolution(width: size.0, height: size.1)
-                .scaledToFit(within: .hd1080)
+            let offered = Resolution(width: size.0, height: size.1).scaledToFit(within: .hd1080)
             #expect((320...1_920).contains(offered.width) && (240...1_080).contains(offered.height), "\(offered)")
             #expect(offered.width % 2 == 0 && offered.height % 2 == 0, "\(offered)")
         }
