@@ -292,6 +292,7 @@ import Testing
                 #expect(output.stderr.contains("mirroring output screen (640x360) as 640x360"))
                 #expect(output.stderr.contains("stopping the mirroring app"))
                 #expect(emulator.runningApplication == nil)
+                #expect(emulator.streamingPort == nil)
 
                 let interrupted = try await Self.run(
                     Self.executable("cast"),
@@ -304,8 +305,16 @@ import Testing
                 // A window that closes while it is mirrored ends the run with the capture code.
                 let window = try XPainter(display: display.name, x: 10, y: 10, width: 160, height: 120)
                 window.draw([UInt8](repeating: 90, count: 160 * 120 * 4))
+                // Closed once the receiver has decoded the window (the app was
+                // stopped above, so a streaming port means this run's session).
                 let closer = Task {
-                    try await Task.sleep(for: .seconds(3))
+                    let deadline = ContinuousClock.now + .seconds(30)
+                    while ContinuousClock.now < deadline,
+                        emulator.streamingPort == nil || (emulator.streamingReport?.video?.framesDecoded ?? 0) < 1
+                    {
+                        try await Task.sleep(for: .milliseconds(50))
+                    }
+                    try await Task.sleep(for: .milliseconds(500))
                     window.destroyWindow()
                 }
                 let closed = try await Self.cast(
