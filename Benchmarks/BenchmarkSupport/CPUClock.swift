@@ -4,7 +4,7 @@ import Foundation
 import Glibc
 #endif
 
-/// CPU time as the kernel accounts it: the process's, one thread's, or the
+/// CPU time as the kernel accounts it: the process's, or that of the
 /// threads that carry a name (the sender names its encoder and network
 /// threads, so a benchmark can tell where the time goes).
 public enum CPUClock {
@@ -16,13 +16,6 @@ public enum CPUClock {
             .seconds(Int64(time.tv_sec)) + .microseconds(Int64(time.tv_usec))
         }
         return (duration(usage.ru_utime), duration(usage.ru_stime))
-    }
-
-    /// The calling thread's CPU time so far (`CLOCK_THREAD_CPUTIME_ID`).
-    public static func currentThread() -> Duration {
-        var time = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-        return .seconds(Int64(time.tv_sec)) + .nanoseconds(Int64(time.tv_nsec))
     }
 
     /// The CPU time so far of this process's threads named `name` (Linux
@@ -40,12 +33,5 @@ public enum CPUClock {
             total += .nanoseconds(onCPU)
         }
         return total
-    }
-}
-
-extension Duration {
-    /// The duration in (fractional) milliseconds.
-    public var milliseconds: Double {
-        Double(self.components.seconds) * 1e3 + Double(self.components.attoseconds) / 1e15
     }
 }

@@ -134,12 +134,12 @@ let benchmarks: @Sendable () -> Void = {
             let capture = try ScreenCapture(
                 configuration: ScreenCaptureConfiguration(display: display.name, showsCursor: false))
             try capture.start(streamingTo: mirroring.session)
-            let start = HostTime.now
+            let pace = RealTimePace()
             // One second to settle (key frame, first round trips), then five measured.
             for picture in 0..<180 {
                 if picture == 30 { benchmark.startMeasurement() }
                 if changing { raw_painter_draw(painter, Int32(picture)) }
-                sleep(until: start.advanced(by: .nanoseconds(Int64(picture + 1) * 33_333_333)))
+                pace.wait(for: picture + 1)
             }
             benchmark.stopMeasurement()
             capture.stop()

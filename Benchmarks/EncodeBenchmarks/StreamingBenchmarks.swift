@@ -64,9 +64,9 @@ final class ExternalStreaming: @unchecked Sendable {
     /// capture time. A frame finding every pooled buffer busy is skipped, as
     /// a live source would skip it.
     func streamInRealTime(frames: Int) throws {
-        let start = HostTime.now
+        let pace = RealTimePace()
         for index in 0..<frames {
-            sleep(until: start.advanced(by: .nanoseconds(Int64(index) * 33_333_333)))
+            pace.wait(for: index)
             try self.enqueue(pts: HostTime.now)
         }
     }
@@ -128,9 +128,9 @@ func streamingBenchmarks() {
             let raw = try RawVideoPath(source: streaming.source)
             for _ in 0..<30 { raw.encodeNext() }
             let rawStart = CPUClock.process()
-            let start = HostTime.now
+            let pace = RealTimePace()
             for index in 0..<streamedFrames {
-                sleep(until: start.advanced(by: .nanoseconds(Int64(index) * 33_333_333)))
+                pace.wait(for: index)
                 raw.encodeNext()
             }
             let rawEnd = CPUClock.process()

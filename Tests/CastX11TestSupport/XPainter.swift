@@ -16,7 +16,9 @@ public final class XPainter: @unchecked Sendable {
     public let window: UInt32
     private let gc: xcb_gcontext_t
     private let pixmap: xcb_pixmap_t
+    /// The window's width, pixels.
     public let width: Int
+    /// The window's height, pixels.
     public let height: Int
 
     /// Connects to `display` and maps a window at `x, y` of `width × height`.

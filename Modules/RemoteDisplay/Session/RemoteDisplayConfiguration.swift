@@ -126,7 +126,7 @@ public struct RemoteDisplayConfiguration: Sendable, Hashable {
                     && resolution.width <= RemoteDisplayLimits.maximumDimension
                     && resolution.height <= RemoteDisplayLimits.maximumDimension
                     && resolution.width % 2 == 0 && resolution.height % 2 == 0,
-                "resolution \(resolution) must be even, at least 320×240 and at most 4096 per side")
+                "resolution \(resolution) must be even, at least \(Resolution.smallest) and at most 4096 per side")
         }
         try check((1...120).contains(self.maximumFrameRate), "frame rate \(self.maximumFrameRate) is outside 1…120")
         try check(

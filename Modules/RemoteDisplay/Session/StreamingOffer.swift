@@ -294,8 +294,9 @@ struct StreamingAnswer: Sendable {
         _ resolution: RemoteDisplayConfiguration.Resolution, toFit width: Int, _ height: Int
     ) -> RemoteDisplayConfiguration.Resolution {
         let scale = min(Double(width) / Double(resolution.width), Double(height) / Double(resolution.height), 1)
-        let fittedWidth = max(Int(Double(resolution.width) * scale) & ~1, 320)
-        let fittedHeight = max(Int(Double(resolution.height) * scale) & ~1, 240)
+        let smallest = RemoteDisplayConfiguration.Resolution.smallest
+        let fittedWidth = max(Int(Double(resolution.width) * scale) & ~1, smallest.width)
+        let fittedHeight = max(Int(Double(resolution.height) * scale) & ~1, smallest.height)
         return RemoteDisplayConfiguration.Resolution(width: fittedWidth, height: fittedHeight)
     }
 }
