@@ -251,7 +251,16 @@ import Testing
                     configuration: RemoteDisplayConfiguration(
                         resolutions: [RemoteDisplayConfiguration.Resolution(width: 320, height: 240)], audio: nil))
                 try await source.stream(seconds: 0.3, to: session)
-                let running = threadNames()
+                // A thread names itself once it first runs, which on a loaded machine (CI under
+                // ThreadSanitizer once) can come after the first frames were queued.
+                var running = threadNames()
+                let deadline = ContinuousClock.now + .seconds(10)
+                while !(running.contains("cast.encoder") && running.contains("cast.network")),
+                    ContinuousClock.now < deadline
+                {
+                    try await Task.sleep(for: .milliseconds(20))
+                    running = threadNames()
+                }
                 #expect(running.filter { $0 == "cast.encoder" }.count == 1, "threads: \(running)")
                 #expect(running.filter { $0 == "cast.network" }.count == 1, "threads: \(running)")
                 session.stop()

@@ -8,17 +8,23 @@ import Testing
 /// work in flight.
 @Suite struct ConnectionFailureTests {
     @Test func heartbeatTimeoutIsDetected() async throws {
-        try await EmulatorFixture.with { fixture in
-            // The timeout also runs while TLS connects: long enough for a busy machine's handshake
-            // (and for a ThreadSanitizer build's, 5–15 times slower).
-            let timeout: Duration = Sanitizers.areActive ? .seconds(10) : .milliseconds(1_500)
+        // The timeout also runs while TLS connects: long enough for a busy machine's handshake
+        // (and for a ThreadSanitizer build's, 5–15 times slower).
+        let timeout: Duration = Sanitizers.areActive ? .seconds(10) : .milliseconds(1_500)
+        // A silenced emulator still keeps its own liveness timer, and our one PING
+        // restarts it: with the same timeout on both sides both declare the other
+        // dead at the same instant, and the emulator's close could win (it did once
+        // in CI under ThreadSanitizer: closedByPeer). Its timer runs far longer here.
+        let receiver = CastEmulatorConfiguration(heartbeat: HeartbeatConfiguration(timeout: timeout * 6))
+        try await EmulatorFixture.with(receiver) { fixture in
             let heartbeat = HeartbeatConfiguration(pingInterval: .milliseconds(250), timeout: timeout)
             let connection = fixture.connection(
                 CastConnectionConfiguration(heartbeat: heartbeat, deviceAuthentication: .off))
             try await connection.connect()
             fixture.emulator.faults.isHeartbeatSilenced = true
             // Waits longer than the timeout itself, or the two race.
-            #expect(await disconnectReason(of: connection, within: timeout + .seconds(10)) == .heartbeatTimedOut)
+            let reason = await disconnectReason(of: connection, within: timeout + .seconds(10))
+            #expect(reason == .heartbeatTimedOut)
         }
     }
 
