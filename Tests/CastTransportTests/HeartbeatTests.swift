@@ -44,6 +44,25 @@ import Testing
     }
 }
 
+/// The exact texts take the fast path; every other spelling of the same JSON
+/// still parses, and anything else is not a heartbeat.
+@Suite struct HeartbeatMessageTests {
+    @Test(arguments: [
+        (#"{"type":"PING"}"#, HeartbeatMessage.ping),
+        (#"{"type":"PONG"}"#, .pong),
+        (#"{ "type" : "PING" }"#, .ping),
+        (#"{"type":"pong","extra":1}"#, .pong),
+    ])
+    func heartbeatTextsAreRead(text: String, expected: HeartbeatMessage) {
+        #expect(HeartbeatMessage(text: text) == expected)
+    }
+
+    @Test(arguments: [#"{"type":"CLOSE"}"#, #"{"type":"PING""#, "PING", "", #"{"type":1}"#])
+    func otherTextsAreNotHeartbeats(text: String) {
+        #expect(HeartbeatMessage(text: text) == nil)
+    }
+}
+
 @Suite struct HeartbeatHandlerTests {
     static let logger = CastLogger(filter: CastLogFilter(minimumLevel: .none)).makeLogger(subsystem: "Test")
 
