@@ -240,6 +240,46 @@ import Testing
         #expect(wire.media.count == 5)
     }
 
+    /// The kickstart resends the newest frame's last packet after
+    /// max(targetDelay/20, 2·RTT) while that frame is unacknowledged — even
+    /// once the receiver has NACKed part of it, since a receiver that does not
+    /// NACK a newest frame's tail (Chromium's, the emulator) would otherwise
+    /// never get it; an acknowledgement stops it.
+    @Test func theKickstartResendsTheNewestFramesTailUntilItIsAcknowledged() throws {
+        let wire = Wire()
+        let engine = try self.makeEngine(wire)
+        let frame = [UInt8](repeating: 3, count: 3 * RTPPacketHeader.maximumPayloadSize)
+        try frame.withUnsafeBytes { bytes in
+            _ = try engine.enqueue(bytes, kind: .video, isKeyFrame: true, captureTime: self.at(0), now: self.at(0))
+        }
+        #expect(wire.media.count == 3)
+        _ = engine.tick(at: self.at(19))
+        #expect(wire.media.count == 3)  // 400 ms / 20 = 20 ms not yet passed
+        _ = engine.tick(at: self.at(20))
+        #expect(wire.media.map(\.header.packetID) == [0, 1, 2, 2])
+        // The receiver NACKs packet 1 only: the tail goes again 20 ms after its last send all the same.
+        var feedback: [UInt8] = []
+        RTCPWriter.appendCastFeedback(
+            CastFeedback(
+                receiverSSRC: 500_002, senderSSRC: 500_001, checkpointFrameID: 0xFF, playoutDelay: 400,
+                lossFields: [LossField(frameID: 0, packetID: 1)]), to: &feedback)
+        feedback.withUnsafeBytes { engine.handleFeedback($0, arrival: self.at(25)) }
+        #expect(wire.media.map(\.header.packetID) == [0, 1, 2, 2, 1])
+        _ = engine.tick(at: self.at(39))
+        #expect(wire.media.count == 5)
+        _ = engine.tick(at: self.at(40))
+        #expect(wire.media.map(\.header.packetID) == [0, 1, 2, 2, 1, 2])
+        // Acknowledged: no more.
+        feedback.removeAll()
+        RTCPWriter.appendCastFeedback(
+            CastFeedback(receiverSSRC: 500_002, senderSSRC: 500_001, checkpointFrameID: 0, playoutDelay: 400),
+            to: &feedback)
+        feedback.withUnsafeBytes { engine.handleFeedback($0, arrival: self.at(45)) }
+        _ = engine.tick(at: self.at(100))
+        #expect(wire.media.count == 6)
+        #expect(engine.counters(.video)?.retransmittedPackets == 3)
+    }
+
     @Test func acknowledgementsReleaseFramesAndTheInFlightLimitDrops() throws {
         let wire = Wire()
         let engine = try self.makeEngine(wire)

@@ -1,7 +1,8 @@
 /// One frame in a stream's retransmission window: its packets as they go
 /// on the wire (headers written, payload encrypted) and when each was last
-/// sent. Slots are reused frame after frame; the packet memory only grows
-/// (to the largest frame seen), so steady-state sending allocates nothing.
+/// sent. Slots are reused frame after frame; the packet memory only grows,
+/// straight to the largest frame the stream has sent (``reset(packetCount:reserving:)``),
+/// so steady-state sending allocates nothing.
 ///
 /// Owned by one ``StreamSender``; used only under the engine's lock.
 final class SentFrame {
@@ -19,13 +20,24 @@ final class SentFrame {
     private var packets: UnsafeMutableRawPointer
     private var capacity: Int
 
-    init(packetCapacity: Int = 8) {
-        self.capacity = packetCapacity
+    /// A slot with room for at least `packetCapacity` packets.
+    init(packetCapacity: Int) {
+        let capacity = Self.capacity(for: packetCapacity)
+        self.capacity = capacity
         self.packets = UnsafeMutableRawPointer.allocate(
-            byteCount: packetCapacity * RTPPacketHeader.maximumPacketSize, alignment: 16)
-        self.lengths = .allocate(capacity: packetCapacity)
-        self.lastSent = .allocate(capacity: packetCapacity)
-        self.resendQueued = .allocate(capacity: packetCapacity)
+            byteCount: capacity * RTPPacketHeader.maximumPacketSize, alignment: 16)
+        self.lengths = .allocate(capacity: capacity)
+        self.lastSent = .allocate(capacity: capacity)
+        self.resendQueued = .allocate(capacity: capacity)
+    }
+
+    /// The room to allocate for `needed` packets: a power of two (at least
+    /// 8), so frames a little larger than any before — the rate control
+    /// overshooting — still fit, and growth stops early.
+    private static func capacity(for needed: Int) -> Int {
+        var capacity = 8
+        while capacity < needed { capacity *= 2 }
+        return capacity
     }
 
     deinit {
@@ -35,14 +47,16 @@ final class SentFrame {
         self.resendQueued.deallocate()
     }
 
-    /// Makes room for `count` packets, forgetting what the slot held.
-    func reset(packetCount count: Int) {
+    /// Makes room for `count` packets, forgetting what the slot held; when it
+    /// must grow, it grows to at least `reserved` packets (room for the
+    /// stream's largest frames), so a slot grows once, not at every larger frame.
+    func reset(packetCount count: Int, reserving reserved: Int) {
         if count > self.capacity {
             self.packets.deallocate()
             self.lengths.deallocate()
             self.lastSent.deallocate()
             self.resendQueued.deallocate()
-            self.capacity = max(count, self.capacity * 2)
+            self.capacity = Self.capacity(for: max(count, reserved))
             self.packets = .allocate(byteCount: self.capacity * RTPPacketHeader.maximumPacketSize, alignment: 16)
             self.lengths = .allocate(capacity: self.capacity)
             self.lastSent = .allocate(capacity: self.capacity)
