@@ -6,7 +6,9 @@ line: ours against the baseline run in the same process, by median (p50).
     scripts/bench-summary.py BENCH_REPORT [SESSION_START_OUTPUT]
 
 A ratio below 1 means ours is faster. Rows whose benchmarks did not run
-(nginx not installed, no X server) are left out and say so."""
+(nginx not installed, no X server) are left out and say so. The targets
+below are the committed thresholds: a missed one makes the exit status 1,
+so `make bench` fails on a regression."""
 import re
 import sys
 
@@ -29,15 +31,22 @@ DIRECT = [
     ("Send path ÷ raw libvpx 720p (CPU, sender alone)", r"Sender alone 1280x720", r"sender CPU ÷ raw libvpx", 1000, "≤ 1.05"),
     ("Send path ÷ raw libvpx 1080p (CPU, sender alone)", r"Sender alone 1920x1080", r"sender CPU ÷ raw libvpx", 1000, "≤ 1.05"),
     ("Sender system CPU per 10 s of 720p30 (s)", r"Sender alone 1280x720", r"Time \(system CPU\)", 0.5, "≤ 0.30"),
-    ("Sender allocations per frame, 720p30", r"Sender alone 1280x720", r"Malloc \(total\)", 150, "0"),
-    ("Sender allocations per frame, 1080p30", r"Sender alone 1920x1080", r"Malloc \(total\)", 150, "0"),
+    # The media path allocates nothing per frame (heaptrack; Docs/DESIGN.md, Performance);
+    # what the process counts in 5 s is the control connection's one
+    # PING/PONG (~20 through NIO, BoringSSL and protobuf) and the retransmission
+    # slots still growing to the stream's largest frames.
+    ("Sender allocations per frame, 720p30 (all threads)", r"Sender alone 1280x720", r"Malloc \(total\)", 150, "≤ 0.25"),
+    ("Sender allocations per frame, 1080p30 (all threads)", r"Sender alone 1920x1080", r"Malloc \(total\)", 150, "≤ 0.25"),
+    ("Harness alone: allocations in 150 frame times", r"Harness alone", r"Malloc \(total\)", 1, "0"),
     ("Encoder thread CPU per frame 720p (ms)", r"Sender alone 1280x720", r"encoder thread CPU", 1e-3, "—"),
     ("Network thread CPU per frame 720p (ms)", r"Sender alone 1280x720", r"network thread CPU", 1e-3, "—"),
     ("Enqueue → decoded 720p30 p50 (ms), out of process", r"End-to-end latency 1280x720", r"latency p50", 1e-3, "—"),
     ("Enqueue → decoded 720p30 p99 (ms), out of process", r"End-to-end latency 1280x720", r"latency p99", 1e-3, "—"),
     ("Resent ÷ sent, clean link (‰)", r"Resends and frames on time .*clean link", r"resent ÷ sent", 1, "0"),
-    ("Resent ÷ sent, 5 % loss + 20 ms jitter (‰)", r"Resends and frames on time .*5 % loss", r"resent ÷ sent", 1, "—"),
-    ("Frames on time, 5 % loss + 20 ms jitter (‰)", r"Resends and frames on time .*5 % loss", r"frames on time", 1, "≥ 990"),
+    ("Resent ÷ sent, 5 % loss (‰)", r"Resends and frames on time .*, 5 % loss$", r"resent ÷ sent", 1, "—"),
+    ("Resent ÷ sent, 20 ms jitter (‰)", r"Resends and frames on time .*, 20 ms jitter$", r"resent ÷ sent", 1, "—"),
+    ("Resent ÷ sent, 5 % loss and 20 ms jitter (‰)", r"Resends and frames on time .*loss and 20 ms", r"resent ÷ sent", 1, "—"),
+    ("Frames on time, 5 % loss and 20 ms jitter (‰)", r"Resends and frames on time .*loss and 20 ms", r"frames on time", 1, "≥ 990"),
     ("Capture ÷ raw XCB+libyuv, paired", r"Capture ScreenCapture ÷ raw", r"ScreenCapture ÷ raw", 1000, "≤ 1.10"),
     ("Capture 1080p→720p per picture (ms)", r"Capture ScreenCapture 1080p", r"Time \(wall clock\)", 0.03, "≤ 5"),
     ("Mirroring CPU per 10 s, still desktop (s)", r"Mirroring .*still desktop", r"Time \(total CPU\)", 0.5, "—"),
@@ -111,6 +120,7 @@ def main():
         missed += verdict == "MISSED"
         print(f"{what.ljust(width)}  {value:>8}  {target:<7}  {verdict}")
     print(f"{missed} target(s) missed" if missed else "every target met")
+    return 1 if missed else 0
 
 
 def judge(value, target):
@@ -126,4 +136,4 @@ def judge(value, target):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
