@@ -5,7 +5,7 @@ SWIFT ?= swift
 FUZZ_SECONDS ?= 30
 LINT_PATHS := Package.swift Modules Tests Examples Benchmarks
 
-.PHONY: setup demo test build bench docs lint format fuzz tsan soak
+.PHONY: setup demo test build bench bench-check docs lint format fuzz tsan soak
 
 setup:
 	@scripts/setup.sh
@@ -42,6 +42,11 @@ bench: setup
 	bash -o pipefail -c 'cd Benchmarks && CAST_RECEIVER=$(CURDIR)/.build/release/cast-receiver $(SWIFT) package --disable-sandbox benchmark --no-progress | tee ../.build/bench-report.txt'
 	bash -o pipefail -c 'scripts/measure-session-start.sh | tee .build/session-start.txt'
 	scripts/bench-summary.py .build/bench-report.txt .build/session-start.txt
+
+# The committed thresholds as a gate: fails when the last `make bench`
+# missed a target (make bench itself only reports).
+bench-check:
+	scripts/bench-summary.py --strict .build/bench-report.txt .build/session-start.txt
 
 lint:
 	$(SWIFT) format lint --strict --recursive --configuration .swift-format $(LINT_PATHS)
