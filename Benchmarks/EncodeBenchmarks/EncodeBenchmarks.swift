@@ -163,8 +163,11 @@ let audioChunks: [[Int16]] = (0..<100).map { chunk in
 }
 
 let benchmarks: @Sendable () -> Void = {
+    // Microseconds: an audio sample takes about 15 ms, and in whole
+    // milliseconds its ratio could only be 1, 16 ÷ 15 or 15 ÷ 16.
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .cpuTotal, .mallocCountTotal],
+        timeUnits: .microseconds,
         maxDuration: .seconds(5),
         maxIterations: 40
     )
