@@ -89,7 +89,17 @@ public final class DiscoveryManager: Sendable {
         try? await self.eventLoop.flatSubmit { runtime.value.stop() }.get()
     }
 
-    /// Switches between active and passive scanning; see ``ScanMode``.
+    /// The scan mode in use, or the one ``start()`` begins in.
+    public var scanMode: ScanMode {
+        get async {
+            let runtime = self.runtime
+            return (try? await self.eventLoop.submit { runtime.value.configuration.scanMode }.get())
+                ?? .passive
+        }
+    }
+
+    /// Switches between active and passive scanning, now and for later
+    /// starts; see ``ScanMode``.
     public func setScanMode(_ mode: ScanMode) async {
         let runtime = self.runtime
         try? await self.eventLoop.submit { runtime.value.setScanMode(mode) }.get()

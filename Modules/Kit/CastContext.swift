@@ -1,19 +1,21 @@
 public import CastDiscovery
+import Logging
+import NIOConcurrencyHelpers
 public import NIOCore
 import NIOPosix
 
 /// The framework's entry point: discovery and sessions, configured once
 /// with ``CastOptions`` — the SDK's `GCKCastContext`.
 ///
-/// Discovery does not start by itself: call
-/// `try await context.discoveryManager.start()` when the app wants devices
-/// (it multicasts on the configured interfaces). Make the context early
-/// and call ``SessionManager/resumeSavedSession()`` to pick up a session a
-/// previous process left running.
+/// Make the context early and call ``start()``: as the SDK does when its
+/// context is set up, that starts discovery (passive, until a device chooser
+/// asks for active scanning) and resumes the session a previous process left
+/// running (saved in ``CastOptions/sessionStore``, a file in the XDG state
+/// directory by default). Sessions then start from the devices found.
 ///
 /// ```swift
 /// let context = CastContext(options: CastOptions(receiverApplicationID: "CC1AD845"))
-/// try await context.discoveryManager.start()
+/// try await context.start()
 /// // … the user picks `device` from context.discoveryManager.devices …
 /// let session = try await context.sessionManager.startSession(on: device)
 /// ```
@@ -25,7 +27,10 @@ public final class CastContext: Sendable {
     /// Starts, ends and keeps alive sessions.
     public let sessionManager: SessionManager
 
-    /// Creates a context.
+    private let resumption = NIOLockedValueBox<Task<Void, Never>?>(nil)
+    private let logger: Logger
+
+    /// Creates a context; nothing touches the network until ``start()``.
     ///
     /// - Parameters:
     ///   - options: what to launch, how to discover, connect and reconnect.
@@ -33,9 +38,51 @@ public final class CastContext: Sendable {
     public init(options: CastOptions = CastOptions(), eventLoopGroup: (any EventLoopGroup)? = nil) {
         let group = eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
         self.options = options
+        self.logger = options.logger.makeLogger(subsystem: "Kit.CastContext")
         self.discoveryManager = DiscoveryManager(
             configuration: options.discovery, eventLoopGroup: group, logger: options.logger)
         self.sessionManager = SessionManager(
             options: options, discoveryManager: self.discoveryManager, eventLoopGroup: group)
+    }
+
+    deinit {
+        self.resumption.withLockedValue { $0?.cancel() }
+    }
+
+    /// Starts discovery in the configured scan mode (passive by default) and,
+    /// in the background, resumes the saved session, if any: the session
+    /// manager reports it as ``SessionEvent/resuming(_:)`` then
+    /// ``SessionEvent/resumed(_:device:)``, or ends it when the app stopped
+    /// meanwhile. Calling it again while started does nothing.
+    ///
+    /// - Throws: ``DiscoveryError/Code/socketFailed`` when no mDNS socket
+    ///   could be opened on the selected interfaces.
+    public func start() async throws(DiscoveryError) {
+        do {
+            try await self.discoveryManager.start()
+        } catch  where error.code == .alreadyStarted {
+            return
+        }
+        guard self.options.sessionStore != nil else { return }
+        let sessionManager = self.sessionManager
+        let logger = self.logger
+        let task = Task {
+            do {
+                try await sessionManager.resumeSavedSession()
+            } catch {
+                logger.info("the saved session was not resumed", metadata: ["cast.reason": "\(error)"])
+            }
+        }
+        self.resumption.withLockedValue { $0 = task }
+    }
+
+    /// Waits until the resumption ``start()`` began has finished, whichever way.
+    public func resumptionFinished() async {
+        await self.resumption.withLockedValue { $0 }?.value
+    }
+
+    /// Stops discovery; the session, if any, goes on.
+    public func stop() async {
+        await self.discoveryManager.stop()
     }
 }

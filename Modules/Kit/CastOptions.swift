@@ -11,6 +11,8 @@ public struct CastOptions: Sendable {
     /// How the app launches: language, app types, relaunch if running.
     public var launchOptions: LaunchOptions
     /// Discovery criteria: interfaces, scan mode, and the device filter.
+    /// Passive scanning by default, as the SDK prefers while no device
+    /// chooser is open; a chooser switches it to active while it shows.
     public var discovery: DiscoveryConfiguration
     /// The connection: connect timeout, heartbeat, device authentication, queue limits.
     public var connection: CastConnectionConfiguration
@@ -21,7 +23,8 @@ public struct CastOptions: Sendable {
     /// How long a launch waits for the app. Default 60 s.
     public var launchTimeout: Duration
     /// Where the current session is remembered so a new process can resume
-    /// it; `nil` (the default) remembers nothing.
+    /// it (``CastContext/start()`` does): by default a file in the XDG state
+    /// directory (``FileSessionStore/standard``); `nil` remembers nothing.
     public var sessionStore: (any SessionStore)?
     /// The log hub.
     public var logger: CastLogger
@@ -30,12 +33,12 @@ public struct CastOptions: Sendable {
     public init(
         receiverApplicationID: String = CastApplicationID.defaultMediaReceiver,
         launchOptions: LaunchOptions = LaunchOptions(),
-        discovery: DiscoveryConfiguration = DiscoveryConfiguration(),
+        discovery: DiscoveryConfiguration = DiscoveryConfiguration(scanMode: .passive),
         connection: CastConnectionConfiguration = CastConnectionConfiguration(),
         reconnectPolicy: ReconnectPolicy = ReconnectPolicy(),
         requestTimeout: Duration = .seconds(10),
         launchTimeout: Duration = .seconds(60),
-        sessionStore: (any SessionStore)? = nil,
+        sessionStore: (any SessionStore)? = FileSessionStore.standard,
         logger: CastLogger = .shared
     ) {
         self.receiverApplicationID = receiverApplicationID

@@ -157,6 +157,38 @@ func movie(_ id: String, duration: Double = 60, breaks: [AdBreakInfo]? = nil, cl
         }
     }
 
+    /// The seed (v2 guide, tracks): a style change reaches both the metadata and the status
+    /// listener, an active-tracks change or a pause only the status one.
+    @Test func metadataAndStatusChangesAreToldApart() async throws {
+        try await MediaFixture.with { fixture in
+            let loadEvents = fixture.client.events()
+            try await fixture.client.load(MediaLoadRequestData(mediaInformation: movie("m")))
+            let loadedMetadata = await first(loadEvents) { if case .metadataChanged = $0 { true } else { false } }
+            #expect(loadedMetadata == .metadataChanged(fixture.client.mediaStatus?.media))
+            await fixture.advance(by: .milliseconds(100)) { $0?.playerState == .playing }
+
+            func labels(_ body: () async throws -> Void) async throws -> [String] {
+                let events = fixture.client.events()
+                try await body()
+                var labels: [String] = []
+                for await event in events {
+                    switch event {
+                    case .metadataChanged: labels.append("metadata")
+                    case .statusChanged: labels.append("status")
+                    case .queueChanged: labels.append("queue")
+                    }
+                    if labels.last == "status" { break }
+                }
+                return labels
+            }
+            #expect(try await labels { try await fixture.client.setActiveTrackIDs([1]) } == ["status"])
+            var style = TextTrackStyle.createDefault()
+            style.fontScale = 1.5
+            #expect(try await labels { try await fixture.client.setTextTrackStyle(style) } == ["metadata", "status"])
+            #expect(try await labels { try await fixture.client.pause() } == ["status"])
+        }
+    }
+
     @Test func errorsAreTyped() async throws {
         try await MediaFixture.with { fixture in
             let none = await caughtError(CastMediaError.self) { try await fixture.client.pause() }

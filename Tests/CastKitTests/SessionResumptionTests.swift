@@ -34,6 +34,55 @@ import Testing
         }
     }
 
+    /// The seed (001): the context is made early "so that automatic session resumption on
+    /// restart can work"; discovery starts by itself, passive until a chooser opens.
+    @Test func aStartedContextDiscoversPassivelyAndResumesTheSavedSession() async throws {
+        let store = FileSessionStore(fileURL: temporaryStoreURL())
+        try await SessionFixture.with(SessionFixture.options(store: store)) { fixture in
+            let original = try await fixture.manager.startSession(on: fixture.device)
+            var options = SessionFixture.options(store: store)
+            // No interface: nothing is multicast from a test outside a namespace.
+            options.discovery.interfaces = .named([])
+            #expect(options.discovery.scanMode == .passive)
+            #expect(CastOptions().discovery.scanMode == .passive)
+
+            let context = CastContext(options: options)
+            let log = SessionEventLog(context.sessionManager.events())
+            try await context.start()
+            try await context.start()
+            #expect(await context.discoveryManager.scanMode == .passive)
+            await context.resumptionFinished()
+            #expect(await log.labels(through: "resumed") == ["resuming", "resumed"])
+            let resumed = try #require(await context.sessionManager.currentSession)
+            #expect(resumed.sessionID == original.sessionID)
+            #expect(resumed.state == .connected)
+            await context.sessionManager.endSession()
+            await context.stop()
+        }
+    }
+
+    @Test func theDefaultStoreIsAFileInTheXDGStateDirectory() throws {
+        let environment = ["XDG_STATE_HOME": "/tmp/state", "HOME": "/home/someone"]
+        #expect(XDGDirectory.state.url(environment: environment).path == "/tmp/state")
+        #expect(XDGDirectory.state.url(environment: ["HOME": "/home/someone"]).path == "/home/someone/.local/state")
+        #expect(XDGDirectory.cache.url(environment: ["XDG_CACHE_HOME": "relative", "HOME": "/h"]).path == "/h/.cache")
+        let store = try #require(CastOptions().sessionStore as? FileSessionStore)
+        #expect(store.fileURL == XDGDirectory.state.file("cast-session.json"))
+        #expect(store.fileURL.path.hasSuffix("/\(ProcessInfo.processInfo.processName)/cast-session.json"))
+
+        let nested = FileSessionStore(
+            fileURL: FileManager.default.temporaryDirectory.appendingPathComponent(
+                "cast-\(UUID().uuidString)/app/cast-session.json"))
+        let saved = SavedSession(
+            deviceID: "d", deviceName: "TV", applicationID: "CC1AD845", sessionID: "s", host: "127.0.0.1", port: 8009)
+        try nested.save(saved)
+        #expect(try nested.load() == saved)
+        let mode = try FileManager.default.attributesOfItem(atPath: nested.fileURL.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        try nested.clear()
+        #expect(try nested.load() == nil)
+    }
+
     @Test func aSavedSessionWhoseAppStoppedIsForgotten() async throws {
         let store = FileSessionStore(fileURL: temporaryStoreURL())
         try await SessionFixture.with { fixture in

@@ -92,18 +92,17 @@ enum ReadmeSnippets {
         _ = replies
     }
 
-    static func sessions(stateDirectory: URL, device: CastDevice) async throws {
-        let context = CastContext(options: CastOptions(
-            receiverApplicationID: CastApplicationID.defaultMediaReceiver,
-            sessionStore: FileSessionStore(fileURL: stateDirectory.appendingPathComponent("cast-session.json"))))
-        try await context.discoveryManager.start()
+    static func sessions(device: CastDevice) async throws {
+        let context = CastContext(options: CastOptions(receiverApplicationID: CastApplicationID.defaultMediaReceiver))
         Task {
             for await event in context.sessionManager.events() {  // starting, started, suspended,
                 print(event)                                       // resuming, resumed, ending, ended…
             }
         }
+        try await context.start()               // passive discovery; resumes a session saved in
+        await context.resumptionFinished()      // $XDG_STATE_HOME/<app>/cast-session.json
         let session: CastSession
-        if let resumed = try await context.sessionManager.resumeSavedSession() {  // after a crash
+        if let resumed = await context.sessionManager.currentSession {  // after a crash
             session = resumed
         } else {
             session = try await context.sessionManager.startSession(on: device)   // launch or join

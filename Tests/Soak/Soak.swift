@@ -69,6 +69,7 @@ enum Soak {
             reconnectPolicy: ReconnectPolicy(
                 initialDelay: .milliseconds(200), multiplier: 1.5, maximumDelay: .seconds(2), jitter: 0.2,
                 maximumAttempts: 100),
+            sessionStore: nil,
             logger: Self.quiet)
         options.deviceAuthentication = .required(trusting: [emulator.trustAnchor])
         let discovery = DiscoveryManager(logger: Self.quiet)

@@ -37,7 +37,7 @@ let device = CastDevice(
 // Ours: a fresh manager per run, as a new sender would be.
 var ours: [Double] = []
 for run in 0...runs {
-    let manager = SessionManager(options: CastOptions(logger: quiet))
+    let manager = SessionManager(options: CastOptions(sessionStore: nil, logger: quiet))
     let started = ContinuousClock.now
     _ = try await manager.startSession(on: device)
     let elapsed = milliseconds(ContinuousClock.now - started)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CastCapture
+import CastKit
 import Foundation
 
 /// `cast screen`'s options for mirroring this machine's display and sound.
@@ -45,11 +46,7 @@ struct CaptureOptions: ParsableArguments {
     /// Where the portal's restore token is kept between runs:
     /// `$XDG_STATE_HOME/cast/screencast-restore-token` (`~/.local/state` by default).
     static var restoreTokenFile: URL {
-        let environment = ProcessInfo.processInfo.environment
-        let state =
-            environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/state")
-        return state.appendingPathComponent("cast/screencast-restore-token")
+        XDGDirectory.state.file("screencast-restore-token", application: "cast")
     }
 
     /// The restore token of the last portal grant, unless `--ask`.

@@ -10,7 +10,7 @@ final class DiscoveryRuntime {
         var family: UInt8
     }
 
-    private let configuration: DiscoveryConfiguration
+    private(set) var configuration: DiscoveryConfiguration
     private let eventLoop: any EventLoop
     private let broadcaster: DeviceListBroadcaster
     private let logger: Logger
@@ -171,7 +171,9 @@ final class DiscoveryRuntime {
             self.engine.receive(message, interfaceIndex: interfaceIndex, sourcePort: source.port ?? 0, now: .now()))
     }
 
+    /// Switches the running engine, and the mode a later start begins in.
     func setScanMode(_ mode: ScanMode) {
+        self.configuration.scanMode = mode
         self.apply(self.engine.setScanMode(mode, now: .now()))
     }
 

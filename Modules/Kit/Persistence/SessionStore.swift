@@ -45,9 +45,17 @@ public struct FileSessionStore: SessionStore {
     /// The file.
     public let fileURL: URL
 
-    /// Creates a store in `fileURL`; the file appears with the first save.
+    /// Creates a store in `fileURL`; the file (and its folder) appears with the first save.
     public init(fileURL: URL) {
         self.fileURL = fileURL
+    }
+
+    /// The store a ``CastOptions`` uses by default:
+    /// `$XDG_STATE_HOME/<process name>/cast-session.json`, so each app
+    /// resumes its own session (a session saved for another receiver app is
+    /// not resumed).
+    public static var standard: FileSessionStore {
+        FileSessionStore(fileURL: XDGDirectory.state.file("cast-session.json"))
     }
 
     /// Reads the file; `nil` if there is none.
@@ -58,11 +66,15 @@ public struct FileSessionStore: SessionStore {
         return try JSONDecoder().decode(SavedSession.self, from: Data(contentsOf: self.fileURL))
     }
 
-    /// Writes the file atomically.
+    /// Writes the file atomically, owner-only, making its folder if needed.
     public func save(_ session: SavedSession) throws {
+        try FileManager.default.createDirectory(
+            at: self.fileURL.deletingLastPathComponent(), withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         try encoder.encode(session).write(to: self.fileURL, options: .atomic)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: self.fileURL.path)
     }
 
     /// Deletes the file, if present.

@@ -108,8 +108,13 @@ public struct MediaQueueChange: Sendable, Hashable {
     }
 }
 
-/// What a ``RemoteMediaClient`` observes.
+/// What a ``RemoteMediaClient`` observes: the SDK's
+/// `GCKRemoteMediaClientListener` callbacks.
 public enum MediaEvent: Sendable, Hashable {
+    /// The media, its metadata or its text-track style changed (the SDK's
+    /// `didUpdateMediaMetadata`); `nil` when the media session ended. It
+    /// comes just before the ``statusChanged(_:)`` of the same update.
+    case metadataChanged(MediaInformation?)
     /// The merged media status changed; `nil` when there is no media session.
     case statusChanged(MediaStatus?)
     /// The queue changed.

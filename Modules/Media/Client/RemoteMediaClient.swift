@@ -322,17 +322,35 @@ public final class RemoteMediaClient: CastChannel, @unchecked Sendable {
     }
 
     /// Merges a MEDIA_STATUS into the cache and publishes the result; the cache is unchanged on failure.
+    ///
+    /// A status that carries `media` is first published as
+    /// ``MediaEvent/metadataChanged(_:)``, as is the end of a media session
+    /// that had media. The receiver SDK sends `media` when the media, its
+    /// metadata or its text-track style change, "regardless" of whether the
+    /// style differs, and leaves it out of other updates (the v2 guide's
+    /// tracks section; conformance 038, 041), so a listener of metadata hears
+    /// a style change and not an active-tracks change, as the seed's
+    /// `mediaControlChannelDidUpdateMetadata:` does.
     private func apply(_ message: JSONValue) -> Result<MediaStatus?, CastChannelError> {
-        let result: Result<MediaStatus?, CastChannelError> = self.state.withLockedValue { state in
+        let entry = message["status"]?.arrayValue.map { $0.first } ?? message
+        let result: Result<(MediaStatus?, metadataChanged: Bool), CastChannelError> = self.state.withLockedValue {
+            state in
+            let hadMedia = state.cache.status?.media != nil
             do throws(CastChannelError) {
                 let status = try state.cache.apply(message)
                 state.receivedAt = .now
-                return .success(status)
+                return .success((status, entry?["media"] != nil || (hadMedia && status?.media == nil)))
             } catch {
                 return .failure(error)
             }
         }
-        if case .success(let status) = result { self.broadcaster.yield(.statusChanged(status)) }
-        return result
+        switch result {
+        case .success(let (status, metadataChanged)):
+            if metadataChanged { self.broadcaster.yield(.metadataChanged(status?.media)) }
+            self.broadcaster.yield(.statusChanged(status))
+            return .success(status)
+        case .failure(let error):
+            return .failure(error)
+        }
     }
 }
