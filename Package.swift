@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "CastChannels", targets: ["CastChannels"]),
         .library(name: "CastMedia", targets: ["CastMedia"]),
         .library(name: "CastKit", targets: ["CastKit"]),
+        .library(name: "CastUI", targets: ["CastUI"]),
         .library(name: "CastRemoteDisplay", targets: ["CastRemoteDisplay"]),
         .library(name: "CastCapture", targets: ["CastCapture"]),
         .library(name: "CastMediaServer", targets: ["CastMediaServer"]),
@@ -120,6 +121,18 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Modules/Kit",
+            swiftSettings: strictSettings
+        ),
+
+        // The Cast button, device chooser, media controller and volume as
+        // toolkit-free view-models (the SDK's UI layer without UIKit).
+        .target(
+            name: "CastUI",
+            dependencies: [
+                "CastKit", "CastDiscovery", "CastTransport", "CastChannels", "CastMedia",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Modules/UI",
             swiftSettings: strictSettings
         ),
 
@@ -413,6 +426,11 @@ let package = Package(
             ],
             // Payloads real receivers sent, verbatim with their sources (Conformance/README.md).
             resources: [.copy("Conformance")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CastUITests",
+            dependencies: ["CastTestSupport", "CastUI", "CastKit", "CastEmulator"],
             swiftSettings: strictSettings
         ),
         // README.md's snippets, compiled (and checked to be the README's).

@@ -89,6 +89,16 @@ public final class DiscoveryManager: Sendable {
         try? await self.eventLoop.flatSubmit { runtime.value.stop() }.get()
     }
 
+    /// The interfaces discovery queries on now: those selected that are up
+    /// and whose mDNS socket opened. Empty before ``start()``, and while no
+    /// selected interface is up — a device chooser's "no network" diagnosis.
+    public var queriedInterfaces: [String] {
+        get async {
+            let runtime = self.runtime
+            return (try? await self.eventLoop.submit { runtime.value.queriedInterfaces }.get()) ?? []
+        }
+    }
+
     /// The scan mode in use, or the one ``start()`` begins in.
     public var scanMode: ScanMode {
         get async {

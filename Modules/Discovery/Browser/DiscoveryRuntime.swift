@@ -102,6 +102,11 @@ final class DiscoveryRuntime {
 
     // MARK: Interfaces
 
+    /// The names of the interfaces with an mDNS socket open, sorted.
+    var queriedInterfaces: [String] {
+        Set(self.sockets.values.map(\.interface.name)).sorted()
+    }
+
     /// Opens sockets on selected interfaces that lack them and closes those whose interface left.
     /// Reports how many sockets it tried to open and how many opened.
     @discardableResult

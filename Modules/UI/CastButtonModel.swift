@@ -1,0 +1,93 @@
+public import CastKit
+import NIOConcurrencyHelpers
+
+/// What the Cast button shows: the SDK's `GCKCastState`.
+public enum CastState: Sendable, Hashable {
+    /// No device found: the button hides (or shows disabled).
+    case noDevicesAvailable
+    /// Devices found, no session.
+    case notConnected
+    /// A session is starting, or reconnecting.
+    case connecting
+    /// A session runs.
+    case connected
+
+    /// The state for `deviceCount` devices found and a session in `sessionState`.
+    public init(deviceCount: Int, sessionState: CastSession.State?) {
+        switch sessionState {
+        case .starting?, .suspended?: self = .connecting
+        case .connected?, .ending?: self = .connected
+        case .ended?, nil: self = deviceCount > 0 ? .notConnected : .noDevicesAvailable
+        }
+    }
+}
+
+/// The Cast button's state and the device it names.
+public struct CastButtonState: Sendable, Hashable {
+    /// What the button shows.
+    public var castState: CastState
+    /// The session's device, while connecting or connected.
+    public var deviceName: String?
+
+    /// Creates a state.
+    public init(castState: CastState, deviceName: String? = nil) {
+        self.castState = castState
+        self.deviceName = deviceName
+    }
+}
+
+/// The Cast button's state, from discovery and the session: the SDK's
+/// `GCKUICastButton` without the view.
+///
+/// ```swift
+/// let button = CastButtonModel(context: context)
+/// for await state in button.updates() {
+///     icon = state.castState == .connected ? "cast-connected" : "cast"
+/// }
+/// ```
+public final class CastButtonModel: Sendable {
+    private let state = PublishedState(CastButtonState(castState: .noDevicesAvailable))
+    private let following = FollowingTask()
+
+    /// Creates a model following `context`'s discovery and session.
+    public init(context: CastContext) {
+        let devices = context.discoveryManager.events()
+        let sessions = context.sessionManager.sessionUpdates()
+        let discovery = context.discoveryManager
+        let state = self.state
+        self.following.start {
+            let current = NIOLockedValueBox<CastSession?>(nil)
+            let publish: @Sendable () -> Void = {
+                let session = current.withLockedValue { $0 }
+                let castState = CastState(deviceCount: discovery.devices.count, sessionState: session?.state)
+                let name = castState == .connecting || castState == .connected ? session?.device.friendlyName : nil
+                state.update { $0 = CastButtonState(castState: castState, deviceName: name) }
+            }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await _ in devices { publish() }
+                }
+                group.addTask {
+                    for await session in sessions {
+                        current.withLockedValue { $0 = session }
+                        publish()
+                    }
+                }
+                await group.waitForAll()
+            }
+        }
+    }
+
+    /// Stops following.
+    public func close() {
+        self.following.cancel()
+    }
+
+    /// The state now.
+    public var buttonState: CastButtonState { self.state.current }
+
+    /// The state now, then each change; each call gives a new, independent stream.
+    public func updates() -> AsyncStream<CastButtonState> {
+        self.state.updates()
+    }
+}

@@ -1,0 +1,195 @@
+public import CastKit
+import NIOConcurrencyHelpers
+
+/// The current session's media as a controller shows it, and the actions
+/// its buttons take: the SDK's `GCKUIMediaController`, free of any toolkit.
+///
+/// The model follows whichever session ``SessionManager`` has, and that
+/// session's ``RemoteMediaClient``: every status change, and while media
+/// plays, the position every `positionInterval`, becomes a new
+/// ``MediaControls`` on ``updates()``. A mini controller shows a few of its
+/// fields, an expanded one all of them; each button is enabled by
+/// ``MediaControls/isEnabled(_:)``.
+///
+/// ```swift
+/// let controller = MediaControllerModel(sessionManager: context.sessionManager)
+/// for await controls in controller.updates() {
+///     playButton.label = controls.primaryAction == .pause ? "⏸" : "▶"
+///     playButton.isEnabled = controls.isEnabled(.togglePlayback)
+/// }
+/// ```
+public final class MediaControllerModel: Sendable {
+    private let state = PublishedState(MediaControls.none)
+    private let client = NIOLockedValueBox<RemoteMediaClient?>(nil)
+    private let following = FollowingTask()
+    private let imagePicker: any ImagePicker
+    /// How far ``skip(by:)`` jumps by default: 10 s, as the terminal controller's keys do.
+    public let skipInterval: Double
+
+    /// Creates a model following `sessionManager`'s session.
+    ///
+    /// - Parameters:
+    ///   - sessionManager: whose current session to follow.
+    ///   - imagePicker: which artwork to show.
+    ///   - positionInterval: how often the position moves on while playing.
+    ///   - skipInterval: the default jump of ``skip(by:)``, in seconds.
+    public init(
+        sessionManager: SessionManager, imagePicker: any ImagePicker = FirstImagePicker(),
+        positionInterval: Duration = .milliseconds(500), skipInterval: Double = 10
+    ) {
+        self.imagePicker = imagePicker
+        self.skipInterval = skipInterval
+        let sessions = sessionManager.sessionUpdates()
+        self.following.start { [weak self] in
+            var followed: (client: RemoteMediaClient, task: Task<Void, Never>)?
+            for await session in sessions {
+                let client = session?.state == .ending ? nil : session?.remoteMediaClient
+                guard client !== followed?.client else { continue }
+                followed?.task.cancel()
+                followed = nil
+                guard let self else { return }
+                self.client.withLockedValue { $0 = client }
+                if let client {
+                    let (state, current, imagePicker) = (self.state, self.client, self.imagePicker)
+                    followed = (
+                        client,
+                        Task {
+                            await Self.follow(
+                                client, into: state, while: current, imagePicker: imagePicker,
+                                every: positionInterval)
+                        }
+                    )
+                } else {
+                    self.state.update { $0 = .none }
+                }
+            }
+            followed?.task.cancel()
+        }
+    }
+
+    /// Stops following the session; the state stays as it last was.
+    public func close() {
+        self.following.cancel()
+    }
+
+    /// The controls now.
+    public var controls: MediaControls { self.state.current }
+
+    /// The controls now, then each change; each call gives a new, independent stream.
+    public func updates() -> AsyncStream<MediaControls> {
+        self.state.updates()
+    }
+
+    // MARK: Actions
+
+    /// Does the play/pause toggle's ``MediaControls/primaryAction``.
+    ///
+    /// - Throws: ``CastMediaError/Code/noMediaSession`` when there is nothing
+    ///   to toggle, or the receiver's refusal.
+    public func togglePlayback() async throws(CastMediaError) {
+        let client = try self.requireClient()
+        switch self.controls.primaryAction {
+        case .play: try await client.play()
+        case .pause: try await client.pause()
+        case .stop: try await client.stop()
+        case nil: throw CastMediaError(.noMediaSession, "nothing plays or is paused")
+        }
+    }
+
+    /// Stops the media.
+    public func stop() async throws(CastMediaError) {
+        try await self.requireClient().stop()
+    }
+
+    /// Seeks to `position` seconds, kept within ``MediaControls/seekableRange``.
+    ///
+    /// - Throws: ``CastMediaError/Code/unsupportedCommand`` while seeking is disabled.
+    public func seek(to position: Double) async throws(CastMediaError) {
+        let client = try self.requireClient()
+        let controls = self.controls
+        guard controls.isEnabled(.seek), let range = controls.seekableRange else {
+            throw CastMediaError(.unsupportedCommand, "seeking is not possible now")
+        }
+        try await client.seek(MediaSeekOptions(interval: min(max(position, range.lowerBound), range.upperBound)))
+    }
+
+    /// Jumps `seconds` forward (or back, when negative) from the position
+    /// now; ``skipInterval`` forward by default.
+    public func skip(by seconds: Double? = nil) async throws(CastMediaError) {
+        try await self.seek(to: self.controls.position + (seconds ?? self.skipInterval))
+    }
+
+    /// Plays the next queue item.
+    public func next() async throws(CastMediaError) {
+        try await self.requireClient().queueNext()
+    }
+
+    /// Plays the previous queue item.
+    public func previous() async throws(CastMediaError) {
+        try await self.requireClient().queuePrevious()
+    }
+
+    /// Sets the playback rate (0.5–2 on most receivers).
+    public func setPlaybackRate(_ rate: Double) async throws(CastMediaError) {
+        try await self.requireClient().setPlaybackRate(rate)
+    }
+
+    /// Makes `trackIDs` the active tracks; `[]` turns subtitles and alternative audio off.
+    public func setActiveTrackIDs(_ trackIDs: [Int]) async throws(CastMediaError) {
+        try await self.requireClient().setActiveTrackIDs(trackIDs)
+    }
+
+    /// Sets the stream's volume, 0–1.
+    public func setStreamVolume(_ level: Double) async throws(CastMediaError) {
+        try await self.requireClient().setStreamVolume(min(max(level, 0), 1))
+    }
+
+    /// Mutes or unmutes the stream.
+    public func setStreamMuted(_ muted: Bool) async throws(CastMediaError) {
+        try await self.requireClient().setStreamMuted(muted)
+    }
+
+    /// Skips the playing ad, once it can be skipped.
+    public func skipAd() async throws(CastMediaError) {
+        try await self.requireClient().skipAd()
+    }
+
+    // MARK: Following
+
+    private func requireClient() throws(CastMediaError) -> RemoteMediaClient {
+        guard let client = self.client.withLockedValue({ $0 }) else {
+            throw CastMediaError(.noMediaSession, "no session with media control")
+        }
+        return client
+    }
+
+    /// Publishes `client`'s status on every change, and its position while
+    /// playing, for as long as it is the `current` client: a status that
+    /// arrives as the session ends cannot overwrite the state that ended it.
+    private static func follow(
+        _ client: RemoteMediaClient, into state: PublishedState<MediaControls>,
+        while current: NIOLockedValueBox<RemoteMediaClient?>, imagePicker: any ImagePicker, every interval: Duration
+    ) async {
+        let events = client.events()
+        let refresh: @Sendable () -> Void = {
+            let controls = MediaControls(
+                status: client.mediaStatus, position: client.approximateStreamPosition(), imagePicker: imagePicker)
+            state.update { if current.withLockedValue({ $0 }) === client { $0 = controls } }
+        }
+        refresh()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in events {
+                    if case .statusChanged = event { refresh() }
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: interval)
+                    if client.mediaStatus?.playerState == .playing { refresh() }
+                }
+            }
+            await group.waitForAll()
+        }
+    }
+}

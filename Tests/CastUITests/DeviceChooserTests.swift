@@ -1,0 +1,138 @@
+import CastEmulator
+import CastKit
+import CastTestSupport
+import CastUI
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A UDP socket on an ephemeral port of every IPv4 address, bound without
+/// address sharing — as avahi-daemon holds 5353 — so nobody else can bind it.
+/// It lives in the namespace of the thread that makes it.
+private final class HeldUDPPort: Sendable {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard descriptor >= 0, bound == 0, named == 0 else { throw POSIXError(.EADDRINUSE) }
+        self.descriptor = descriptor
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(self.descriptor) }
+}
+
+@Suite struct DeviceChooserTests {
+    /// Seed 001 and 003: the receiver app id filters discovery — a device that cannot run it is not listed.
+    @Test func onlyDevicesThatRunTheAppAreListed() async throws {
+        let emulator = try CastEmulator(configuration: CastEmulatorConfiguration(name: "Kitchen"), logger: quietLogger)
+        try await emulator.start()
+        defer { Task { await emulator.stop() } }
+        let context = CastContext(options: uiOptions(applicationID: "ABCD1234"))
+        let filtered = DeviceChooserModel(context: context)
+        let unfiltered = DeviceChooserModel(context: context, filtersByApplication: false)
+        let filteredLog = StateLog(filtered.updates())
+        let observed = emulator.events()
+        await context.discoveryManager.addKnownHost(
+            try #require(IPAddress("127.0.0.1")), port: emulator.port, friendlyName: "Kitchen")
+
+        let shown = await StateLog(unfiltered.updates()).wait { $0.entries.count == 1 }
+        #expect(shown?.entries.first?.device.friendlyName == "Kitchen")
+        // The filtered chooser asked the device (GET_APP_AVAILABILITY for the app) and left it out.
+        let asked = await first(observed) { event in
+            guard case .messageReceived(_, let message) = event, let text = message.text else { return false }
+            return text.contains("GET_APP_AVAILABILITY") && text.contains("ABCD1234")
+        }
+        #expect(asked != nil)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(filteredLog.latest?.entries.isEmpty == true)
+        #expect(filteredLog.all.allSatisfy { $0.entries.isEmpty })
+        withExtendedLifetime((filtered, unfiltered)) {}
+    }
+
+    /// In a namespace of its own: nobody answers on the veth, then the veth goes down.
+    @Test(.enabled(if: NamespacePair.isAvailable, "needs root and iproute2 to create network namespaces"))
+    func anEmptyListSaysNothingAnswersThenThatThereIsNoNetwork() async throws {
+        try await NamespacePair.with { pair in
+            let group = try pair.eventLoopGroup(in: pair.a)
+            var options = uiOptions()
+            options.discovery.interfaces = .named([pair.interface(in: pair.a)])
+            options.discovery.interfacePollInterval = .milliseconds(100)
+            let context = CastContext(options: options, eventLoopGroup: group)
+            let chooser = DeviceChooserModel(context: context, quietPeriod: .milliseconds(300))
+            let log = StateLog(chooser.updates())
+            await chooser.open()
+            let opened = await log.wait { $0.isOpen }
+            #expect(opened?.noDevicesReason == .searching, "\(String(describing: opened))")
+            #expect(await context.discoveryManager.queriedInterfaces == [pair.interface(in: pair.a)])
+            let quiet = await log.wait { $0.noDevicesReason == .nothingAnswers }
+            #expect(quiet?.noDevicesReason?.hint.contains("firewall") == true)
+
+            try pair.setLink(in: pair.a, up: false)
+            let down = await log.wait { $0.noDevicesReason == .noNetworkInterface }
+            #expect(down?.noDevicesReason?.hint.contains("network") == true)
+            await chooser.close()
+            await context.stop()
+            try await group.shutdownGracefully()
+        }
+    }
+
+    /// Another program holding the mDNS port without sharing it (avahi-daemon does) is diagnosed.
+    @Test(.enabled(if: NamespacePair.isAvailable, "needs root and iproute2 to create network namespaces"))
+    func aPortHeldByAnotherProgramIsDiagnosed() async throws {
+        try await NamespacePair.with { pair in
+            let group = try pair.eventLoopGroup(in: pair.a)
+            let held = try await group.next().submit { try HeldUDPPort() }.get()
+            var options = uiOptions()
+            options.discovery.interfaces = .named([pair.interface(in: pair.a)])
+            options.discovery.addressFamilies = .ipv4
+            options.discovery.port = held.port
+            let context = CastContext(options: options, eventLoopGroup: group)
+            let chooser = DeviceChooserModel(context: context)
+            await chooser.open()
+            guard case .cannotListen(let detail)? = chooser.chooserState.noDevicesReason else {
+                Issue.record("expected cannotListen, got \(String(describing: chooser.chooserState.noDevicesReason))")
+                return
+            }
+            #expect(detail.contains("no mDNS socket"))
+            #expect(chooser.chooserState.noDevicesReason?.hint.contains("5353") == true)
+            await chooser.close()
+            withExtendedLifetime(held) {}
+            try await group.shutdownGracefully()
+        }
+    }
+
+    /// The introduction shows once per user: when the first device appears, until marked shown.
+    @Test func theIntroductionShowsOnceWhenTheFirstDeviceAppears() async throws {
+        let flag = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "cast-ui-\(UUID().uuidString)/introduction-shown")
+        let context = CastContext(options: uiOptions())
+        let prompt = IntroductionPrompt(context: context, flagFile: flag)
+        let log = StateLog(prompt.updates())
+        #expect(!prompt.shouldShow)
+        await context.discoveryManager.addKnownHost(try #require(IPAddress("127.0.0.1")), port: 1)
+        #expect(await log.wait { $0 } == true)
+        try prompt.markShown()
+        #expect(!prompt.shouldShow)
+        #expect(FileManager.default.fileExists(atPath: flag.path))
+
+        let again = IntroductionPrompt(context: context, flagFile: flag)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!again.shouldShow)
+    }
+}
