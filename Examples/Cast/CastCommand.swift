@@ -33,6 +33,7 @@ struct CastCommand: AsyncParsableCommand {
             TracksCommand.self,
             StyleCommand.self,
             VolumeCommand.self,
+            WatchCommand.self,
             MuteCommand.self,
             MessageCommand.self,
             ScreenCommand.self,

@@ -142,6 +142,57 @@ import Testing
         }
     }
 
+    /// `cast watch` prints what happens on the device as JSON lines, joining the media app as it starts.
+    @Test func watchPrintsReceiverAppAndMediaEventsAsJSONLines() async throws {
+        try await Self.withEmulator { emulator, device in
+            let observed = emulator.events()
+            async let watching = Self.cast("watch", "--device", device)
+            // The watcher is the first connection; wait for its GET_STATUS.
+            let opened = await first(observed) { if case .connectionOpened = $0 { true } else { false } }
+            guard case .connectionOpened(let watcherID)? = opened else {
+                Issue.record("cast watch did not connect")
+                return
+            }
+            _ = await first(observed) { event in
+                guard case .messageReceived(let id, let message) = event else { return false }
+                return id == watcherID && message.text?.contains("GET_STATUS") == true
+            }
+            let joined = emulator.events()
+            let play = try await Self.cast(
+                "play", "https://media.example/bbb.mp4", "--title", "Big Buck Bunny", "--device", device)
+            #expect(play.status == 0, "\(play.stderr)")
+            // The watcher joins the media app and asks for its status.
+            _ = await first(joined) { event in
+                guard case .messageReceived(let id, let message) = event else { return false }
+                return id == watcherID && message.namespace == CastNamespace.media
+                    && message.text?.contains("GET_STATUS") == true
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            let stop = try await Self.cast("stop-app", "--device", device)
+            #expect(stop.status == 0, "\(stop.stderr)")
+            try await Task.sleep(for: .milliseconds(300))
+            await emulator.stop()
+
+            let run = try await watching
+            #expect(run.status == 0, "\(run.stderr)")
+            let lines = try run.stdout.split(separator: "\n").map { try JSONValue(parsing: String($0)) }
+            let events = lines.compactMap { $0["event"]?.stringValue }
+            #expect(lines.allSatisfy { $0["time"]?.stringValue?.contains("T") == true })
+            #expect(events.first == "connected")
+            #expect(events.last == "disconnected")
+            let started = try #require(lines.first { $0["event"] == "app.started" })
+            #expect(started["appId"] == .string(CastApplicationID.defaultMediaReceiver))
+            let metadata = try #require(lines.first { $0["event"] == "media.metadata" })
+            #expect(metadata["title"] == "Big Buck Bunny")
+            #expect(lines.contains { $0["event"] == "media.status" && $0["status"]?["playerState"] != nil })
+            let stopped = try #require(lines.first { $0["event"] == "app.stopped" })
+            #expect(stopped["sessionId"] == started["sessionId"])
+            let order = ["connected", "app.started", "media.metadata", "app.stopped", "disconnected"]
+            let positions = order.compactMap { events.firstIndex(of: $0) }
+            #expect(positions == positions.sorted() && positions.count == order.count, "\(events)")
+        }
+    }
+
     @Test func queueNextPreviousRateTracksAndStyle() async throws {
         try await Self.withEmulator { _, device in
             let queue = try await Self.cast(
