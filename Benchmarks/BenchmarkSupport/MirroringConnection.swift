@@ -23,7 +23,9 @@ public final class MirroringConnection: Sendable {
             throw BenchmarkSupportError(description: "the mirroring app has no transport")
         }
         try await connection.openVirtualConnection(to: transportID)
-        let channel = RemoteDisplayChannel(logger: quiet)
+        guard let channel = RemoteDisplayChannel(logger: quiet) else {
+            throw BenchmarkSupportError(description: "libvpx or libopus does not work on this machine")
+        }
         channel.attach(to: connection, destinationID: transportID, logger: quiet)
         self.session = try await channel.beginSession(configuration: configuration)
         self.connection = connection

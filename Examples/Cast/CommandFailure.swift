@@ -48,6 +48,7 @@ struct CommandFailure: Error, CustomStringConvertible {
             case .offerRejected, .noAcceptableStream: self.init(.offerRejected, "\(error)")
             case .answerTimedOut: self.init(.timedOut, "\(error)")
             case .invalidFile: self.init(.badInput, "\(error)")
+            case .launchFailed: self.init(.launchFailed, "\(error)")
             default: self.init(.other, "\(error)")
             }
         case let error as CaptureError:

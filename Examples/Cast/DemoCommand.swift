@@ -103,10 +103,8 @@ struct DemoCommand: AsyncParsableCommand {
         let signal = try TestSignal(
             width: 1_280, height: 720, frameRate: 30, start: HostTime.now.advanced(by: .seconds(1)))
         emulator.streaming.videoReference = { signal.luma(at: $0) }
-        let channel = RemoteDisplayChannel(logger: link.logger)
-        let application = try await link.application(CastApplicationID.mirroring, attaching: [channel])
-        Output.progress("5. launched \(application.displayName); offering VP8 720p30 + Opus stereo")
-        let session = try await channel.beginSession(configuration: RemoteDisplayConfiguration())
+        let (channel, session) = try await link.beginRemoteDisplay(RemoteDisplayConfiguration())
+        Output.progress("5. launched mirroring; offered VP9/VP8 720p30 + Opus stereo")
         Output.progress("   answered: streaming \(self.seconds) s of test pattern and 440 Hz tone")
         let handed = try await signal.stream(seconds: self.seconds, to: session) { index in
             guard index % 30 == 29 else { return }
@@ -127,9 +125,8 @@ struct DemoCommand: AsyncParsableCommand {
             try await Task.sleep(for: .milliseconds(20))
         }
         let report = emulator.streamingReport
-        session.stop()
-        channel.detach()
-        Output.progress("6. stopped; the emulator measured:")
+        await channel.endSession(stoppingApplication: true)
+        Output.progress("6. stopped the session and the mirroring app; the emulator measured:")
         return DemoSummary(handed: handed, report: report)
     }
 }

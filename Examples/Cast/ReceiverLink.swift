@@ -1,4 +1,5 @@
 import CastKit
+import CastRemoteDisplay
 
 /// One connection to a receiver with its platform channel attached: what
 /// every device command starts from.
@@ -54,6 +55,19 @@ struct ReceiverLink {
         }
         try await self.join(application, attaching: channels)
         return application
+    }
+
+    /// Launches the Remote Display app afresh and begins a session, as the
+    /// SDK's guide does it (``RemoteDisplayChannel/launchSession(configuration:on:)``);
+    /// end it with `channel.endSession(stoppingApplication:)`.
+    func beginRemoteDisplay(_ configuration: RemoteDisplayConfiguration) async throws -> (
+        channel: RemoteDisplayChannel, session: RemoteDisplaySession
+    ) {
+        guard let channel = RemoteDisplayChannel(logger: self.logger) else {
+            throw CommandFailure(.other, "this machine cannot run Remote Display: libvpx or libopus does not work")
+        }
+        Output.progress("launching \(configuration.applicationID)")
+        return (channel, try await channel.launchSession(configuration: configuration, on: self.receiver))
     }
 
     /// Opens a virtual connection to `application`'s transport and attaches `channels` to it.

@@ -101,6 +101,10 @@ public struct ReceiverProfile: Sendable {
         self.capabilities = capabilities
     }
 
+    /// How long Google's receivers let a Cast Streaming session go without a
+    /// frame before they end it (the SDK's Remote Display guide, 15 s).
+    public static let googleFirstFrameDeadline: Duration = .seconds(15)
+
     /// Where a Chromecast's own PINGs come from and go to (go-chromecast's
     /// `RespondToPing`; a C client's `ccsendheartbeatmessage`).
     public static let chromecastPingID = "Tr@n$p0rt-0"
@@ -119,7 +123,8 @@ public struct ReceiverProfile: Sendable {
         listsIdleScreen: false, volume: VolumeModel(controlType: "fixed", stepInterval: 0.04),
         streaming: StreamingReceiverConfiguration(
             display: StreamingReceiverConfiguration.Display(
-                width: 3_840, height: 2_160, frameRate: 60, scaling: .sender)),
+                width: 3_840, height: 2_160, frameRate: 60, scaling: .sender),
+            firstFrameDeadline: googleFirstFrameDeadline),
         modelName: "Chromecast", capabilities: [.videoOut, .audioOut])
 
     /// An earlier Chromecast (2nd and 3rd generation): lists the Backdrop idle
@@ -133,7 +138,7 @@ public struct ReceiverProfile: Sendable {
         launchReply: .receiverStatus, stopReply: .replyAndBroadcast,
         pingIDs: (chromecastPingID, chromecastPingID), answersConnect: false, supportsVolume: true,
         listsIdleScreen: true, volume: VolumeModel(controlType: "attenuation", stepInterval: 0.04),
-        streaming: StreamingReceiverConfiguration(),
+        streaming: StreamingReceiverConfiguration(firstFrameDeadline: googleFirstFrameDeadline),
         modelName: "Chromecast", capabilities: [.videoOut, .audioOut])
 
     /// A Nest speaker (Google Home, Nest Audio): audio only — its ANSWER
@@ -146,7 +151,8 @@ public struct ReceiverProfile: Sendable {
         launchReply: .receiverStatus, stopReply: .replyAndBroadcast,
         pingIDs: (chromecastPingID, chromecastPingID), answersConnect: false, supportsVolume: true,
         listsIdleScreen: false, volume: VolumeModel(controlType: "master", stepInterval: 0.02),
-        streaming: StreamingReceiverConfiguration(answer: .acceptAudioOnly),
+        streaming: StreamingReceiverConfiguration(
+            answer: .acceptAudioOnly, firstFrameDeadline: googleFirstFrameDeadline),
         modelName: "Google Home", capabilities: [.audioOut])
 
     /// A speaker group's endpoint: audio only, `master` volume in 0.05
@@ -158,7 +164,8 @@ public struct ReceiverProfile: Sendable {
         launchReply: .receiverStatus, stopReply: .replyAndBroadcast,
         pingIDs: (chromecastPingID, chromecastPingID), answersConnect: false, supportsVolume: true,
         listsIdleScreen: false, volume: VolumeModel(controlType: "master", stepInterval: 0.05),
-        streaming: StreamingReceiverConfiguration(answer: .acceptAudioOnly),
+        streaming: StreamingReceiverConfiguration(
+            answer: .acceptAudioOnly, firstFrameDeadline: googleFirstFrameDeadline),
         modelName: "Google Cast Group", capabilities: [.audioOut, .multizoneGroup])
 
     /// A Nest Hub: LAUNCH answered by LAUNCH_STATUS keyed by
@@ -171,7 +178,7 @@ public struct ReceiverProfile: Sendable {
         launchReply: .launchStatusThenBroadcast, stopReply: .replyAndBroadcast,
         pingIDs: (chromecastPingID, chromecastPingID), answersConnect: false, supportsVolume: true,
         listsIdleScreen: false, volume: VolumeModel(controlType: "master", stepInterval: 0.02),
-        streaming: StreamingReceiverConfiguration(),
+        streaming: StreamingReceiverConfiguration(firstFrameDeadline: googleFirstFrameDeadline),
         modelName: "Google Nest Hub", capabilities: [.videoOut, .audioOut])
 
     /// Open Screen's standalone receiver (cast/receiver, cast/streaming):

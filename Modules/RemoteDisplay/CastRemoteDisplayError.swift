@@ -35,6 +35,9 @@ public struct CastRemoteDisplayError: Error, Sendable, CustomStringConvertible {
         public static let sessionEnded = Code("sessionEnded")
         /// A media file (Y4M video, WAV sound) is unreadable, malformed or in a format not supported.
         public static let invalidFile = Code("invalidFile")
+        /// The receiver did not launch the Remote Display app (it does not
+        /// have it, refused, or did not answer); the cause is the receiver's error.
+        public static let launchFailed = Code("launchFailed")
     }
 
     /// A failure code reported by a C library (libvpx, libopus, libsamplerate).

@@ -334,16 +334,19 @@ import Testing
                 // A still screen: a picture a second, never none.
                 #expect((summary["videoFramesSent"]?.intValue ?? 0) >= 2)
                 #expect((emulator.streamingReport?.video?.framesDecoded ?? 0) >= 2)
-                // The mirroring app keeps running unless asked to stop.
-                #expect(emulator.runningApplication?.application.appID == CastApplicationID.mirroring)
-                let output = try await Self.cast(
-                    "screen", "--capture", "output", "screen", "--display", display.name, "--seconds", "1",
-                    "--stop-app", "--device", device)
-                #expect(output.status == 0, "\(output.stderr)")
-                #expect(output.stderr.contains("mirroring output screen (640x360) as 640x360"))
-                #expect(output.stderr.contains("stopping the mirroring app"))
+                // The mirroring app is stopped by its session id (the SDK guide's procedure) ...
+                #expect(run.stderr.contains("stopping the mirroring app"))
                 #expect(emulator.runningApplication == nil)
                 #expect(emulator.streamingPort == nil)
+                // ... unless asked to keep it; the next run relaunches it afresh.
+                let output = try await Self.cast(
+                    "screen", "--capture", "output", "screen", "--display", display.name, "--seconds", "1",
+                    "--keep-app", "--device", device)
+                #expect(output.status == 0, "\(output.stderr)")
+                #expect(output.stderr.contains("mirroring output screen (640x360) as 640x360"))
+                #expect(!output.stderr.contains("stopping the mirroring app"))
+                let kept = try #require(emulator.runningApplication)
+                #expect(kept.application.appID == CastApplicationID.mirroring)
 
                 let interrupted = try await Self.run(
                     Self.executable("cast"),

@@ -1,5 +1,6 @@
 import CastEmulator
 import CastKit
+import CastRemoteDisplay
 import CastTestSupport
 import Testing
 
@@ -161,6 +162,11 @@ import Testing
             #expect(await !fixture.manager.isRemoteDisplaySupported(on: fixture.device))
             _ = try await fixture.manager.startSession(on: fixture.device)
             #expect(await fixture.manager.isRemoteDisplaySupported(on: video))
+            // The configuration's app id is the one asked about (seed 002: "a Remote Display App ID is required").
+            #expect(await !fixture.manager.isRemoteDisplaySupported(on: video, applicationID: "0000FFFF"))
+            #expect(
+                await fixture.manager.isRemoteDisplaySupported(
+                    on: video, applicationID: RemoteDisplayConfiguration().applicationID))
         }
         let audioOnly = CastEmulatorConfiguration(applications: [.defaultMediaReceiver])
         try await SessionFixture.with(emulator: audioOnly) { fixture in

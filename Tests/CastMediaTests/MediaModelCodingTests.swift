@@ -76,7 +76,31 @@ func canonical(_ text: String) throws -> String {
             {"foregroundColor":"#FFFFFFFF","backgroundColor":"#000000FF","edgeType":"NONE","fontScale":1,
              "fontGenericFamily":"SANS_SERIF","fontStyle":"NORMAL","windowType":"NONE"}
             """)
-        #expect(try wireText(TextTrackStyle.createDefault()) == expected)
+        #expect(try wireText(TextTrackStyle.sdkDefault) == expected)
+        // Without a caption file of the user's, the default is the SDK's.
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("cast-\(UUID().uuidString)")
+        #expect(TextTrackStyle.createDefault(environment: ["XDG_CONFIG_HOME": empty.path]) == .sdkDefault)
+    }
+
+    /// Seed 003: the default style comes from the user's caption settings; on Linux, the caption file.
+    @Test func theDefaultTextStyleTakesTheUsersCaptionFile() throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("cast-\(UUID().uuidString)")
+        let environment = ["XDG_CONFIG_HOME": home.path]
+        let file = TextTrackStyle.userStyleFile(environment: environment)
+        #expect(file.path == home.path + "/cast/captions.json")
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(##"{"foregroundColor":"#FFFF00FF","fontScale":1.5,"edgeType":"OUTLINE"}"##.utf8).write(to: file)
+        let style = TextTrackStyle.createDefault(environment: environment)
+        #expect(style.foregroundColor == CastColor(red: 255, green: 255, blue: 0))
+        #expect(style.fontScale == 1.5)
+        #expect(style.edgeType == .outline)
+        #expect(style.backgroundColor == TextTrackStyle.sdkDefault.backgroundColor)
+        #expect(style.fontGenericFamily == .sansSerif)
+
+        for garbage in ["not json", "[1,2]", #"{"fontScale":"big"}"#, String(repeating: " ", count: 70_000) + "{}"] {
+            try Data(garbage.utf8).write(to: file)
+            #expect(TextTrackStyle.createDefault(environment: environment) == .sdkDefault)
+        }
     }
 
     @Test func queueItemsUseTheProtocolsDefaults() throws {

@@ -45,7 +45,7 @@ public struct StreamingFixture {
             host: "127.0.0.1", port: emulator.port,
             configuration: CastConnectionConfiguration(deviceAuthentication: .off), logger: StreamingFixture.logger)
         let receiver = ReceiverChannel()
-        let channel = RemoteDisplayChannel(logger: StreamingFixture.logger)
+        let channel = try #require(RemoteDisplayChannel(logger: StreamingFixture.logger))
         let result: Result<Void, any Error>
         do {
             try await connection.connect()

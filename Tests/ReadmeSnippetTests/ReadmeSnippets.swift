@@ -47,10 +47,10 @@ enum ReadmeSnippets {
         while let packet = try opus.encodeNextFrame() { send(packet) }
     }
 
-    static func remoteDisplay(connection: CastConnection, transportID: String) async throws {
-        let channel = RemoteDisplayChannel()
-        channel.attach(to: connection, destinationID: transportID)  // the mirroring app's transport
-        let session = try await channel.beginSession(configuration: RemoteDisplayConfiguration())
+    static func remoteDisplay(receiver: ReceiverChannel) async throws {
+        guard let channel = RemoteDisplayChannel() else { return }  // nil: VP8 or Opus unusable here
+        let session = try await channel.launchSession(              // launches the mirroring app afresh
+            configuration: RemoteDisplayConfiguration(), on: receiver)  // on receiver-0's connection, offers
         for await state in session.stateUpdates() { print(state) }  // active, interrupted, ended(…)
         if var frame = session.createPixelBuffer() {                  // nil while all are in use
             TestPattern().render(frame: 0, into: &frame)              // or draw the app's picture
@@ -62,7 +62,7 @@ enum ReadmeSnippets {
         }
         session.targetDelay = .milliseconds(250)                      // in-band, at once
         print(session.currentStatistics)                              // also statistics(), every 500 ms
-        session.stop()
+        await channel.endSession(stoppingApplication: true)           // STOP by the app's session id
     }
 
     static func discovery() async throws {

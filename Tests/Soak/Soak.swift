@@ -82,7 +82,7 @@ enum Soak {
         _ link: (manager: SessionManager, device: CastDevice), until end: ContinuousClock.Instant, counters: Counters
     ) async throws {
         let session = try await link.manager.startSession(on: link.device)
-        let channel = RemoteDisplayChannel(logger: Self.quiet)
+        guard let channel = RemoteDisplayChannel(logger: Self.quiet) else { throw CancellationError() }
         session.add(channel)
         var display: RemoteDisplaySession?
         var frame = 0

@@ -20,7 +20,6 @@ struct CaptureOptions: ParsableArguments {
     var captureAudio = false
     @Option(help: "The sound server to record from (default: libpulse's choice).") var audioServer: String?
     @Option(help: "The sound source to record (default: the default sink's monitor).") var audioSource: String?
-    @Flag(help: "Stop the receiver's mirroring app when done (it keeps running otherwise).") var stopApp = false
 
     /// Whether the command mirrors this machine.
     var isCapturing: Bool { !self.capture.isEmpty }

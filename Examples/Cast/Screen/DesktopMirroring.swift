@@ -16,6 +16,8 @@ struct DesktopMirroring {
     let codecs: [VideoCodec]
     let delay: Duration
     let seconds: Double?
+    /// Whether the mirroring app keeps running afterwards (`--keep-app`).
+    let keepsApplication: Bool
 
     /// Streams; the session's last statistics.
     func run(device: DeviceOptions) async throws -> RemoteDisplayStatistics {
@@ -45,9 +47,7 @@ struct DesktopMirroring {
             targetDelay: self.delay)
         let interrupted = Interruption.install()
         return try await ReceiverLink.with(device) { link in
-            let channel = RemoteDisplayChannel(logger: link.logger)
-            let application = try await link.application(CastApplicationID.mirroring, attaching: [channel])
-            let session = try await channel.beginSession(configuration: configuration)
+            let (channel, session) = try await link.beginRemoteDisplay(configuration)
             Output.progress(
                 "mirroring \(capture.configuration.source) (\(capture.sourceSize.width)x\(capture.sourceSize.height)) "
                     + "as \(session.configuration.resolution.width)x\(session.configuration.resolution.height) "
@@ -62,12 +62,8 @@ struct DesktopMirroring {
             _ = await capture.finished()
             try await Task.sleep(for: .milliseconds(300))  // the last acknowledgements and statistics
             let final = session.currentStatistics
-            session.stop()
-            channel.detach()
-            if self.options.stopApp, let sessionID = application.sessionID {
-                Output.progress("stopping the mirroring app")
-                _ = try await link.receiver.stop(sessionID: sessionID)
-            }
+            if !self.keepsApplication { Output.progress("stopping the mirroring app") }
+            await channel.endSession(stoppingApplication: !self.keepsApplication)
             if let failure = failure ?? soundFailure { throw failure }
             return final
         }

@@ -25,6 +25,8 @@ struct ScreenCommand: AsyncParsableCommand {
     @Option(help: "Video codecs to offer, most preferred first; the receiver picks one.") var codecs = "vp9,vp8"
     @Option(help: "Seconds to stream (default: 10; with --capture, until Ctrl-C).") var seconds: Double?
     @Flag(help: "No audio stream.") var noAudio = false
+    @Flag(help: "Leave the receiver's mirroring app running when done (it is stopped by its session id otherwise).")
+    var keepApp = false
     @OptionGroup(title: "Mirroring this machine") var capture: CaptureOptions
     @OptionGroup var options: DeviceOptions
 
@@ -60,7 +62,7 @@ struct ScreenCommand: AsyncParsableCommand {
                     options: self.capture,
                     limit: RemoteDisplayConfiguration.Resolution(width: self.width, height: self.height),
                     frameRate: self.fps, bitrate: self.bitrate * 1_000, codecs: try self.videoCodecs(),
-                    delay: .milliseconds(self.delay), seconds: self.seconds)
+                    delay: .milliseconds(self.delay), seconds: self.seconds, keepsApplication: self.keepApp)
                 let summary = ScreenStatistics(try await mirroring.run(device: self.options))
                 try Output.result(json: summary.json, text: summary.line, asJSON: self.options.json)
                 return
@@ -77,12 +79,10 @@ struct ScreenCommand: AsyncParsableCommand {
                 audio: self.noAudio ? nil : RemoteDisplayConfiguration.Audio(),
                 targetDelay: .milliseconds(self.delay))
             let statistics = try await ReceiverLink.with(self.options) { link in
-                let channel = RemoteDisplayChannel(logger: link.logger)
-                _ = try await link.application(CastApplicationID.mirroring, attaching: [channel])
-                let session = try await channel.beginSession(configuration: configuration)
+                let (channel, session) = try await link.beginRemoteDisplay(configuration)
                 let resolution = session.configuration.resolution
                 if video != nil, resolution.width != width || resolution.height != height {
-                    session.stop()
+                    await channel.endSession(stoppingApplication: !self.keepApp)
                     throw CommandFailure(
                         .offerRejected,
                         "the receiver takes at most \(resolution.width)x\(resolution.height); the video is \(width)x\(height)"
@@ -106,8 +106,7 @@ struct ScreenCommand: AsyncParsableCommand {
                 }
                 try await Task.sleep(for: .milliseconds(600))  // the last acknowledgements and statistics
                 let final = session.currentStatistics
-                session.stop()
-                channel.detach()
+                await channel.endSession(stoppingApplication: !self.keepApp)
                 return final
             }
             let summary = ScreenStatistics(statistics)

@@ -24,7 +24,7 @@ receiver.attach(to: connection, destinationID: "receiver-0")
 let mirroring = try await receiver.launch(appID: CastApplicationID.mirroring)
 guard let transportID = mirroring.transportID else { exit(1) }
 try await connection.openVirtualConnection(to: transportID)
-let channel = RemoteDisplayChannel()
+guard let channel = RemoteDisplayChannel() else { exit(1) }
 channel.attach(to: connection, destinationID: transportID)
 
 // 640x360, video only: the receiver may scale the offer down; draw at what it accepted.

@@ -50,6 +50,25 @@ final class EmulatorHub: Sendable {
         self.streaming = StreamingService(host: host, configuration: profile.streaming, logger: logger) { report in
             events.yield(.streamingEnded(report))
         }
+        self.streaming.onIdle { [weak self] transportID in self?.stopApplication(transportID: transportID) }
+    }
+
+    /// Stops the running app — only if its transport is `transportID`, when
+    /// given — as the receiver itself would: its senders get CLOSE, every
+    /// sender the new status. Returns the stopped session.
+    @discardableResult
+    func stopApplication(transportID: String? = nil) -> EmulatedAppSession? {
+        let (stopped, status) = self.withPlatform { platform -> (EmulatedAppSession?, JSONValue) in
+            guard transportID == nil || platform.runningApp?.transportID == transportID else {
+                return (nil, platform.statusMessage(requestID: 0))
+            }
+            return (platform.stop(), platform.statusMessage(requestID: 0))
+        }
+        guard let stopped else { return nil }
+        self.publish(
+            ReceiverPlatform.Outcome(broadcasts: [status], stoppedTransports: [stopped.transportID]),
+            namespace: CastNamespace.receiver)
+        return stopped
     }
 
     /// The current fault settings.

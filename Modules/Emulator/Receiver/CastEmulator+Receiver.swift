@@ -29,14 +29,7 @@ extension CastEmulator {
     /// - Returns: the stopped session, or `nil` if no app ran.
     @discardableResult
     public func stopApplication() -> EmulatedAppSession? {
-        let hub = self.platformHub
-        let (stopped, status) = hub.withPlatform { platform in (platform.stop(), platform.statusMessage(requestID: 0)) }
-        guard let stopped else { return nil }
-        hub.publish(
-            ReceiverPlatform.Outcome(broadcasts: [status], stoppedTransports: [stopped.transportID]),
-            namespace: CastNamespace.receiver
-        )
-        return stopped
+        self.platformHub.stopApplication()
     }
 
     /// Moves the running app session to `destination`, as stream transfer

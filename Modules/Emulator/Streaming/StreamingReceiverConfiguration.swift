@@ -124,13 +124,24 @@ public struct StreamingReceiverConfiguration: Sendable {
     /// receiver still reassembles, decrypts and acknowledges — a cheaper
     /// peer for benchmarks of the sender.
     public var decodes: Bool
+    /// How long after its ANSWER a session may go without a single packet
+    /// before the receiver stops the app; `nil` (the default) never. Google's
+    /// receivers do, after 15 s (the SDK's Remote Display guide: "an app has
+    /// 15 seconds to send a frame, otherwise the session times out"; the
+    /// Remote Display session reference: receivers "terminate the
+    /// session"), so their profiles set it; Open Screen's receiver has no
+    /// such timer (receiver_session.cc, receiver.cc: only the RTCP report
+    /// timer), so its profile does not.
+    public var firstFrameDeadline: Duration?
 
     /// Creates a configuration.
     public init(
         answer: AnswerPolicy = .accept, constraints: Constraints? = nil, display: Display? = nil,
         impairment: NetworkImpairment = NetworkImpairment(),
-        videoReference: VideoReference? = nil, videoCodecs: [VideoCodec] = [.vp8], decodes: Bool = true
+        videoReference: VideoReference? = nil, videoCodecs: [VideoCodec] = [.vp8], decodes: Bool = true,
+        firstFrameDeadline: Duration? = nil
     ) {
+        self.firstFrameDeadline = firstFrameDeadline
         self.videoCodecs = videoCodecs
         self.answer = answer
         self.constraints = constraints

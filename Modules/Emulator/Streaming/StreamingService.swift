@@ -12,6 +12,8 @@ final class StreamingService: Sendable {
         var configuration = StreamingReceiverConfiguration()
         var receiver: StreamingReceiver?
         var isRunning = false
+        /// Told the transport of an app whose session got no packet within the first-frame deadline.
+        var idle: (@Sendable (String) -> Void)?
     }
 
     private let host: String
@@ -53,6 +55,12 @@ final class StreamingService: Sendable {
     /// The running receiver's UDP port.
     var port: Int? {
         self.state.withLockedValue { $0.isRunning ? $0.receiver?.port : nil }
+    }
+
+    /// What to do with an app whose session got no packet within the
+    /// configuration's first-frame deadline: the hub stops it, as receivers do.
+    func onIdle(_ handler: @escaping @Sendable (_ transportID: String) -> Void) {
+        self.state.withLockedValue { $0.idle = handler }
     }
 
     /// Sends a PLI for the video stream from the next feedback on.
@@ -118,6 +126,7 @@ final class StreamingService: Sendable {
                     previous.close()
                     self.ended(previous.report)
                 }
+                if let deadline = configuration.firstFrameDeadline { self.watch(receiver, deadline: deadline) }
                 reply(
                     negotiation.answer(
                         port: receiver.port, constraints: configuration.constraints, display: configuration.display))
@@ -127,6 +136,25 @@ final class StreamingService: Sendable {
                         sequenceNumber: sequenceNumber, code: StreamingNegotiation.invalidParameter,
                         description: "cannot bind a UDP port: \(error)"))
             }
+        }
+    }
+
+    /// Stops `receiver`'s app if, `deadline` after it started, it is still
+    /// the running receiver and has received nothing.
+    private func watch(_ receiver: StreamingReceiver, deadline: Duration) {
+        Task { [weak self] in
+            try? await Task.sleep(for: deadline)
+            guard let self else { return }
+            let idle = self.state.withLockedValue { state in
+                state.isRunning && state.receiver === receiver ? state.idle : nil
+            }
+            let report = receiver.report
+            let packets = (report.video?.packetsReceived ?? 0) + (report.audio?.packetsReceived ?? 0)
+            guard let idle, packets == 0 else { return }
+            self.logger.info(
+                "no frame within the first-frame deadline; stopping the app",
+                metadata: ["cast.deadline": "\(deadline)"])
+            idle(receiver.transportID)
         }
     }
 

@@ -30,11 +30,16 @@ extension SessionManager {
         return answer
     }
 
-    /// Whether `device` can run Remote Display: it has video out, and its
-    /// receiver reports the mirroring app (`0F5096E8`) available. The hook
-    /// the Remote Display session asks before it starts.
-    public func isRemoteDisplaySupported(on device: CastDevice) async -> Bool {
+    /// Whether `device` can run Remote Display with `applicationID` — pass
+    /// the session's `RemoteDisplayConfiguration.applicationID`; screen
+    /// mirroring (`0F5096E8`) by default: it has video out, and its receiver
+    /// reports the app available. Chrome asks the same two things before it
+    /// picks the app (cast_media_source.cc `ForCastStreaming`: video and
+    /// audio out; `CastActivityManager::ChooseAppId`).
+    public func isRemoteDisplaySupported(
+        on device: CastDevice, applicationID: String = CastApplicationID.mirroring
+    ) async -> Bool {
         guard device.capabilities.contains(.videoOut) else { return false }
-        return await self.availability(ofApplication: CastApplicationID.mirroring, on: device) == .available
+        return await self.availability(ofApplication: applicationID, on: device) == .available
     }
 }

@@ -1,4 +1,5 @@
 public import CastChannels
+public import Foundation
 
 /// A colour in CSS `#RRGGBBAA` form, as text track styles carry them.
 public struct CastColor: Codable, Hashable, Sendable, CustomStringConvertible {
@@ -158,8 +159,8 @@ public struct TextTrackStyle: Codable, Hashable, Sendable {
     /// Creates a style with nothing set.
     public init() {}
 
-    /// The SDK's default style: white sans-serif text on black, no edge, no window, scale 1.
-    public static func createDefault() -> TextTrackStyle {
+    /// The SDK's built-in style: white sans-serif text on black, no edge, no window, scale 1.
+    public static let sdkDefault: TextTrackStyle = {
         var style = TextTrackStyle()
         style.foregroundColor = CastColor(red: 255, green: 255, blue: 255)
         style.backgroundColor = CastColor(red: 0, green: 0, blue: 0)
@@ -169,5 +170,31 @@ public struct TextTrackStyle: Codable, Hashable, Sendable {
         style.fontStyle = .normal
         style.windowType = TextTrackStyle.WindowType.none
         return style
+    }()
+
+    /// The user's caption file: `$XDG_CONFIG_HOME/cast/captions.json`.
+    public static func userStyleFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        XDGDirectory.configuration.file("captions.json", application: "cast", environment: environment)
+    }
+
+    /// The default style for this user, as the SDK takes it from the
+    /// system's caption settings: ``sdkDefault`` with the fields of the
+    /// user's caption file (``userStyleFile(environment:)``) laid over it.
+    /// The file holds a style in the wire's own names, e.g.
+    /// `{"foregroundColor": "#FFFF00FF", "fontScale": 1.5}`. Linux desktops
+    /// keep no caption settings of their own, so this file is the place; a
+    /// missing, oversized (over 64 KiB) or unreadable file gives ``sdkDefault``.
+    public static func createDefault(environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> TextTrackStyle
+    {
+        let file = Self.userStyleFile(environment: environment)
+        guard let handle = try? FileHandle(forReadingFrom: file) else { return Self.sdkDefault }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: 65_537), data.count <= 65_536,
+            let user = try? JSONValue(parsing: String(decoding: data, as: UTF8.self)).objectValue,
+            let base = try? JSONValue(encoding: Self.sdkDefault).objectValue,
+            let merged = JSONValue.object(base.merging(user) { $1 }).decoded(as: TextTrackStyle.self)
+        else { return Self.sdkDefault }
+        return merged
     }
 }

@@ -36,14 +36,19 @@ public final class RemoteDisplayChannel: CastChannel, @unchecked Sendable {
         var pendingOffer: Int?
         var session: RemoteDisplaySession?
         var watcher: Task<Void, Never>?
+        /// The app ``launchSession(configuration:on:)`` launched: the receiver
+        /// channel to stop it on and its session id.
+        var launched: (receiver: ReceiverChannel, sessionID: String)?
     }
 
     private let answers = RequestTracker<JSONValue>()
     private let state = NIOLockedValueBox(State())
-    private let castLogger: CastLogger
+    let castLogger: CastLogger
 
-    /// Creates a channel.
-    public init(logger: CastLogger = .shared) {
+    /// Creates a channel, or `nil` when this machine cannot run Remote
+    /// Display (``isRemoteDisplaySupported``), as the SDK's `-init` returns nil.
+    public init?(logger: CastLogger = .shared) {
+        guard Self.isRemoteDisplaySupported else { return nil }
         self.castLogger = logger
         super.init(platformNamespace: CastNamespace.webrtc)
     }
@@ -158,6 +163,19 @@ public final class RemoteDisplayChannel: CastChannel, @unchecked Sendable {
     }
 
     // MARK: Internals
+
+    /// Remembers the app ``launchSession(configuration:on:)`` launched.
+    func rememberLaunch(receiver: ReceiverChannel, sessionID: String) {
+        self.state.withLockedValue { $0.launched = (receiver, sessionID) }
+    }
+
+    /// Forgets, and returns, the app ``launchSession(configuration:on:)`` launched.
+    func takeLaunch() -> (receiver: ReceiverChannel, sessionID: String)? {
+        self.state.withLockedValue { state in
+            defer { state.launched = nil }
+            return state.launched
+        }
+    }
 
     /// Ends the session when a RECEIVER_STATUS on `connection` no longer lists its app.
     private func watchReceiver(on connection: CastConnection, for session: RemoteDisplaySession) {

@@ -72,9 +72,13 @@ public struct RemoteDisplayConfiguration: Sendable, Hashable {
     /// does), rather than only the bitrate. Frames are still enqueued at
     /// ``resolution``; the encoder scales them. Default `true`.
     public var adaptsToCongestion: Bool
-    /// How long after the session begins the first frame must be sent, as
-    /// receivers end idle sessions (the SDK documents 15 s); informational.
-    public static let firstFrameDeadline: Duration = .seconds(15)
+    /// How long after the session begins the first frame must be enqueued.
+    /// Receivers end a session that gets no frame for 15 s (the SDK's
+    /// Remote Display guide: "After the session is received, an app has 15
+    /// seconds to send a frame, otherwise the session times out"), so the
+    /// session warns at half the deadline and ends with
+    /// ``RemoteDisplaySessionEndReason/noFirstFrame`` at the deadline. Default 15 s.
+    public var firstFrameDeadline: Duration
 
     /// Creates a configuration. Defaults: 1280×720 at 30 fps, 300 kbit/s…5 Mbit/s
     /// VP9 or VP8 video, stereo audio at 128 kbit/s, 400 ms target delay, the mirroring app.
@@ -88,7 +92,8 @@ public struct RemoteDisplayConfiguration: Sendable, Hashable {
         targetDelay: Duration = .milliseconds(400),
         applicationID: String = "0F5096E8",
         answerTimeout: Duration = .seconds(4),
-        adaptsToCongestion: Bool = true
+        adaptsToCongestion: Bool = true,
+        firstFrameDeadline: Duration = .seconds(15)
     ) {
         self.resolutions = resolutions
         self.maximumFrameRate = maximumFrameRate
@@ -100,6 +105,7 @@ public struct RemoteDisplayConfiguration: Sendable, Hashable {
         self.applicationID = applicationID
         self.answerTimeout = answerTimeout
         self.adaptsToCongestion = adaptsToCongestion
+        self.firstFrameDeadline = firstFrameDeadline
     }
 
     /// The resolution in force: the first of ``resolutions``.
@@ -117,6 +123,7 @@ public struct RemoteDisplayConfiguration: Sendable, Hashable {
             if !condition { throw CastRemoteDisplayError(.invalidConfiguration, message) }
         }
         try check(!self.resolutions.isEmpty, "offer at least one resolution")
+        try check(self.firstFrameDeadline > .zero, "the first-frame deadline must be positive")
         try check(
             !self.videoCodecs.isEmpty && Set(self.videoCodecs).count == self.videoCodecs.count,
             "offer at least one video codec, each once")

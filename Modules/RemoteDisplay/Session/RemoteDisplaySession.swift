@@ -1,6 +1,7 @@
 import CastLogging
 import CastTransport
 import NIOConcurrencyHelpers
+import Synchronization
 
 /// Where a ``RemoteDisplaySession`` is in its life.
 public enum RemoteDisplaySessionState: Sendable, Hashable {
@@ -22,6 +23,9 @@ public enum RemoteDisplaySessionEndReason: Sendable, Hashable {
     case receiverApplicationStopped
     /// A new session began on the same channel.
     case replaced
+    /// No frame was enqueued within ``RemoteDisplayConfiguration/firstFrameDeadline``,
+    /// after which receivers end the session themselves.
+    case noFirstFrame
 }
 
 /// A live Remote Display stream — the SDK's `GCKRemoteDisplaySession`.
@@ -53,6 +57,9 @@ public final class RemoteDisplaySession: Sendable {
     private let transportID: String
     private let stateBox: NIOLockedValueBox<RemoteDisplaySessionState>
     private let states = EventBroadcaster<RemoteDisplaySessionState>(initial: .active)
+    /// Whether a frame (of either stream) was enqueued: the first-frame watchdog's question.
+    private let hasFrame = Atomic<Bool>(false)
+    private let watchdog = NIOLockedValueBox<Task<Void, Never>?>(nil)
 
     init(answer: StreamingAnswer, host: String, transportID: String, logger: CastLogger)
         throws(CastRemoteDisplayError)
@@ -76,6 +83,25 @@ public final class RemoteDisplaySession: Sendable {
         self.transportID = transportID
         self.stateBox = NIOLockedValueBox(.active)
         self.pipeline.start()
+        self.startWatchdog(deadline: configuration.firstFrameDeadline, logger: logger)
+    }
+
+    /// Warns when half the first-frame deadline passed without a frame, and
+    /// ends the session at the deadline, as the receiver would.
+    private func startWatchdog(deadline: Duration, logger: CastLogger) {
+        let logger = logger.makeLogger(subsystem: "RemoteDisplay.Session")
+        let task = Task { [weak self] in
+            try? await Task.sleep(for: deadline / 2)
+            guard let self, !Task.isCancelled, !self.hasFrame.load(ordering: .relaxed) else { return }
+            logger.warning(
+                "no frame enqueued yet; the receiver ends the session without one",
+                metadata: ["cast.deadline": "\(deadline)"])
+            try? await Task.sleep(for: deadline / 2)
+            guard !Task.isCancelled, !self.hasFrame.load(ordering: .relaxed) else { return }
+            logger.error("no frame within the first-frame deadline; ending the session")
+            self.end(.noFirstFrame)
+        }
+        self.watchdog.withLockedValue { $0 = task }
     }
 
     // MARK: State
@@ -120,6 +146,11 @@ public final class RemoteDisplaySession: Sendable {
 
     /// An encoder-ready buffer at the session's resolution to draw the next
     /// frame into, or `nil` when all are in use (or there is no video stream).
+    ///
+    /// Where Linux differs from the SDK: its buffers are `'420v'` (NV12
+    /// `CVPixelBuffer`s, what VideoToolbox encodes); these are I420, the
+    /// layout libvpx encodes without a conversion — the same "encoder
+    /// affinity" the SDK asks for. NV12 frames of your own are taken too.
     public func createPixelBuffer() -> PixelBuffer? {
         self.pixelBuffers?.makeBuffer()
     }
@@ -143,7 +174,9 @@ public final class RemoteDisplaySession: Sendable {
                 .frameFormatMismatch, "frame is \(frame.width)×\(frame.height); the session sends \(resolution)")
         }
         guard self.pixelBuffers != nil else { return false }
-        return self.pipeline.enqueueVideo(frame, pts: pts)
+        let taken = self.pipeline.enqueueVideo(frame, pts: pts)
+        if taken { self.hasFrame.store(true, ordering: .relaxed) }
+        return taken
     }
 
     // MARK: Audio
@@ -170,13 +203,14 @@ public final class RemoteDisplaySession: Sendable {
             return AudioEnqueueResult(acceptedFrames: 0, droppedFrames: buffer.frameCount)
         }
         let result = try queue.enqueue(buffer, pts: pts)
-        self.pipeline.audioQueued()
+        self.audioWasQueued()
         return result
     }
 
     /// Tells the session that audio was queued straight onto ``audioQueue``
     /// (through an ``AudioInput``), so it encodes it now.
     public func audioWasQueued() {
+        self.hasFrame.store(true, ordering: .relaxed)
         self.pipeline.audioQueued()
     }
 
@@ -235,6 +269,7 @@ public final class RemoteDisplaySession: Sendable {
             return true
         }
         guard changed else { return }
+        self.watchdog.withLockedValue { $0?.cancel() }
         self.pipeline.shutdown()
         self.states.finish(with: .ended(reason))
     }

@@ -33,7 +33,11 @@ public enum XDGDirectory: Sendable, Hashable {
 
     /// `name` in this directory's folder for `application` (the process's
     /// name by default): e.g. `~/.local/state/cast/session.json`.
-    public func file(_ name: String, application: String = ProcessInfo.processInfo.processName) -> URL {
-        self.url().appendingPathComponent(application, isDirectory: true).appendingPathComponent(name)
+    public func file(
+        _ name: String, application: String = ProcessInfo.processInfo.processName,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> URL {
+        self.url(environment: environment).appendingPathComponent(application, isDirectory: true)
+            .appendingPathComponent(name)
     }
 }

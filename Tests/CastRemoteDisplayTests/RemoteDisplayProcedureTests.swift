@@ -1,0 +1,119 @@
+import CastChannels
+import CastEmulator
+import CastRemoteDisplay
+import CastTestSupport
+import Foundation
+import Testing
+
+extension RemoteDisplayEndToEnd {
+    /// The seeds' Remote Display procedure: the app launched afresh, stopped
+    /// by its session id, and the 15 s first-frame deadline on both sides.
+    @Suite struct RemoteDisplayProcedureTests {
+        /// The session ids of the STOPs the emulator received while `body` ran.
+        static func stops(_ emulator: CastEmulator, during body: () async throws -> Void) async throws -> [String] {
+            let events = emulator.events()
+            let collected = Task {
+                var ids: [String] = []
+                for await event in events {
+                    guard case .messageReceived(_, let message) = event, message.namespace == CastNamespace.receiver,
+                        let json = try? JSONValue(parsing: message.text ?? ""), json["type"] == "STOP"
+                    else { continue }
+                    ids.append(json["sessionId"]?.stringValue ?? "")
+                }
+                return ids
+            }
+            try await body()
+            try await Task.sleep(for: .milliseconds(200))
+            collected.cancel()
+            return await collected.value
+        }
+
+        /// Against a Chromecast and against Open Screen's receiver (which ignores a LAUNCH of the
+        /// app it runs, application_agent.cc:299-301): the running mirroring session is stopped by
+        /// its id, the app launched afresh, and ending the session stops the new one by its id.
+        @Test(arguments: [ReceiverProfile.chromecastWithGoogleTV, .openScreen])
+        func aLaunchedSessionRelaunchesTheAppAndStopsItByItsSessionID(profile: ReceiverProfile) async throws {
+            try await StreamingFixture.with(streaming: nil, profile: profile) { fixture in
+                let running = try #require(fixture.application.sessionID)
+                let channel = try #require(RemoteDisplayChannel(logger: StreamingFixture.logger))
+                let source = try fixture.prepareSource(width: 640, height: 360)
+                let configuration = RemoteDisplayConfiguration(
+                    resolutions: [RemoteDisplayConfiguration.Resolution(width: 640, height: 360)], audio: nil)
+                var session: RemoteDisplaySession?
+                let stopped = try await Self.stops(fixture.emulator) {
+                    session = try await channel.launchSession(configuration: configuration, on: fixture.receiver)
+                }
+                #expect(stopped == [running])
+                let relaunched = try #require(fixture.emulator.runningApplication)
+                #expect(relaunched.application.appID == CastApplicationID.mirroring)
+                #expect(relaunched.sessionID != running)
+                try await source.stream(seconds: 0.5, to: try #require(session))
+                #expect(try await fixture.report { ($0.video?.framesDecoded ?? 0) >= 10 } != nil)
+
+                let ended = try await Self.stops(fixture.emulator) { await channel.endSession() }
+                #expect(ended == [relaunched.sessionID])
+                #expect(session?.state == .ended(.stopped))
+                #expect(fixture.emulator.runningApplication == nil)
+                #expect(!channel.isConnected)
+            }
+        }
+
+        @Test func aReceiverWithoutTheAppIsALaunchFailure() async throws {
+            try await StreamingFixture.with { fixture in
+                let channel = try #require(RemoteDisplayChannel(logger: StreamingFixture.logger))
+                let error = await caughtError(CastRemoteDisplayError.self) {
+                    _ = try await channel.launchSession(
+                        configuration: RemoteDisplayConfiguration(applicationID: "0000FFFF"), on: fixture.receiver)
+                }
+                #expect(error?.code == .launchFailed)
+                #expect(error?.cause is CastChannelError)
+            }
+        }
+
+        /// The sender side of the deadline: no frame, and the session ends by itself.
+        @Test func aSessionWithoutAFrameEndsAtTheFirstFrameDeadline() async throws {
+            try await StreamingFixture.with { fixture in
+                let session = try await fixture.channel.beginSession(
+                    configuration: RemoteDisplayConfiguration(audio: nil, firstFrameDeadline: .milliseconds(400)))
+                let states = session.stateUpdates()
+                let ended = await first(states, within: .seconds(5)) { if case .ended = $0 { true } else { false } }
+                #expect(ended == .ended(.noFirstFrame))
+                let error = #expect(throws: CastRemoteDisplayError.self) {
+                    try session.enqueueVideoFrame(try PixelBuffer(format: .i420, width: 1_280, height: 720), pts: .now)
+                }
+                #expect(error?.code == .sessionEnded)
+            }
+        }
+
+        @Test func aFrameInTimeKeepsTheSession() async throws {
+            try await StreamingFixture.with { fixture in
+                let source = try fixture.prepareSource(width: 640, height: 360)
+                let session = try await fixture.channel.beginSession(
+                    configuration: RemoteDisplayConfiguration(
+                        resolutions: [RemoteDisplayConfiguration.Resolution(width: 640, height: 360)], audio: nil,
+                        firstFrameDeadline: .milliseconds(400)))
+                try await source.stream(seconds: 0.1, to: session)
+                try await Task.sleep(for: .milliseconds(700))
+                #expect(session.state == .active)
+            }
+        }
+
+        /// The receiver side: Google's receivers stop an app whose session got no frame (the SDK's
+        /// guide), Open Screen's does not (no such timer in receiver_session.cc).
+        @Test func aGoogleReceiverStopsAnAppWhoseSessionGetsNoFrame() async throws {
+            #expect(ReceiverProfile.chromecastWithGoogleTV.streaming.firstFrameDeadline == .seconds(15))
+            #expect(ReceiverProfile.nestSpeaker.streaming.firstFrameDeadline == .seconds(15))
+            #expect(ReceiverProfile.openScreen.streaming.firstFrameDeadline == nil)
+            try await StreamingFixture.with(
+                streaming: StreamingReceiverConfiguration(firstFrameDeadline: .milliseconds(500))
+            ) { fixture in
+                let session = try await fixture.channel.beginSession(
+                    configuration: RemoteDisplayConfiguration(audio: nil, firstFrameDeadline: .seconds(60)))
+                let states = session.stateUpdates()
+                let ended = await first(states, within: .seconds(5)) { if case .ended = $0 { true } else { false } }
+                #expect(ended == .ended(.receiverApplicationStopped))
+                #expect(fixture.emulator.runningApplication == nil)
+            }
+        }
+    }
+}
