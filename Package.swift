@@ -208,7 +208,7 @@ let package = Package(
         .executableTarget(
             name: "cast",
             dependencies: [
-                "CastKit", "CastRemoteDisplay", "CastCapture", "CastMediaServer", "CastEmulator",
+                "CastKit", "CastUI", "CastRemoteDisplay", "CastCapture", "CastMediaServer", "CastEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],

@@ -33,6 +33,7 @@ packages=(
     ffmpeg              # cast play: ffprobe reads codecs, ffmpeg converts what a device cannot play (and makes test films)
     iproute2            # discovery tests: network namespaces and veth pairs (`ip netns`)
     python3-pip         # interop tests: pip installs python-zeroconf and pychromecast
+    tmux                # cast ui tests: a real terminal to type into and read back
 )
 
 # The independent peers of the interop tests, from PyPI: python-zeroconf (mDNS,

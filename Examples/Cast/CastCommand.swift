@@ -34,6 +34,7 @@ struct CastCommand: AsyncParsableCommand {
             StyleCommand.self,
             VolumeCommand.self,
             WatchCommand.self,
+            UICommand.self,
             MuteCommand.self,
             MessageCommand.self,
             ScreenCommand.self,
