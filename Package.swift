@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "CastMedia", targets: ["CastMedia"]),
         .library(name: "CastKit", targets: ["CastKit"]),
         .library(name: "CastUI", targets: ["CastUI"]),
+        .library(name: "CastMPRIS", targets: ["CastMPRIS"]),
         .library(name: "CastRemoteDisplay", targets: ["CastRemoteDisplay"]),
         .library(name: "CastCapture", targets: ["CastCapture"]),
         .library(name: "CastMediaServer", targets: ["CastMediaServer"]),
@@ -136,6 +137,26 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // The desktop's media controls for the current Cast media session, as
+        // an MPRIS player on the session bus: its own product, so apps that
+        // do not want it never link libdbus.
+        .target(
+            name: "CastMPRIS",
+            dependencies: [
+                "CastUI", "CastKit", "CastDBus", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Modules/MPRIS",
+            swiftSettings: strictSettings
+        ),
+        // A D-Bus connection over libdbus, shared by the screen-cast portal
+        // (CastCapture) and the MPRIS player (CastMPRIS); no product of its own.
+        .target(
+            name: "CastDBus",
+            dependencies: ["CDBus"],
+            path: "Modules/DBus",
+            swiftSettings: strictSettings
+        ),
+
         .target(
             name: "CastRemoteDisplay",
             dependencies: [
@@ -153,7 +174,7 @@ let package = Package(
         .target(
             name: "CastCapture",
             dependencies: [
-                "CastRemoteDisplay", "CXCB", "CPulse", "CYUV", "CPipeWire", "CDBus",
+                "CastRemoteDisplay", "CXCB", "CPulse", "CYUV", "CPipeWire", "CDBus", "CastDBus",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             path: "Modules/Capture",
@@ -208,7 +229,7 @@ let package = Package(
         .executableTarget(
             name: "cast",
             dependencies: [
-                "CastKit", "CastUI", "CastRemoteDisplay", "CastCapture", "CastMediaServer", "CastEmulator",
+                "CastKit", "CastUI", "CastMPRIS", "CastRemoteDisplay", "CastCapture", "CastMediaServer", "CastEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
@@ -337,7 +358,7 @@ let package = Package(
             name: "fuzz-local-media", dependencies: ["FuzzSupport", "CastMediaServer"],
             path: "Tests/Fuzz/LocalMedia", exclude: ["Corpus"], swiftSettings: strictSettings),
         .executableTarget(
-            name: "fuzz-portal-reply", dependencies: ["FuzzSupport", "CastCapture", "CDBus"],
+            name: "fuzz-portal-reply", dependencies: ["FuzzSupport", "CastCapture", "CastDBus", "CDBus"],
             path: "Tests/Fuzz/PortalReply", exclude: ["Corpus"], swiftSettings: strictSettings),
 
         // `make soak` (Tests/Soak): 30 minutes of streaming, reconnections and media, memory sampled.
@@ -431,6 +452,11 @@ let package = Package(
         .testTarget(
             name: "CastUITests",
             dependencies: ["CastTestSupport", "CastUI", "CastKit", "CastEmulator"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CastMPRISTests",
+            dependencies: ["CastTestSupport", "CastMPRIS", "CastUI", "CastKit", "CastEmulator"],
             swiftSettings: strictSettings
         ),
         // README.md's snippets, compiled (and checked to be the README's).

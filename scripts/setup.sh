@@ -23,7 +23,8 @@ packages=(
     xvfb                # capture tests: a real X server, started by the tests
     pulseaudio          # capture tests: a real sound server, started by the tests
     pulseaudio-utils    # capture tests: pacat plays the test tone into it
-    dbus-daemon         # portal tests: a session bus, started by the tests
+    dbus-daemon         # portal and MPRIS tests: a session bus, started by the tests
+    dbus-bin            # MPRIS tests: dbus-send, an independent D-Bus client
     pipewire-bin        # portal tests: a PipeWire daemon, started by the tests…
     wireplumber         #   …and its session manager, which links the capture stream
     python3-dbus        # portal tests: the screen-cast portal's stand-in (Debian's python3)…

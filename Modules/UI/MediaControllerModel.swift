@@ -67,6 +67,28 @@ public final class MediaControllerModel: Sendable {
         }
     }
 
+    /// Creates a model following one media client, for apps that talk to a
+    /// receiver app without a ``SessionManager`` (a connection of their own).
+    ///
+    /// - Parameters:
+    ///   - client: the media client to show and command.
+    ///   - imagePicker: which artwork to show.
+    ///   - positionInterval: how often the position moves on while playing.
+    ///   - skipInterval: the default jump of ``skip(by:)``, in seconds.
+    public init(
+        client: RemoteMediaClient, imagePicker: any ImagePicker = FirstImagePicker(),
+        positionInterval: Duration = .milliseconds(500), skipInterval: Double = 10
+    ) {
+        self.imagePicker = imagePicker
+        self.skipInterval = skipInterval
+        self.client.withLockedValue { $0 = client }
+        let (state, current) = (self.state, self.client)
+        self.following.start {
+            await Self.follow(
+                client, into: state, while: current, imagePicker: imagePicker, every: positionInterval)
+        }
+    }
+
     /// Stops following the session; the state stays as it last was.
     public func close() {
         self.following.cancel()

@@ -193,6 +193,58 @@ import Testing
         }
     }
 
+    /// `cast play --mpris`: the desktop's controls (dbus-send on a private session bus) pause the TV.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-send"), "needs dbus-send"))
+    func playWithMPRISLetsTheDesktopPause() async throws {
+        let desktop = try await ScreenCastDesktop.start(pipeWire: false)
+        try await Self.withEmulator { emulator, device in
+            let paused = emulator.events()
+            async let playing = Self.run(
+                Self.executable("cast"),
+                ["play", "https://media.example/bbb.mp4", "--title", "Big Buck Bunny", "--mpris", "--device", device],
+                interruptAfter: .seconds(6), environment: ["DBUS_SESSION_BUS_ADDRESS": desktop.busAddress])
+            // The player's name appears on the bus; PlayPause from the desktop pauses the TV.
+            var player: String?
+            let deadline = ContinuousClock.now + .seconds(5)
+            while player == nil, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+                let names = try Self.dbusSend(
+                    desktop.busAddress, "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                    "org.freedesktop.DBus.ListNames")
+                player = names.split(separator: "\"").map(String.init).first {
+                    $0.hasPrefix("org.mpris.MediaPlayer2.cast.instance")
+                }
+            }
+            let name = try #require(player)
+            try await Task.sleep(for: .milliseconds(500))
+            _ = try Self.dbusSend(
+                desktop.busAddress, "--dest=\(name)", "/org/mpris/MediaPlayer2",
+                "org.mpris.MediaPlayer2.Player.PlayPause")
+            let pause = await first(paused) { event in
+                guard case .messageReceived(_, let message) = event else { return false }
+                return message.namespace == CastNamespace.media && message.text?.contains(#""PAUSE""#) == true
+            }
+            #expect(pause != nil)
+            let run = try await playing
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stderr.contains("media keys: \(name)"), "\(run.stderr)")
+        }
+        await desktop.stop()
+    }
+
+    /// Runs `dbus-send --print-reply` on `bus`; what it printed.
+    static func dbusSend(_ bus: String, _ arguments: String...) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-send")
+        process.arguments = ["--bus=\(bus)", "--print-reply"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
     @Test func queueNextPreviousRateTracksAndStyle() async throws {
         try await Self.withEmulator { _, device in
             let queue = try await Self.cast(

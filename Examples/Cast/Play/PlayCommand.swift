@@ -30,6 +30,8 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: "With several items: off, all, single or shuffle.") var repeatMode = "off"
     @Flag(help: "Play the items in random order.") var shuffle = false
     @Flag(help: "Stay until playback ends also when only URLs play (always with local files).") var wait = false
+    @Flag(help: "While it stays, let the desktop's media keys and controls (MPRIS) control playback.")
+    var mpris = false
     @Option(help: "The port local files are served on (default: any free one).") var serverPort = 0
     @Option(
         help: """
@@ -68,7 +70,7 @@ struct PlayCommand: AsyncParsableCommand {
             }
             let served = items.contains { if case .file = $0.source { true } else { $0.subtitles.isLocal } }
             // Ctrl-C is caught only when the command stays to follow playback.
-            let interrupted = served || self.wait ? Interruption.install() : nil
+            let interrupted = served || self.wait || self.mpris ? Interruption.install() : nil
             try await ReceiverLink.with(self.options) { link in
                 let media = try await MediaControl.join(link, timeout: self.options.timeoutDuration)
                 let server =
@@ -86,6 +88,8 @@ struct PlayCommand: AsyncParsableCommand {
                 do {
                     let (status, converted) = try await self.load(items, into: media, servingFrom: local)
                     if let interrupted {
+                        let desktop = self.mpris ? DesktopControls(client: media) : nil
+                        defer { desktop?.close() }
                         try await PlaybackWatch(
                             media: media, interrupted: interrupted, json: self.options.json,
                             conversion: Self.conversionLine(converted, server: server)

@@ -27,6 +27,8 @@ struct UICommand: AsyncParsableCommand {
 
     @Flag(help: "Look only at --host addresses; send no multicast.") var noMdns = false
 
+    @Flag(help: "Let the desktop's media keys and controls (MPRIS) control the TV too.") var mpris = false
+
     @OptionGroup(title: "Discovery") var discovery: DiscoveryOptions
 
     @Flag(name: .shortAndLong, help: "Log what the SDK does (to stderr).") var verbose = false
@@ -49,9 +51,12 @@ struct UICommand: AsyncParsableCommand {
                 guard let address = DeviceAddress(host), let ip = IPAddress(address.host) else { continue }
                 await context.discoveryManager.addKnownHost(ip, port: address.port)
             }
+            let controller = Controller(context: context)
+            let desktop = self.mpris ? DesktopControls(controller: controller.media, volume: controller.volume) : nil
+            defer { desktop?.close() }
             let terminal = try Terminal()
             defer { terminal.restore() }
-            try await Controller(context: context, terminal: terminal).run()
+            try await controller.run(in: terminal)
             await context.stop()
         }
     }
@@ -65,7 +70,6 @@ private final class Controller: Sendable {
     }
 
     private let context: CastContext
-    private let terminal: Terminal
     private let button: CastButtonModel
     private let chooser: DeviceChooserModel
     private let introduction: IntroductionPrompt
@@ -73,9 +77,8 @@ private final class Controller: Sendable {
     private let inputs: AsyncStream<Input>
     private let input: AsyncStream<Input>.Continuation
 
-    init(context: CastContext, terminal: Terminal) {
+    init(context: CastContext) {
         self.context = context
-        self.terminal = terminal
         self.button = CastButtonModel(context: context)
         self.chooser = DeviceChooserModel(context: context)
         self.introduction = IntroductionPrompt(
@@ -85,7 +88,12 @@ private final class Controller: Sendable {
         (self.inputs, self.input) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .bufferingNewest(64))
     }
 
-    func run() async throws {
+    /// The session's media, for the desktop's controls too.
+    var media: MediaControllerModel { self.chooser.mediaController }
+    /// The device's volume, for the desktop's controls too.
+    var volume: VolumeModel { self.chooser.volume }
+
+    func run(in terminal: Terminal) async throws {
         let followers = [
             self.follow(self.button.updates()) { $0.button = $1 },
             self.follow(self.chooser.updates()) { screen, chooser in
@@ -110,7 +118,7 @@ private final class Controller: Sendable {
             switch input {
             case .redraw:
                 let screen = self.screen.withLockedValue { $0 }
-                self.terminal.draw(screen.lines(width: self.terminal.size.columns))
+                terminal.draw(screen.lines(width: terminal.size.columns))
             case .key(.character("q")):
                 await self.chooser.close()
                 return

@@ -1,4 +1,5 @@
 import CDBus
+import CastDBus
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import CDBus
+import CastDBus
 import Foundation
 import FuzzSupport
 

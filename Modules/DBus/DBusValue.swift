@@ -3,7 +3,7 @@ import CDBus
 /// A D-Bus value, as much of the type system as the screen-cast portal
 /// uses: basic values, arrays, dictionaries (`a{sv}` and the like),
 /// structures and file descriptors. Variants are read as what they hold.
-enum DBusValue: Sendable, Equatable {
+package enum DBusValue: Sendable, Equatable {
     case string(String)
     case objectPath(String)
     case boolean(Bool)
@@ -18,9 +18,12 @@ enum DBusValue: Sendable, Equatable {
     /// A dictionary with string keys (`a{s…}`); other key types read as an array of structures.
     case dictionary([String: DBusValue])
     case structure([DBusValue])
+    /// A value sent as a variant (`v`), as a property's value is; reading
+    /// gives what a variant holds, never this case.
+    indirect case variant(DBusValue)
 
     /// The string of `.string` or `.objectPath`.
-    var string: String? {
+    package var string: String? {
         switch self {
         case .string(let value), .objectPath(let value): value
         default: nil
@@ -28,7 +31,7 @@ enum DBusValue: Sendable, Equatable {
     }
 
     /// The value of any integer case that fits.
-    var integer: Int? {
+    package var integer: Int? {
         switch self {
         case .int32(let value): Int(value)
         case .uint32(let value): Int(value)
@@ -38,12 +41,12 @@ enum DBusValue: Sendable, Equatable {
         }
     }
 
-    var dictionary: [String: DBusValue]? {
+    package var dictionary: [String: DBusValue]? {
         if case .dictionary(let value) = self { return value }
         return nil
     }
 
-    var elements: [DBusValue]? {
+    package var elements: [DBusValue]? {
         switch self {
         case .array(let value), .structure(let value): value
         default: nil
@@ -74,7 +77,7 @@ enum DBusValue: Sendable, Equatable {
     // MARK: Reading
 
     /// Every argument of `message`, in order.
-    static func arguments(of message: OpaquePointer) -> [DBusValue] {
+    package static func arguments(of message: OpaquePointer) -> [DBusValue] {
         var iterator = DBusMessageIter()
         guard dbus_message_iter_init(message, &iterator) != 0 else { return [] }
         var values: [DBusValue] = []
@@ -147,27 +150,34 @@ enum DBusValue: Sendable, Equatable {
     // MARK: Writing
 
     /// Appends `value` to `message`; `false` when libdbus ran out of memory
-    /// or the value is of a kind method calls here never send.
-    static func append(_ value: DBusValue, to message: OpaquePointer) -> Bool {
+    /// or the value is of a kind the writer does not send.
+    package static func append(_ value: DBusValue, to message: OpaquePointer) -> Bool {
         var iterator = DBusMessageIter()
         dbus_message_iter_init_append(message, &iterator)
         return Self.write(value, into: &iterator)
     }
 
     /// The type signature of a value the writer sends; `nil` for others.
+    /// An empty array is an array of strings.
     private var signature: String? {
         switch self {
         case .string: "s"
         case .objectPath: "o"
         case .boolean: "b"
+        case .int32: "i"
         case .uint32: "u"
+        case .int64: "x"
+        case .double: "d"
         case .dictionary: "a{sv}"
+        case .variant: "v"
+        case .array(let elements): elements.first.map { $0.signature.map { "a" + $0 } } ?? "as"
         default: nil
         }
     }
 
-    /// Writes the kinds of values the portal's methods take: strings,
-    /// object paths, booleans, unsigned integers and `a{sv}` options.
+    /// Writes what the portal's methods take and what an MPRIS player
+    /// answers: strings, object paths, booleans, integers, doubles, arrays of
+    /// one type, `a{sv}` dictionaries and variants.
     private static func write(_ value: DBusValue, into iterator: inout DBusMessageIter) -> Bool {
         switch value {
         case .string(let text), .objectPath(let text):
@@ -181,6 +191,21 @@ enum DBusValue: Sendable, Equatable {
             return dbus_message_iter_append_basic(&iterator, Self.typeBoolean, &raw) != 0
         case .uint32(var raw):
             return dbus_message_iter_append_basic(&iterator, Self.typeUInt32, &raw) != 0
+        case .int32(var raw):
+            return dbus_message_iter_append_basic(&iterator, Self.typeInt32, &raw) != 0
+        case .int64(var raw):
+            return dbus_message_iter_append_basic(&iterator, Self.typeInt64, &raw) != 0
+        case .double(var raw):
+            return dbus_message_iter_append_basic(&iterator, Self.typeDouble, &raw) != 0
+        case .variant(let inner):
+            guard let signature = inner.signature else { return false }
+            return Self.container(Self.typeVariant, signature, &iterator) { Self.write(inner, into: &$0) }
+        case .array(let elements):
+            guard let signature = value.signature, elements.allSatisfy({ "a" + ($0.signature ?? "") == signature })
+            else { return false }
+            return Self.container(Self.typeArray, String(signature.dropFirst()), &iterator) { array in
+                elements.allSatisfy { Self.write($0, into: &array) }
+            }
         case .dictionary(let entries):
             return Self.container(Self.typeArray, "{sv}", &iterator) { array in
                 entries.sorted { $0.key < $1.key }.allSatisfy { key, entry in

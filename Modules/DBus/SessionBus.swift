@@ -1,0 +1,205 @@
+import CDBus
+
+/// A private connection to a D-Bus session bus: method calls that block
+/// with a timeout and waiting for a signal (the screen-cast portal's side),
+/// or owning a name and serving method calls on one thread while signals go
+/// out from any (an MPRIS player's side).
+//
+// @unchecked Sendable: libdbus connections are thread-safe once
+// `dbus_threads_init_default` ran, and this one is used by one capture at a time.
+package final class SessionBus: @unchecked Sendable {
+    /// A D-Bus error: its name (`org.freedesktop.DBus.Error.ServiceUnknown`,
+    /// a portal's own) and message.
+    package struct Failure: Error, CustomStringConvertible {
+        package var name: String
+        package var message: String
+        package var description: String { "\(self.name): \(self.message)" }
+
+        package init(name: String, message: String) {
+            self.name = name
+            self.message = message
+        }
+    }
+
+    /// A method call to an object this connection serves.
+    package struct MethodCall: Sendable {
+        package var path: String
+        package var interface: String
+        package var member: String
+        package var arguments: [DBusValue]
+    }
+
+    /// What a served method call answers: its return values, or an error.
+    package enum MethodResult: Sendable {
+        case reply([DBusValue])
+        case error(name: String, message: String)
+    }
+
+    private let connection: OpaquePointer
+    /// This connection's unique name on the bus, e.g. `:1.42`.
+    package let uniqueName: String
+
+    /// Connects to the bus at `address` (`nil`: the session bus named by
+    /// `DBUS_SESSION_BUS_ADDRESS`) and registers on it.
+    package init(address: String?) throws(Failure) {
+        dbus_threads_init_default()
+        var error = DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        let opened: OpaquePointer?
+        if let address {
+            opened = dbus_connection_open_private(address, &error)
+            if let opened, dbus_bus_register(opened, &error) == 0 {
+                dbus_connection_close(opened)
+                dbus_connection_unref(opened)
+                throw Self.failure(error, otherwise: "cannot register on the bus at \(address)")
+            }
+        } else {
+            opened = dbus_bus_get_private(DBUS_BUS_SESSION, &error)
+        }
+        guard let opened, let name = dbus_bus_get_unique_name(opened) else {
+            throw Self.failure(error, otherwise: "no session bus")
+        }
+        dbus_connection_set_exit_on_disconnect(opened, 0)
+        self.connection = opened
+        self.uniqueName = String(cString: name)
+    }
+
+    deinit {
+        dbus_connection_close(self.connection)
+        dbus_connection_unref(self.connection)
+    }
+
+    /// Calls `member` and waits up to `timeout` for its reply's arguments.
+    package func call(
+        _ destination: String, path: String, interface: String, member: String, arguments: [DBusValue],
+        timeout: Duration = .seconds(10)
+    ) throws(Failure) -> [DBusValue] {
+        guard let message = dbus_message_new_method_call(destination, path, interface, member) else {
+            throw Failure(name: "org.freedesktop.DBus.Error.NoMemory", message: "cannot create a message")
+        }
+        defer { dbus_message_unref(message) }
+        for argument in arguments where !DBusValue.append(argument, to: message) {
+            throw Failure(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "cannot write \(argument)")
+        }
+        var error = DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + 1)
+        guard let reply = dbus_connection_send_with_reply_and_block(self.connection, message, milliseconds, &error)
+        else {
+            throw Self.failure(error, otherwise: "\(interface).\(member) failed")
+        }
+        defer { dbus_message_unref(reply) }
+        return DBusValue.arguments(of: reply)
+    }
+
+    /// Receives the signals `rule` matches (a D-Bus match rule).
+    package func addMatch(_ rule: String) throws(Failure) {
+        var error = DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        dbus_bus_add_match(self.connection, rule, &error)
+        if dbus_error_is_set(&error) != 0 { throw Self.failure(error, otherwise: "cannot match \(rule)") }
+    }
+
+    /// Waits for the signal `interface.member` from the object at `path`
+    /// (matched beforehand with ``addMatch(_:)``) and returns its
+    /// arguments; `nil` when `deadline` passes or `isCancelled` says so.
+    /// Other messages are dropped: nothing else uses this connection.
+    package func waitForSignal(
+        interface: String, member: String, path: String, until deadline: ContinuousClock.Instant,
+        isCancelled: () -> Bool
+    ) throws(Failure) -> [DBusValue]? {
+        while ContinuousClock.now < deadline, !isCancelled() {
+            while let message = dbus_connection_pop_message(self.connection) {
+                defer { dbus_message_unref(message) }
+                if dbus_message_is_signal(message, interface, member) != 0,
+                    let sender = dbus_message_get_path(message), String(cString: sender) == path
+                {
+                    return DBusValue.arguments(of: message)
+                }
+            }
+            // Reads for up to 100 ms; false once the connection is gone.
+            guard dbus_connection_read_write(self.connection, 100) != 0 else {
+                throw Failure(name: "org.freedesktop.DBus.Error.Disconnected", message: "the session bus went away")
+            }
+        }
+        return nil
+    }
+
+    // MARK: Serving
+
+    /// Takes `name` on the bus, failing if another connection owns it.
+    package func requestName(_ name: String) throws(Failure) {
+        var error = DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        let result = dbus_bus_request_name(self.connection, name, UInt32(DBUS_NAME_FLAG_DO_NOT_QUEUE), &error)
+        guard result == DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER || result == DBUS_REQUEST_NAME_REPLY_ALREADY_OWNER
+        else {
+            throw Self.failure(error, otherwise: "\(name) is owned by another connection")
+        }
+    }
+
+    /// Answers method calls with `handler` on the calling thread until
+    /// `isCancelled` says so (checked every 100 ms) or the bus goes away.
+    /// Signals and replies to other messages are dropped.
+    package func serve(until isCancelled: () -> Bool, handler: (MethodCall) -> MethodResult) throws(Failure) {
+        while !isCancelled() {
+            while let message = dbus_connection_pop_message(self.connection) {
+                defer { dbus_message_unref(message) }
+                guard dbus_message_get_type(message) == DBUS_MESSAGE_TYPE_METHOD_CALL else { continue }
+                let call = MethodCall(
+                    path: dbus_message_get_path(message).map { String(cString: $0) } ?? "",
+                    interface: dbus_message_get_interface(message).map { String(cString: $0) } ?? "",
+                    member: dbus_message_get_member(message).map { String(cString: $0) } ?? "",
+                    arguments: DBusValue.arguments(of: message))
+                let result = handler(call)
+                guard dbus_message_get_no_reply(message) == 0 else { continue }
+                let reply: OpaquePointer?
+                switch result {
+                case .reply(let values):
+                    reply = dbus_message_new_method_return(message)
+                    if let reply, !values.allSatisfy({ DBusValue.append($0, to: reply) }) {
+                        dbus_message_unref(reply)
+                        self.sendError(
+                            to: message, name: "org.freedesktop.DBus.Error.Failed", text: "cannot write the reply")
+                        continue
+                    }
+                case .error(let name, let text):
+                    reply = dbus_message_new_error(message, name, text)
+                }
+                if let reply {
+                    dbus_connection_send(self.connection, reply, nil)
+                    dbus_message_unref(reply)
+                }
+            }
+            guard dbus_connection_read_write(self.connection, 100) != 0 else {
+                throw Failure(name: "org.freedesktop.DBus.Error.Disconnected", message: "the session bus went away")
+            }
+        }
+    }
+
+    /// Sends the signal `interface.member` from the object at `path`; from any thread.
+    package func emitSignal(path: String, interface: String, member: String, arguments: [DBusValue]) {
+        guard let signal = dbus_message_new_signal(path, interface, member) else { return }
+        defer { dbus_message_unref(signal) }
+        guard arguments.allSatisfy({ DBusValue.append($0, to: signal) }) else { return }
+        dbus_connection_send(self.connection, signal, nil)
+        dbus_connection_flush(self.connection)
+    }
+
+    private func sendError(to message: OpaquePointer, name: String, text: String) {
+        guard let reply = dbus_message_new_error(message, name, text) else { return }
+        dbus_connection_send(self.connection, reply, nil)
+        dbus_message_unref(reply)
+    }
+
+    private static func failure(_ error: DBusError, otherwise fallback: String) -> Failure {
+        guard let name = error.name else {
+            return Failure(name: "org.freedesktop.DBus.Error.Failed", message: fallback)
+        }
+        return Failure(name: String(cString: name), message: error.message.map { String(cString: $0) } ?? fallback)
+    }
+}

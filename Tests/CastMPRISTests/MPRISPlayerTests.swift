@@ -1,0 +1,167 @@
+import CastDBus
+import CastEmulator
+import CastKit
+import CastMPRIS
+import CastTestSupport
+import CastUI
+import Foundation
+import Testing
+
+/// Runs `dbus-send` (an independent D-Bus client) on `bus`; its printed reply.
+func dbusSend(_ bus: String, _ arguments: String...) throws -> String {
+    try dbusSend(bus, arguments)
+}
+
+func dbusSend(_ bus: String, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-send")
+    process.arguments = ["--bus=\(bus)", "--print-reply"] + arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+}
+
+@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-send"), "needs dbus-send"))
+struct MPRISPlayerTests {
+    /// The desktop's side, on a private session bus: properties, PlayPause, Seek and Volume
+    /// through dbus-send reach the emulator's player; changes arrive as PropertiesChanged.
+    @Test func theDesktopsMediaControlsDriveTheReceiver() async throws {
+        let desktop = try await ScreenCastDesktop.start(pipeWire: false)
+        let quiet = CastLogger(filter: CastLogFilter(minimumLevel: .none))
+        let emulator = try CastEmulator(
+            configuration: CastEmulatorConfiguration(profile: .chromecast, mediaClock: .manual()), logger: quiet)
+        try await emulator.start()
+        var options = CastOptions(sessionStore: nil, logger: quiet)
+        options.deviceAuthentication = .off
+        let manager = SessionManager(options: options)
+        let controller = MediaControllerModel(sessionManager: manager)
+        let volume = VolumeModel(sessionManager: manager)
+        let player = try MPRISPlayer(
+            controller: controller, volume: volume, identity: "Cast test", busAddress: desktop.busAddress)
+        defer { player.close() }
+        let bus = desktop.busAddress
+        let name = player.busName
+        #expect(name.hasPrefix("org.mpris.MediaPlayer2.cast.instance"))
+        func property(_ interface: String, _ property: String) throws -> String {
+            try dbusSend(
+                bus, "--dest=\(name)", "/org/mpris/MediaPlayer2", "org.freedesktop.DBus.Properties.Get",
+                "string:\(interface)", "string:\(property)")
+        }
+        func call(_ member: String, _ arguments: String...) throws -> String {
+            try dbusSend(
+                bus,
+                ["--dest=\(name)", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player.\(member)"]
+                    + arguments)
+        }
+
+        // Nothing cast yet: stopped, no track.
+        #expect(try property("org.mpris.MediaPlayer2", "Identity").contains(#"string "Cast test""#))
+        #expect(try property("org.mpris.MediaPlayer2.Player", "PlaybackStatus").contains(#""Stopped""#))
+        #expect(try property("org.mpris.MediaPlayer2.Player", "Metadata").contains("TrackList/NoTrack"))
+        let introspection = try dbusSend(
+            bus, "--dest=\(name)", "/org/mpris/MediaPlayer2", "org.freedesktop.DBus.Introspectable.Introspect")
+        #expect(introspection.contains(#"<method name="PlayPause"/>"#))
+
+        // A movie plays on the TV.
+        let device = CastDevice(
+            id: "tv", friendlyName: "TV", modelName: "", capabilities: [], status: .unknown(nil),
+            addresses: [try #require(IPAddress("127.0.0.1"))], port: emulator.port, source: .knownHost)
+        let session = try await manager.startSession(on: device)
+        var metadata = MediaMetadata(type: .movie, images: [MediaImage(url: "https://img.example/poster.jpg")])
+        metadata.setString("Big Buck Bunny", forKey: .title)
+        metadata.setString("Blender Foundation", forKey: .subtitle)
+        try await session.remoteMediaClient?.load(
+            MediaLoadRequestData(
+                mediaInformation: MediaInformation(
+                    contentID: "https://media.example/bbb.mp4", contentType: "video/mp4", metadata: metadata,
+                    duration: 600)))
+        emulator.advanceMediaClock(by: .milliseconds(100))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try !property("org.mpris.MediaPlayer2.Player", "PlaybackStatus").contains(#""Playing""#),
+            ContinuousClock.now < deadline
+        {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let track = try property("org.mpris.MediaPlayer2.Player", "Metadata")
+        #expect(track.contains("Big Buck Bunny"), "\(track)")
+        #expect(track.contains("Blender Foundation"))
+        #expect(track.contains("https://img.example/poster.jpg"))
+        #expect(track.contains("int64 600000000"), "\(track)")
+        #expect(try property("org.mpris.MediaPlayer2.Player", "CanSeek").contains("boolean true"))
+        #expect(try property("org.mpris.MediaPlayer2.Player", "CanPause").contains("boolean true"))
+
+        // PlayPause from the desktop pauses the TV, and the change is announced.
+        let listener = try SessionBus(address: bus)
+        try listener.addMatch(
+            "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
+                + "path='/org/mpris/MediaPlayer2'")
+        var events = emulator.events()
+        _ = try call("PlayPause")
+        #expect(await Self.received("PAUSE", in: events) != nil)
+        var announced: [String: DBusValue]?
+        let until = ContinuousClock.now + .seconds(10)
+        while announced?["PlaybackStatus"] != .string("Paused"), ContinuousClock.now < until {
+            let arguments = try listener.waitForSignal(
+                interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+                path: "/org/mpris/MediaPlayer2", until: until, isCancelled: { false })
+            announced = arguments?.dropFirst().first?.dictionary
+        }
+        #expect(announced?["PlaybackStatus"] == .string("Paused"))
+        #expect(try property("org.mpris.MediaPlayer2.Player", "PlaybackStatus").contains(#""Paused""#))
+
+        // Seek by 30 s, and the volume set from the desktop.
+        events = emulator.events()
+        _ = try call("Seek", "int64:30000000")
+        let seek = await Self.received("SEEK", in: events)
+        #expect((seek?["currentTime"]?.doubleValue ?? 0) >= 30, "\(String(describing: seek))")
+        events = emulator.events()
+        _ = try dbusSend(
+            bus, "--dest=\(name)", "/org/mpris/MediaPlayer2", "org.freedesktop.DBus.Properties.Set",
+            "string:org.mpris.MediaPlayer2.Player", "string:Volume", "variant:double:0.5")
+        let level = await Self.received("SET_VOLUME", in: events)
+        #expect(level?["volume"]?["level"] == 0.5, "\(String(describing: level))")
+
+        // What cannot be done is a D-Bus error, not a crash.
+        #expect(try call("OpenUri", "string:https://example.com/a.mp4").contains("NotSupported"))
+        #expect(try call("Seek", "string:ten").contains("InvalidArgs"))
+
+        await manager.endSession()
+        await emulator.stop()
+        player.close()
+        await desktop.stop()
+        withExtendedLifetime((controller, volume)) {}
+    }
+
+    @Test func aSecondPlayerOnTheSameNameIsRefused() async throws {
+        let desktop = try await ScreenCastDesktop.start(pipeWire: false)
+        let manager = SessionManager(options: CastOptions(sessionStore: nil))
+        let controller = MediaControllerModel(sessionManager: manager)
+        let first = try MPRISPlayer(controller: controller, busAddress: desktop.busAddress)
+        let error = #expect(throws: MPRISError.self) {
+            try MPRISPlayer(controller: controller, busAddress: desktop.busAddress)
+        }
+        #expect(error?.code == .nameTaken)
+        first.close()
+        let unreachable = #expect(throws: MPRISError.self) {
+            try MPRISPlayer(controller: controller, busAddress: "unix:path=/nonexistent/bus")
+        }
+        #expect(unreachable?.code == .busUnavailable)
+        await desktop.stop()
+    }
+
+    /// The first message of `type` the emulator received on any namespace after `events` began.
+    static func received(_ type: String, in events: AsyncStream<EmulatorEvent>) async -> JSONValue? {
+        let event = await first(events) { event in
+            guard case .messageReceived(_, let message) = event,
+                let json = try? JSONValue(parsing: message.text ?? "")
+            else { return false }
+            return json["type"] == .string(type)
+        }
+        guard case .messageReceived(_, let message)? = event else { return nil }
+        return try? JSONValue(parsing: message.text ?? "")
+    }
+}
