@@ -451,7 +451,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CastUITests",
-            dependencies: ["CastTestSupport", "CastUI", "CastKit", "CastEmulator"],
+            dependencies: ["CastTestSupport", "CastUI", "CastKit", "CastEmulator", "CastMediaServer"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 public import CastKit
+import Foundation
 import NIOConcurrencyHelpers
 
 /// The current session's media as a controller shows it, and the actions
@@ -22,7 +23,7 @@ public final class MediaControllerModel: Sendable {
     private let state = PublishedState(MediaControls.none)
     private let client = NIOLockedValueBox<RemoteMediaClient?>(nil)
     private let following = FollowingTask()
-    private let imagePicker: any ImagePicker
+    private let artwork: Artwork
     /// How far ``skip(by:)`` jumps by default: 10 s, as the terminal controller's keys do.
     public let skipInterval: Double
 
@@ -31,13 +32,17 @@ public final class MediaControllerModel: Sendable {
     /// - Parameters:
     ///   - sessionManager: whose current session to follow.
     ///   - imagePicker: which artwork to show.
+    ///   - imageCache: where the artwork is fetched to (``MediaControls/artworkFile``);
+    ///     `nil`, the default, fetches nothing — pass ``DiskImageCache`` for the bounded
+    ///     cache in the XDG cache directory.
     ///   - positionInterval: how often the position moves on while playing.
     ///   - skipInterval: the default jump of ``skip(by:)``, in seconds.
     public init(
         sessionManager: SessionManager, imagePicker: any ImagePicker = FirstImagePicker(),
-        positionInterval: Duration = .milliseconds(500), skipInterval: Double = 10
+        imageCache: (any ImageCache)? = nil, positionInterval: Duration = .milliseconds(500),
+        skipInterval: Double = 10
     ) {
-        self.imagePicker = imagePicker
+        self.artwork = Artwork(picker: imagePicker, cache: imageCache)
         self.skipInterval = skipInterval
         let sessions = sessionManager.sessionUpdates()
         self.following.start { [weak self] in
@@ -50,13 +55,12 @@ public final class MediaControllerModel: Sendable {
                 guard let self else { return }
                 self.client.withLockedValue { $0 = client }
                 if let client {
-                    let (state, current, imagePicker) = (self.state, self.client, self.imagePicker)
+                    let (state, current, artwork) = (self.state, self.client, self.artwork)
                     followed = (
                         client,
                         Task {
                             await Self.follow(
-                                client, into: state, while: current, imagePicker: imagePicker,
-                                every: positionInterval)
+                                client, into: state, while: current, artwork: artwork, every: positionInterval)
                         }
                     )
                 } else {
@@ -73,19 +77,21 @@ public final class MediaControllerModel: Sendable {
     /// - Parameters:
     ///   - client: the media client to show and command.
     ///   - imagePicker: which artwork to show.
+    ///   - imageCache: where the artwork is fetched to; `nil` fetches nothing.
     ///   - positionInterval: how often the position moves on while playing.
     ///   - skipInterval: the default jump of ``skip(by:)``, in seconds.
     public init(
         client: RemoteMediaClient, imagePicker: any ImagePicker = FirstImagePicker(),
-        positionInterval: Duration = .milliseconds(500), skipInterval: Double = 10
+        imageCache: (any ImageCache)? = nil, positionInterval: Duration = .milliseconds(500),
+        skipInterval: Double = 10
     ) {
-        self.imagePicker = imagePicker
+        let artwork = Artwork(picker: imagePicker, cache: imageCache)
+        self.artwork = artwork
         self.skipInterval = skipInterval
         self.client.withLockedValue { $0 = client }
         let (state, current) = (self.state, self.client)
         self.following.start {
-            await Self.follow(
-                client, into: state, while: current, imagePicker: imagePicker, every: positionInterval)
+            await Self.follow(client, into: state, while: current, artwork: artwork, every: positionInterval)
         }
     }
 
@@ -185,18 +191,44 @@ public final class MediaControllerModel: Sendable {
         return client
     }
 
+    /// How the artwork is chosen and fetched.
+    private struct Artwork: Sendable {
+        let picker: any ImagePicker
+        let cache: (any ImageCache)?
+    }
+
     /// Publishes `client`'s status on every change, and its position while
     /// playing, for as long as it is the `current` client: a status that
     /// arrives as the session ends cannot overwrite the state that ended it.
+    /// A newly picked image is fetched through the cache, once.
     private static func follow(
         _ client: RemoteMediaClient, into state: PublishedState<MediaControls>,
-        while current: NIOLockedValueBox<RemoteMediaClient?>, imagePicker: any ImagePicker, every interval: Duration
+        while current: NIOLockedValueBox<RemoteMediaClient?>, artwork: Artwork, every interval: Duration
     ) async {
         let events = client.events()
+        let fetched = NIOLockedValueBox<String?>(nil)
         let refresh: @Sendable () -> Void = {
-            let controls = MediaControls(
-                status: client.mediaStatus, position: client.approximateStreamPosition(), imagePicker: imagePicker)
-            state.update { if current.withLockedValue({ $0 }) === client { $0 = controls } }
+            var controls = MediaControls(
+                status: client.mediaStatus, position: client.approximateStreamPosition(), imagePicker: artwork.picker)
+            state.update { published in
+                guard current.withLockedValue({ $0 }) === client else { return }
+                if controls.image == published.image { controls.artworkFile = published.artworkFile }
+                published = controls
+            }
+            guard let cache = artwork.cache, let image = controls.image, let url = URL(string: image.url),
+                fetched.withLockedValue({ old in
+                    defer { old = image.url }
+                    return old != image.url
+                })
+            else { return }
+            Task {
+                guard let file = try? await cache.localFile(for: url) else { return }
+                state.update { published in
+                    if published.image == image, current.withLockedValue({ $0 }) === client {
+                        published.artworkFile = file
+                    }
+                }
+            }
         }
         refresh()
         await withTaskGroup(of: Void.self) { group in

@@ -1,5 +1,6 @@
 import CastChannels
 public import CastMedia
+public import Foundation
 
 /// What a media controller shows and which of its controls work, derived
 /// from the media status alone: the state a `GCKUIMediaController` gives
@@ -76,6 +77,8 @@ public struct MediaControls: Sendable, Hashable {
     public var subtitle: String?
     /// The artwork ``ImagePicker`` chose.
     public var image: MediaImage?
+    /// A local copy of ``image``, once the model's ``ImageCache`` has it.
+    public var artworkFile: URL?
     /// What the play/pause toggle does now; `nil` when it does nothing.
     public var primaryAction: PrimaryAction?
     /// The position, in seconds.

@@ -1,0 +1,82 @@
+import CastEmulator
+import CastKit
+import CastMediaServer
+import CastTestSupport
+import CastUI
+import Foundation
+import Testing
+
+@Suite struct ImageCacheTests {
+    /// Fetched once over real HTTP (Hummingbird on loopback), kept, bounded, the least recently used first out.
+    @Test func imagesAreFetchedOnceKeptAndEvictedOldestFirst() async throws {
+        let server = try await MediaServer.start(toward: "127.0.0.1", logger: quietLogger)
+        let images = (0..<4).map { index in [UInt8](repeating: UInt8(index), count: index == 3 ? 2_000 : 1_000) }
+        let urls = try images.enumerated().map { index, bytes in
+            try server.serve(bytes, named: "image\(index).png", contentType: "image/png")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cast-images-\(UUID())")
+        let cache = DiskImageCache(directory: directory, maximumBytes: 2_500, maximumImageBytes: 1_500)
+
+        let first = try await cache.localFile(for: urls[0])
+        #expect(try Data(contentsOf: first) == Data(images[0]))
+        #expect(first.deletingLastPathComponent().path.hasPrefix(directory.path))
+        // Kept: the server no longer has it, the cache still does.
+        server.withdraw(urls[0])
+        #expect(try await cache.localFile(for: urls[0]) == first)
+
+        try await Task.sleep(for: .milliseconds(20))
+        let second = try await cache.localFile(for: urls[1])
+        try await Task.sleep(for: .milliseconds(20))
+        let third = try await cache.localFile(for: urls[2])
+        // 3 000 bytes > 2 500: the least recently used (the first) goes.
+        #expect(!FileManager.default.fileExists(atPath: first.path))
+        #expect(FileManager.default.fileExists(atPath: second.path))
+        #expect(FileManager.default.fileExists(atPath: third.path))
+
+        let large = await caughtError(ImageCacheError.self) { _ = try await cache.localFile(for: urls[3]) }
+        #expect(large?.code == .tooLarge)
+        let local = await caughtError(ImageCacheError.self) {
+            _ = try await cache.localFile(for: URL(fileURLWithPath: "/etc/passwd"))
+        }
+        #expect(local?.code == .unsupportedURL)
+        // Evicted and no longer served: fetched again, and it fails.
+        let evicted = await caughtError(ImageCacheError.self) { _ = try await cache.localFile(for: urls[0]) }
+        #expect(evicted?.code == .fetchFailed)
+        let gone = await caughtError(ImageCacheError.self) {
+            _ = try await cache.localFile(for: server.baseURL.appendingPathComponent("nothing-here.png"))
+        }
+        #expect(gone?.code == .fetchFailed)
+        await server.stop()
+    }
+
+    /// The controller fetches the picked artwork through its cache and shows the local copy.
+    @Test func theControllerShowsTheArtworksLocalCopy() async throws {
+        let server = try await MediaServer.start(toward: "127.0.0.1", logger: quietLogger)
+        let poster = [UInt8](repeating: 42, count: 4_096)
+        let url = try server.serve(poster, named: "poster.jpg", contentType: "image/jpeg")
+        let emulator = try CastEmulator(configuration: CastEmulatorConfiguration(), logger: quietLogger)
+        try await emulator.start()
+        let manager = SessionManager(options: uiOptions())
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cast-images-\(UUID())")
+        let controller = MediaControllerModel(
+            sessionManager: manager, imageCache: DiskImageCache(directory: directory))
+        let log = StateLog(controller.updates())
+        let device = CastDevice(
+            id: "tv", friendlyName: "TV", modelName: "", capabilities: [], status: .unknown(nil),
+            addresses: [try #require(IPAddress("127.0.0.1"))], port: emulator.port, source: .knownHost)
+        let session = try await manager.startSession(on: device)
+        var metadata = MediaMetadata(type: .movie, images: [MediaImage(url: url.absoluteString)])
+        metadata.setString("With artwork", forKey: .title)
+        try await session.remoteMediaClient?.load(
+            MediaLoadRequestData(
+                mediaInformation: MediaInformation(
+                    contentID: "https://media.example/a.mp4", contentType: "video/mp4", metadata: metadata)))
+        let shown = await log.wait { $0.artworkFile != nil }
+        let file = try #require(shown?.artworkFile)
+        #expect(try Data(contentsOf: file) == Data(poster))
+        #expect(shown?.image?.url == url.absoluteString)
+        await manager.endSession()
+        await emulator.stop()
+        await server.stop()
+    }
+}
