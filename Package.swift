@@ -360,6 +360,10 @@ let package = Package(
         .executableTarget(
             name: "fuzz-portal-reply", dependencies: ["FuzzSupport", "CastCapture", "CastDBus", "CDBus"],
             path: "Tests/Fuzz/PortalReply", exclude: ["Corpus"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "fuzz-mpris-call",
+            dependencies: ["FuzzSupport", "CastMPRIS", "CastUI", "CastKit", "CastDBus", "CDBus"],
+            path: "Tests/Fuzz/MprisCall", exclude: ["Corpus"], swiftSettings: strictSettings),
 
         // `make soak` (Tests/Soak): 30 minutes of streaming, reconnections and media, memory sampled.
         .executableTarget(
@@ -375,7 +379,7 @@ let package = Package(
         .target(
             name: "CastTestSupport",
             dependencies: [
-                "CastTransport", "CastChannels", "CastEmulator", "CastLogging", "CastRemoteDisplay",
+                "CastTransport", "CastChannels", "CastDiscovery", "CastEmulator", "CastLogging", "CastRemoteDisplay",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -76,6 +76,20 @@ package enum DBusValue: Sendable, Equatable {
 
     // MARK: Reading
 
+    /// The message whose wire bytes are `bytes`, validated by libdbus (the
+    /// fuzz targets' way in); `nil` for bytes that are not one. Unref it.
+    package static func message(demarshalling bytes: [UInt8]) -> OpaquePointer? {
+        guard !bytes.isEmpty else { return nil }
+        var error = DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        return bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) {
+                dbus_message_demarshal($0.baseAddress, Int32(buffer.count), &error)
+            }
+        }
+    }
+
     /// Every argument of `message`, in order.
     package static func arguments(of message: OpaquePointer) -> [DBusValue] {
         var iterator = DBusMessageIter()

@@ -27,6 +27,14 @@ package final class SessionBus: @unchecked Sendable {
         package var interface: String
         package var member: String
         package var arguments: [DBusValue]
+
+        /// The call `message` carries (a method call libdbus has validated).
+        package init(message: OpaquePointer) {
+            self.path = dbus_message_get_path(message).map { String(cString: $0) } ?? ""
+            self.interface = dbus_message_get_interface(message).map { String(cString: $0) } ?? ""
+            self.member = dbus_message_get_member(message).map { String(cString: $0) } ?? ""
+            self.arguments = DBusValue.arguments(of: message)
+        }
     }
 
     /// What a served method call answers: its return values, or an error.
@@ -150,12 +158,7 @@ package final class SessionBus: @unchecked Sendable {
             while let message = dbus_connection_pop_message(self.connection) {
                 defer { dbus_message_unref(message) }
                 guard dbus_message_get_type(message) == DBUS_MESSAGE_TYPE_METHOD_CALL else { continue }
-                let call = MethodCall(
-                    path: dbus_message_get_path(message).map { String(cString: $0) } ?? "",
-                    interface: dbus_message_get_interface(message).map { String(cString: $0) } ?? "",
-                    member: dbus_message_get_member(message).map { String(cString: $0) } ?? "",
-                    arguments: DBusValue.arguments(of: message))
-                let result = handler(call)
+                let result = handler(MethodCall(message: message))
                 guard dbus_message_get_no_reply(message) == 0 else { continue }
                 let reply: OpaquePointer?
                 switch result {

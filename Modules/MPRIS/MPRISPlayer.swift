@@ -28,9 +28,7 @@ public final class MPRISPlayer: Sendable {
     /// The bus name it owns: `org.mpris.MediaPlayer2.<name>.instance<pid>`.
     public let busName: String
     private let bus: SessionBus
-    private let controller: MediaControllerModel
-    private let volume: VolumeModel?
-    private let identity: String
+    private let object: MPRISObject
     private let stopped = NIOLockedValueBox(false)
     private let published = NIOLockedValueBox(Published())
     private let follower = NIOLockedValueBox<Task<Void, Never>?>(nil)
@@ -59,16 +57,11 @@ public final class MPRISPlayer: Sendable {
         } catch {
             throw MPRISError(.nameTaken, error.description)
         }
-        self.controller = controller
-        self.volume = volume
-        self.identity = identity
-        self.published.withLockedValue {
-            $0.player = MPRISProperties.player(controller.controls, volume: volume?.volume)
-        }
-        let server = Thread { [bus, stopped, weak self] in
-            try? bus.serve(until: { stopped.withLockedValue { $0 } }) { call in
-                self?.handle(call) ?? .error(name: "org.freedesktop.DBus.Error.Failed", message: "the player closed")
-            }
+        let object = MPRISObject(controller: controller, volume: volume, identity: identity)
+        self.object = object
+        self.published.withLockedValue { $0.player = object.playerProperties() }
+        let server = Thread { [bus, stopped] in
+            try? bus.serve(until: { stopped.withLockedValue { $0 } }) { object.handle($0) }
         }
         server.name = "cast.mpris"
         server.start()
@@ -88,8 +81,8 @@ public final class MPRISPlayer: Sendable {
     // MARK: Following the model
 
     private func startFollowing() {
-        let controls = self.controller.updates()
-        let volumes = self.volume?.updates()
+        let controls = self.object.controller.updates()
+        let volumes = self.object.volume?.updates()
         let task = Task { [weak self] in
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { [weak self] in
@@ -108,8 +101,8 @@ public final class MPRISPlayer: Sendable {
     /// Announces the properties that changed (Position never is, as the
     /// spec says), and a jump in position as `Seeked`.
     private func publish() {
-        let controls = self.controller.controls
-        let current = MPRISProperties.player(controls, volume: self.volume?.volume)
+        let controls = self.object.controller.controls
+        let current = MPRISProperties.player(controls, volume: self.object.volume?.volume)
         let now = ContinuousClock.now
         let (changed, seeked) = self.published.withLockedValue { published -> ([String: DBusValue], Bool) in
             let changed = current.filter { $0.key != "Position" && published.player[$0.key] != $0.value }
@@ -133,103 +126,5 @@ public final class MPRISPlayer: Sendable {
                 path: MPRISProperties.objectPath, interface: MPRISProperties.playerInterface, member: "Seeked",
                 arguments: [.int64(MPRISProperties.microseconds(controls.position))])
         }
-    }
-
-    // MARK: Serving calls
-
-    private func handle(_ call: SessionBus.MethodCall) -> SessionBus.MethodResult {
-        guard call.path == MPRISProperties.objectPath else {
-            return .error(name: "org.freedesktop.DBus.Error.UnknownObject", message: "no object at \(call.path)")
-        }
-        switch (call.interface, call.member) {
-        case (MPRISProperties.introspectableInterface, "Introspect"):
-            return .reply([.string(MPRISProperties.introspection)])
-        case (MPRISProperties.propertiesInterface, "Get"):
-            guard let interface = call.arguments.first?.string, let name = call.arguments.dropFirst().first?.string,
-                let value = self.properties(of: interface)?[name]
-            else { return Self.invalidArguments("no such property") }
-            return .reply([.variant(value)])
-        case (MPRISProperties.propertiesInterface, "GetAll"):
-            guard let interface = call.arguments.first?.string, let properties = self.properties(of: interface) else {
-                return .reply([.dictionary([:])])
-            }
-            return .reply([.dictionary(properties)])
-        case (MPRISProperties.propertiesInterface, "Set"):
-            return self.set(call.arguments)
-        case (MPRISProperties.rootInterface, "Raise"), (MPRISProperties.rootInterface, "Quit"):
-            return .reply([])
-        case (MPRISProperties.playerInterface, _), ("", _):
-            return self.player(call.member, call.arguments)
-        default:
-            return .error(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "\(call.interface).\(call.member)")
-        }
-    }
-
-    private func properties(of interface: String) -> [String: DBusValue]? {
-        switch interface {
-        case MPRISProperties.rootInterface: MPRISProperties.root(identity: self.identity)
-        case MPRISProperties.playerInterface:
-            MPRISProperties.player(self.controller.controls, volume: self.volume?.volume)
-        default: nil
-        }
-    }
-
-    /// The Player interface's methods: each starts the model's action and answers at once.
-    private func player(_ member: String, _ arguments: [DBusValue]) -> SessionBus.MethodResult {
-        let controller = self.controller
-        let controls = controller.controls
-        switch member {
-        case "PlayPause": Self.perform { try await controller.togglePlayback() }
-        case "Play" where controls.primaryAction == .play: Self.perform { try await controller.togglePlayback() }
-        case "Pause" where controls.primaryAction == .pause: Self.perform { try await controller.togglePlayback() }
-        case "Play", "Pause": break
-        case "Stop": Self.perform { try await controller.stop() }
-        case "Next": Self.perform { try await controller.next() }
-        case "Previous": Self.perform { try await controller.previous() }
-        case "Seek":
-            guard case .int64(let offset)? = arguments.first else { return Self.invalidArguments("Seek takes x") }
-            Self.perform { try await controller.skip(by: Double(offset) / 1_000_000) }
-        case "SetPosition":
-            guard arguments.count == 2, arguments[0].string == MPRISProperties.trackID,
-                case .int64(let position) = arguments[1]
-            else { return .reply([]) }  // a stale track id is ignored, as the spec says
-            Self.perform { try await controller.seek(to: Double(position) / 1_000_000) }
-        case "OpenUri":
-            return .error(name: "org.mpris.MediaPlayer2.Error.NotSupported", message: "cast the URI with cast play")
-        default:
-            return .error(name: "org.freedesktop.DBus.Error.UnknownMethod", message: member)
-        }
-        return .reply([])
-    }
-
-    /// Properties.Set: `Volume` and `Rate`; the rest are read-only.
-    private func set(_ arguments: [DBusValue]) -> SessionBus.MethodResult {
-        guard arguments.count == 3, arguments[0].string == MPRISProperties.playerInterface,
-            case .double(let value) = arguments[2]
-        else {
-            return .error(name: "org.freedesktop.DBus.Error.PropertyReadOnly", message: "only Volume and Rate are set")
-        }
-        let controller = self.controller
-        switch arguments[1].string {
-        case "Volume":
-            if let volume = self.volume {
-                Self.perform { try await volume.setLevel(value) }
-            } else {
-                Self.perform { try await controller.setStreamVolume(value) }
-            }
-        case "Rate" where value > 0:
-            Self.perform { try await controller.setPlaybackRate(value) }
-        default:
-            return .error(name: "org.freedesktop.DBus.Error.PropertyReadOnly", message: "only Volume and Rate are set")
-        }
-        return .reply([])
-    }
-
-    private static func perform(_ action: @escaping @Sendable () async throws -> Void) {
-        Task { try? await action() }
-    }
-
-    private static func invalidArguments(_ message: String) -> SessionBus.MethodResult {
-        .error(name: "org.freedesktop.DBus.Error.InvalidArgs", message: message)
     }
 }

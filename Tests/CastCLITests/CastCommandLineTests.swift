@@ -232,17 +232,9 @@ import Testing
         await desktop.stop()
     }
 
-    /// Runs `dbus-send --print-reply` on `bus`; what it printed.
+    /// `dbus-send --print-reply` on `bus`.
     static func dbusSend(_ bus: String, _ arguments: String...) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-send")
-        process.arguments = ["--bus=\(bus)", "--print-reply"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try CommandOutput.dbusSend(bus, arguments)
     }
 
     @Test func queueNextPreviousRateTracksAndStyle() async throws {

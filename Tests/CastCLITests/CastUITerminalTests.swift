@@ -55,16 +55,7 @@ struct TmuxPane {
 
     @discardableResult
     static func tmux(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = Pipe()
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try CommandOutput.of(["/usr/bin/tmux"] + arguments).text
     }
 }
 
@@ -113,10 +104,7 @@ struct CastUITerminalTests {
         var options = CastOptions(sessionStore: nil, logger: quiet)
         options.deviceAuthentication = .off
         let manager = SessionManager(options: options)
-        let device = CastDevice(
-            id: "tv", friendlyName: "Test TV", modelName: "", capabilities: [], status: .unknown(nil),
-            addresses: [try #require(IPAddress("127.0.0.1"))], port: emulator.port, source: .knownHost)
-        let session = try await manager.startSession(on: device)
+        let session = try await manager.startSession(on: emulator.loopbackDevice)
         var metadata = MediaMetadata(type: .movie)
         metadata.setString("Big Buck Bunny", forKey: .title)
         try await session.remoteMediaClient?.load(

@@ -7,22 +7,13 @@ import CastUI
 import Foundation
 import Testing
 
-/// Runs `dbus-send` (an independent D-Bus client) on `bus`; its printed reply.
+/// `dbus-send --print-reply` on `bus`.
 func dbusSend(_ bus: String, _ arguments: String...) throws -> String {
-    try dbusSend(bus, arguments)
+    try CommandOutput.dbusSend(bus, arguments)
 }
 
 func dbusSend(_ bus: String, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-send")
-    process.arguments = ["--bus=\(bus)", "--print-reply"] + arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
+    try CommandOutput.dbusSend(bus, arguments)
 }
 
 @Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-send"), "needs dbus-send"))
@@ -67,10 +58,7 @@ struct MPRISPlayerTests {
         #expect(introspection.contains(#"<method name="PlayPause"/>"#))
 
         // A movie plays on the TV.
-        let device = CastDevice(
-            id: "tv", friendlyName: "TV", modelName: "", capabilities: [], status: .unknown(nil),
-            addresses: [try #require(IPAddress("127.0.0.1"))], port: emulator.port, source: .knownHost)
-        let session = try await manager.startSession(on: device)
+        let session = try await manager.startSession(on: emulator.loopbackDevice)
         var metadata = MediaMetadata(type: .movie, images: [MediaImage(url: "https://img.example/poster.jpg")])
         metadata.setString("Big Buck Bunny", forKey: .title)
         metadata.setString("Blender Foundation", forKey: .subtitle)

@@ -159,20 +159,11 @@ public final class NamespacePair: Sendable {
 
     @discardableResult
     public static func run(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw NamespaceError(message: "\(arguments.joined(separator: " ")) failed: \(text)")
+        let output = try CommandOutput.of(arguments)
+        guard output.status == 0 else {
+            throw NamespaceError(message: "\(arguments.joined(separator: " ")) failed: \(output.text)")
         }
-        return text
+        return output.text
     }
 }
 

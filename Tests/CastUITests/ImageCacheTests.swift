@@ -61,10 +61,7 @@ import Testing
         let controller = MediaControllerModel(
             sessionManager: manager, imageCache: DiskImageCache(directory: directory))
         let log = StateLog(controller.updates())
-        let device = CastDevice(
-            id: "tv", friendlyName: "TV", modelName: "", capabilities: [], status: .unknown(nil),
-            addresses: [try #require(IPAddress("127.0.0.1"))], port: emulator.port, source: .knownHost)
-        let session = try await manager.startSession(on: device)
+        let session = try await manager.startSession(on: emulator.loopbackDevice)
         var metadata = MediaMetadata(type: .movie, images: [MediaImage(url: url.absoluteString)])
         metadata.setString("With artwork", forKey: .title)
         try await session.remoteMediaClient?.load(

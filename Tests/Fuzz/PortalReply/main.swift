@@ -14,16 +14,7 @@ import FuzzSupport
 /// (Tests/CastTestSupport/screencast_portal.py), recorded with
 /// `dbus-monitor --binary` and split into messages.
 func fuzzPortalReply(_ bytes: [UInt8]) {
-    var error = DBusError()
-    dbus_error_init(&error)
-    defer { dbus_error_free(&error) }
-    guard !bytes.isEmpty,
-        let message = bytes.withUnsafeBufferPointer({ buffer in
-            buffer.withMemoryRebound(to: CChar.self) {
-                dbus_message_demarshal($0.baseAddress, Int32(buffer.count), &error)
-            }
-        })
-    else { return }
+    guard let message = DBusValue.message(demarshalling: bytes) else { return }
     defer { dbus_message_unref(message) }
     let arguments = DBusValue.arguments(of: message)
     if case .success(let results) = ScreenCastPortal.results(ofResponse: arguments, to: "Start") {

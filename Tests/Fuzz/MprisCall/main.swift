@@ -1,0 +1,77 @@
+import CDBus
+import CastDBus
+import CastKit
+import CastUI
+import Foundation
+import FuzzSupport
+
+@testable import CastMPRIS
+
+/// What a desktop (or any peer on the session bus) sends the MPRIS player:
+/// a whole message demarshalled by libdbus (which validates it), read into
+/// `DBusValue`s, answered by the player's object (with no session: actions
+/// fail quietly), and the answer written back into a reply message.
+///
+/// The seed corpus is one well-formed call of each method and property
+/// access the player serves, written by `fuzz-mpris-call --seed DIR`.
+enum MPRISFuzzing {
+    static let object = MPRISObject(
+        controller: MediaControllerModel(sessionManager: SessionManager(options: CastOptions(sessionStore: nil))),
+        volume: nil, identity: "fuzz")
+
+    static func call(_ bytes: [UInt8]) {
+        guard let message = DBusValue.message(demarshalling: bytes) else { return }
+        defer { dbus_message_unref(message) }
+        guard case .reply(let values) = Self.object.handle(SessionBus.MethodCall(message: message)),
+            let reply = dbus_message_new_signal("/fuzz", "org.example.Fuzz", "Reply")
+        else { return }
+        defer { dbus_message_unref(reply) }
+        for value in values { _ = DBusValue.append(value, to: reply) }
+    }
+
+    /// One marshalled call of each kind the player serves.
+    static func seeds() -> [String: [UInt8]] {
+        let player = "org.mpris.MediaPlayer2.Player"
+        let calls: [(String, String, String, [DBusValue])] = [
+            ("play-pause", player, "PlayPause", []),
+            ("seek", player, "Seek", [.int64(10_000_000)]),
+            ("set-position", player, "SetPosition", [.objectPath("/org/mpris/MediaPlayer2/cast/current"), .int64(5)]),
+            ("open-uri", player, "OpenUri", [.string("https://example.com/a.mp4")]),
+            ("get", "org.freedesktop.DBus.Properties", "Get", [.string(player), .string("Metadata")]),
+            ("get-all", "org.freedesktop.DBus.Properties", "GetAll", [.string(player)]),
+            (
+                "set-volume", "org.freedesktop.DBus.Properties", "Set",
+                [.string(player), .string("Volume"), .variant(.double(0.5))]
+            ),
+            ("introspect", "org.freedesktop.DBus.Introspectable", "Introspect", []),
+        ]
+        var seeds: [String: [UInt8]] = [:]
+        for (name, interface, member, arguments) in calls {
+            guard
+                let message = dbus_message_new_method_call(
+                    "org.mpris.MediaPlayer2.cast", "/org/mpris/MediaPlayer2", interface, member)
+            else { continue }
+            defer { dbus_message_unref(message) }
+            for argument in arguments { _ = DBusValue.append(argument, to: message) }
+            dbus_message_set_serial(message, 1)
+            var buffer: UnsafeMutablePointer<CChar>?
+            var length: Int32 = 0
+            guard dbus_message_marshal(message, &buffer, &length) != 0, let buffer else { continue }
+            seeds[name] = buffer.withMemoryRebound(to: UInt8.self, capacity: Int(length)) {
+                Array(UnsafeBufferPointer(start: $0, count: Int(length)))
+            }
+            dbus_free(buffer)
+        }
+        return seeds
+    }
+}
+
+// The entry point (see `FuzzReplay`); `--seed DIR` writes the seed corpus.
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--seed", arguments.count == 2 {
+    for (name, bytes) in MPRISFuzzing.seeds() {
+        guard FileManager.default.createFile(atPath: arguments[1] + "/" + name, contents: Data(bytes)) else { exit(1) }
+    }
+    exit(0)
+}
+exit(FuzzReplay.run(CommandLine.argc, CommandLine.unsafeArgv, MPRISFuzzing.call))
