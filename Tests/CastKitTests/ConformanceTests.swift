@@ -490,9 +490,11 @@ struct ConformanceFixture: Sendable, CustomStringConvertible, Identifiable {
         let events = client.events()
         client.didReceiveTextMessage(try self.fixture("040").text())
         client.didReceiveTextMessage(try self.fixture("041").text())
-        let received = await collect(events, count: 2, within: .seconds(5)) { event -> MediaEvent? in event }
+        let received = await collect(events, count: 3, within: .seconds(5)) { event -> MediaEvent? in event }
         let expected = try self.mediaCache("040", "041").status
-        #expect(received.count == 2)
+        // 040 carries `media` (metadata, then status); 041 does not (status alone).
+        #expect(received.count == 3)
+        #expect(received.first == .metadataChanged(try self.mediaCache("040").status?.media))
         #expect(received.last == .statusChanged(expected))
         #expect(client.mediaStatus == expected)
         #expect(client.mediaStatus?.media?.contentID == "http://10.100.110.5:33053/")

@@ -103,9 +103,15 @@ struct MPRISPlayerTests {
 
         // Seek by 30 s, and the volume set from the desktop.
         events = emulator.events()
+        try listener.addMatch("type='signal',interface='org.mpris.MediaPlayer2.Player',member='Seeked'")
         _ = try call("Seek", "int64:30000000")
         let seek = await Self.received("SEEK", in: events)
         #expect((seek?["currentTime"]?.doubleValue ?? 0) >= 30, "\(String(describing: seek))")
+        // The jump is announced as Seeked, with the new position in microseconds.
+        let seeked = try listener.waitForSignal(
+            interface: "org.mpris.MediaPlayer2.Player", member: "Seeked", path: "/org/mpris/MediaPlayer2",
+            until: ContinuousClock.now + .seconds(10), isCancelled: { false })
+        #expect((seeked?.first?.integer ?? 0) >= 30_000_000, "\(String(describing: seeked))")
         events = emulator.events()
         _ = try dbusSend(
             bus, "--dest=\(name)", "/org/mpris/MediaPlayer2", "org.freedesktop.DBus.Properties.Set",
