@@ -1,4 +1,4 @@
-public import CastRemoteDisplay
+import CastRemoteDisplay
 
 #if canImport(Glibc)
 import Glibc
