@@ -91,9 +91,10 @@ extension RemoteDisplayEndToEnd {
                 let session = try await fixture.channel.beginSession(
                     configuration: RemoteDisplayConfiguration(
                         resolutions: [RemoteDisplayConfiguration.Resolution(width: 640, height: 360)], audio: nil,
-                        firstFrameDeadline: .milliseconds(400)))
+                        firstFrameDeadline: .milliseconds(1_500)))
+                // The source's first frame is due 300 ms after it was prepared: well within the deadline.
                 try await source.stream(seconds: 0.1, to: session)
-                try await Task.sleep(for: .milliseconds(700))
+                try await Task.sleep(for: .milliseconds(1_700))
                 #expect(session.state == .active)
             }
         }
