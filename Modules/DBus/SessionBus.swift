@@ -5,8 +5,13 @@ import CDBus
 /// or owning a name and serving method calls on one thread while signals go
 /// out from any (an MPRIS player's side).
 //
-// @unchecked Sendable: libdbus connections are thread-safe once
-// `dbus_threads_init_default` ran, and this one is used by one capture at a time.
+// @unchecked Sendable: its stored properties are `let`s — the connection
+// pointer and the unique name (a String) — and never change. libdbus locks
+// each connection itself once `dbus_threads_init_default` ran, which `init`
+// calls before the connection exists: sending (calls, replies, signals) is
+// safe from any thread. Reading is not shared: the portal reads from the
+// one capture that owns its connection, and an MPRIS player reads only on
+// its serving thread while other threads only emit signals.
 package final class SessionBus: @unchecked Sendable {
     /// A D-Bus error: its name (`org.freedesktop.DBus.Error.ServiceUnknown`,
     /// a portal's own) and message.

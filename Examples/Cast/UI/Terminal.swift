@@ -15,8 +15,12 @@ enum Key: Equatable, Sendable {
 /// frames out, its size, and its resizes. Everything is put back as it was
 /// by ``restore()``.
 //
-// @unchecked Sendable: `original` is written once in `init`; the signal
-// source and the reader thread only read it or touch their own state.
+// @unchecked Sendable: `original` is the one `var` (tcgetattr needs it
+// inout); it is written once in `init`, before the object is shared, and
+// only read after (by `restore()`). Everything else is a `let` of a
+// Sendable type (stream continuations, the dispatch signal source, whose
+// handler only yields). The reader thread captures only the keys'
+// continuation, never `self`.
 final class Terminal: @unchecked Sendable {
     private var original = termios()
     private let resize: any DispatchSourceSignal
