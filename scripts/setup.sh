@@ -35,6 +35,7 @@ packages=(
     iproute2            # discovery tests: network namespaces and veth pairs (`ip netns`)
     python3-pip         # interop tests: pip installs python-zeroconf and pychromecast
     tmux                # cast ui tests: a real terminal to type into and read back
+    gdb                 # test scripts: every thread of a test run that went over its time limit
 )
 
 # The independent peers of the interop tests, from PyPI: python-zeroconf (mDNS,

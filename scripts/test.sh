@@ -12,8 +12,12 @@ trap 'rm -rf "$log" "$results"' EXIT
 # log has lacked dozens of result lines and its summary, and once a failed
 # test's issue line, all while every test ran), so the failures are also read
 # back from the xUnit reports the test runners write themselves.
-"${SWIFT:-swift}" test --skip-build --xunit-output "$results/tests.xml" "$@" 2>&1 | tee "$log"
+source "$(dirname "$0")/watchdog.sh"
+watch_tests "${TEST_TIME_LIMIT:-1500}" "$log" &
+watchdog=$!
+stdbuf -oL -eL "${SWIFT:-swift}" test --skip-build --xunit-output "$results/tests.xml" "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
+kill "$watchdog" 2>/dev/null
 if [ "$status" -ne 0 ]; then
     echo
     echo "=== The failures of this run, again ==="

@@ -16,9 +16,13 @@ trap 'rm -f "$log"' EXIT
 # authentication ran past their 10 s connect timeout at the start of the run
 # (about one run in two once the capture tests and their X and sound servers
 # joined). Serial, the run takes about 200 s instead of 100 s and waits on nothing.
+source "$(dirname "$0")/watchdog.sh"
+watch_tests "${TEST_TIME_LIMIT:-1800}" "$log" &
+watchdog=$!
 CAST_SANITIZER=thread TSAN_OPTIONS="${TSAN_OPTIONS:-second_deadlock_stack=1}" \
-    "$swift" test --skip-build --sanitize=thread --scratch-path "$scratch" --no-parallel "$@" >"$log" 2>&1
+    stdbuf -oL -eL "$swift" test --skip-build --sanitize=thread --scratch-path "$scratch" --no-parallel "$@" >"$log" 2>&1
 status=$?
+kill "$watchdog" 2>/dev/null
 reports=$(grep -c "WARNING: ThreadSanitizer" "$log" || true)
 tail -3 "$log"
 if [ "$status" -ne 0 ] || [ "$reports" -ne 0 ]; then

@@ -32,39 +32,15 @@ import Testing
         try await Self.run(Self.executable("cast"), arguments)
     }
 
-    /// Runs `executable` with `arguments`; its pipes drain and its exit is
-    /// awaited on threads of their own. With `interruptAfter`, it gets a
+    /// Runs `executable` with `arguments`. With `interruptAfter`, it gets a
     /// SIGINT (Ctrl-C) that long after it started.
     static func run(
         _ executable: String, _ arguments: [String], interruptAfter: Duration? = nil,
         environment: [String: String] = [:]
     ) async throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        let interrupter = interruptAfter.map { delay in
-            Task { [pid = process.processIdentifier] in
-                try await Task.sleep(for: delay)
-                kill(pid, SIGINT)
-            }
-        }
-        defer { interrupter?.cancel() }
-        // Both pipes drain at once, or a process that fills one would block.
-        async let errors = onOwnThread { stderr.fileHandleForReading.readDataToEndOfFile() }
-        let output = try await onOwnThread { stdout.fileHandleForReading.readDataToEndOfFile() }
-        let status = try await onOwnThread {
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
-        return Run(
-            status: status, stdout: String(decoding: output, as: UTF8.self),
-            stderr: String(decoding: try await errors, as: UTF8.self))
+        let output = try await CommandOutput.of(
+            [executable] + arguments, environment: environment, interruptAfter: interruptAfter)
+        return Run(status: output.status, stdout: output.stdout, stderr: output.stderr)
     }
 
     /// Runs `body` with a started emulator and its `--device` argument, in
@@ -208,7 +184,7 @@ import Testing
             let deadline = ContinuousClock.now + .seconds(5)
             while player == nil, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(100))
-                let names = try Self.dbusSend(
+                let names = try await Self.dbusSend(
                     desktop.busAddress, "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
                     "org.freedesktop.DBus.ListNames")
                 player = names.split(separator: "\"").map(String.init).first {
@@ -217,7 +193,7 @@ import Testing
             }
             let name = try #require(player)
             try await Task.sleep(for: .milliseconds(500))
-            _ = try Self.dbusSend(
+            _ = try await Self.dbusSend(
                 desktop.busAddress, "--dest=\(name)", "/org/mpris/MediaPlayer2",
                 "org.mpris.MediaPlayer2.Player.PlayPause")
             let pause = await first(paused) { event in
@@ -233,8 +209,8 @@ import Testing
     }
 
     /// `dbus-send --print-reply` on `bus`.
-    static func dbusSend(_ bus: String, _ arguments: String...) throws -> String {
-        try CommandOutput.dbusSend(bus, arguments)
+    static func dbusSend(_ bus: String, _ arguments: String...) async throws -> String {
+        try await CommandOutput.dbusSend(bus, arguments)
     }
 
     @Test func queueNextPreviousRateTracksAndStyle() async throws {

@@ -12,60 +12,62 @@ struct TmuxPane {
 
     /// Starts `command` in a detached session of `columns` × `rows`; the pane
     /// stays after the command ends and shows its exit status.
-    func start(_ command: String, columns: Int = 100, rows: Int = 30) throws {
-        try Self.tmux(
+    func start(_ command: String, columns: Int = 100, rows: Int = 30) async throws {
+        try await Self.tmux(
             "new-session", "-d", "-s", self.session, "-x", "\(columns)", "-y", "\(rows)",
             "\(command); echo \"EXITED $?\"; sleep 60")
     }
 
     /// The pane's text now.
-    func text() throws -> String {
-        try Self.tmux("capture-pane", "-p", "-t", self.session)
+    func text() async throws -> String {
+        try await Self.tmux("capture-pane", "-p", "-t", self.session)
     }
 
     /// Waits (at most `timeout`) until the pane's text satisfies `condition`; the last text.
     @discardableResult
     func wait(within timeout: Duration = .seconds(15), until condition: (String) -> Bool) async throws -> String {
         let deadline = ContinuousClock.now + timeout
-        var text = try self.text()
+        var text = try await self.text()
         while !condition(text), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(100))
-            text = try self.text()
+            text = try await self.text()
         }
         return text
     }
 
     /// Types `keys` (tmux key names: `Enter`, `Right`, `Space`, or text).
-    func send(_ keys: String...) throws {
-        try Self.tmux(["send-keys", "-t", self.session] + keys)
+    func send(_ keys: String...) async throws {
+        try await Self.tmux(["send-keys", "-t", self.session] + keys)
     }
 
-    func resize(columns: Int, rows: Int) throws {
-        try Self.tmux("resize-window", "-t", self.session, "-x", "\(columns)", "-y", "\(rows)")
+    func resize(columns: Int, rows: Int) async throws {
+        try await Self.tmux("resize-window", "-t", self.session, "-x", "\(columns)", "-y", "\(rows)")
     }
 
+    /// Ends the session (from a `defer`, so on the calling thread: a few milliseconds).
     func kill() {
-        _ = try? Self.tmux("kill-session", "-t", self.session)
+        _ = try? CommandOutput.waiting(for: ["/usr/bin/tmux", "kill-session", "-t", self.session])
     }
 
     @discardableResult
-    static func tmux(_ arguments: String...) throws -> String {
-        try Self.tmux(arguments)
+    static func tmux(_ arguments: String...) async throws -> String {
+        try await Self.tmux(arguments)
     }
 
     @discardableResult
-    static func tmux(_ arguments: [String]) throws -> String {
-        try CommandOutput.of(["/usr/bin/tmux"] + arguments).text
+    static func tmux(_ arguments: [String]) async throws -> String {
+        try await CommandOutput.of(["/usr/bin/tmux"] + arguments, timeLimit: .seconds(20)).text
     }
 }
 
 @Suite(.enabled(if: TmuxPane.isAvailable, "needs tmux"))
 struct CastUITerminalTests {
-    /// The wire messages of `type` on `namespace` the emulator received after `events` began.
+    /// The wire message of `type` on `namespace` the emulator received after `events` began
+    /// (within 15 s).
     static func received(
         _ type: String, namespace: String, in events: AsyncStream<EmulatorEvent>
     ) async -> JSONValue? {
-        let event = await first(events) { event in
+        let event = await first(events, within: .seconds(15)) { event in
             guard case .messageReceived(_, let message) = event, message.namespace == namespace,
                 let json = try? JSONValue(parsing: message.text ?? "")
             else { return false }
@@ -85,7 +87,7 @@ struct CastUITerminalTests {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("cast-ui-\(UUID().uuidString)")
         let pane = TmuxPane()
         defer { pane.kill() }
-        try pane.start(
+        try await pane.start(
             "XDG_STATE_HOME=\(state.path) \(CastCommandLineTests.executable("cast")) ui "
                 + "--host 127.0.0.1:\(emulator.port) --no-mdns")
 
@@ -93,7 +95,7 @@ struct CastUITerminalTests {
         var screen = try await pane.wait { $0.contains("> 127.0.0.1") }
         #expect(screen.contains("DEVICES"), "\(screen)")
         #expect(screen.contains("Tip: Touch to cast"))
-        try pane.send("Enter")
+        try await pane.send("Enter")
         screen = try await pane.wait { $0.contains("connected to 127.0.0.1") && $0.contains("NOW PLAYING") }
         #expect(screen.contains("nothing playing on Default Media Receiver"), "\(screen)")
         #expect(emulator.runningApplication?.application.appID == CastApplicationID.defaultMediaReceiver)
@@ -118,33 +120,33 @@ struct CastUITerminalTests {
 
         // Pause, seek, volume: on the screen and on the wire.
         var events = emulator.events()
-        try pane.send("Space")
+        try await pane.send("Space")
         #expect(await Self.received("PAUSE", namespace: CastNamespace.media, in: events) != nil)
         screen = try await pane.wait { $0.contains("PAUSED") }
         #expect(screen.contains("space play"), "\(screen)")
 
         events = emulator.events()
-        try pane.send("Right")
+        try await pane.send("Right")
         let seek = await Self.received("SEEK", namespace: CastNamespace.media, in: events)
         #expect((seek?["currentTime"]?.doubleValue ?? 0) >= 10, "\(String(describing: seek))")
 
         events = emulator.events()
-        try pane.send("-")
+        try await pane.send("-")
         let volume = await Self.received("SET_VOLUME", namespace: CastNamespace.receiver, in: events)
         #expect(volume?["volume"]?["level"] == 0.96, "\(String(describing: volume))")
         screen = try await pane.wait { $0.contains("96%") }
         #expect(screen.contains("Volume ["))
 
         // Resizing redraws at the new width.
-        try pane.resize(columns: 60, rows: 20)
+        try await pane.resize(columns: 60, rows: 20)
         screen = try await pane.wait { $0.split(separator: "\n").contains { $0 == String(repeating: "─", count: 60) } }
         #expect(screen.contains("Big Buck Bunny"), "\(screen)")
 
         // Stop casting stops the app; q quits cleanly.
-        try pane.send("s")
+        try await pane.send("s")
         screen = try await pane.wait { $0.contains("not connected") }
         #expect(emulator.runningApplication == nil)
-        try pane.send("q")
+        try await pane.send("q")
         screen = try await pane.wait { $0.contains("EXITED") }
         #expect(screen.contains("EXITED 0"), "\(screen)")
         await manager.endSession()

@@ -8,12 +8,12 @@ import Foundation
 import Testing
 
 /// `dbus-send --print-reply` on `bus`.
-func dbusSend(_ bus: String, _ arguments: String...) throws -> String {
-    try CommandOutput.dbusSend(bus, arguments)
+func dbusSend(_ bus: String, _ arguments: String...) async throws -> String {
+    try await CommandOutput.dbusSend(bus, arguments)
 }
 
-func dbusSend(_ bus: String, _ arguments: [String]) throws -> String {
-    try CommandOutput.dbusSend(bus, arguments)
+func dbusSend(_ bus: String, _ arguments: [String]) async throws -> String {
+    try await CommandOutput.dbusSend(bus, arguments)
 }
 
 @Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-send"), "needs dbus-send"))
@@ -37,23 +37,23 @@ struct MPRISPlayerTests {
         let bus = desktop.busAddress
         let name = player.busName
         #expect(name.hasPrefix("org.mpris.MediaPlayer2.cast.instance"))
-        func property(_ interface: String, _ property: String) throws -> String {
-            try dbusSend(
+        func property(_ interface: String, _ property: String) async throws -> String {
+            try await dbusSend(
                 bus, "--dest=\(name)", "/org/mpris/MediaPlayer2", "org.freedesktop.DBus.Properties.Get",
                 "string:\(interface)", "string:\(property)")
         }
-        func call(_ member: String, _ arguments: String...) throws -> String {
-            try dbusSend(
+        func call(_ member: String, _ arguments: String...) async throws -> String {
+            try await dbusSend(
                 bus,
                 ["--dest=\(name)", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player.\(member)"]
                     + arguments)
         }
 
         // Nothing cast yet: stopped, no track.
-        #expect(try property("org.mpris.MediaPlayer2", "Identity").contains(#"string "Cast test""#))
-        #expect(try property("org.mpris.MediaPlayer2.Player", "PlaybackStatus").contains(#""Stopped""#))
-        #expect(try property("org.mpris.MediaPlayer2.Player", "Metadata").contains("TrackList/NoTrack"))
-        let introspection = try dbusSend(
+        #expect(try await property("org.mpris.MediaPlayer2", "Identity").contains(#"string "Cast test""#))
+        #expect(try await property("org.mpris.MediaPlayer2.Player", "PlaybackStatus").contains(#""Stopped""#))
+        #expect(try await property("org.mpris.MediaPlayer2.Player", "Metadata").contains("TrackList/NoTrack"))
+        let introspection = try await dbusSend(
             bus, "--dest=\(name)", "/org/mpris/MediaPlayer2", "org.freedesktop.DBus.Introspectable.Introspect")
         #expect(introspection.contains(#"<method name="PlayPause"/>"#))
 
@@ -69,18 +69,18 @@ struct MPRISPlayerTests {
                     duration: 600)))
         emulator.advanceMediaClock(by: .milliseconds(100))
         let deadline = ContinuousClock.now + .seconds(10)
-        while try !property("org.mpris.MediaPlayer2.Player", "PlaybackStatus").contains(#""Playing""#),
+        while try await !property("org.mpris.MediaPlayer2.Player", "PlaybackStatus").contains(#""Playing""#),
             ContinuousClock.now < deadline
         {
             try await Task.sleep(for: .milliseconds(50))
         }
-        let track = try property("org.mpris.MediaPlayer2.Player", "Metadata")
+        let track = try await property("org.mpris.MediaPlayer2.Player", "Metadata")
         #expect(track.contains("Big Buck Bunny"), "\(track)")
         #expect(track.contains("Blender Foundation"))
         #expect(track.contains("https://img.example/poster.jpg"))
         #expect(track.contains("int64 600000000"), "\(track)")
-        #expect(try property("org.mpris.MediaPlayer2.Player", "CanSeek").contains("boolean true"))
-        #expect(try property("org.mpris.MediaPlayer2.Player", "CanPause").contains("boolean true"))
+        #expect(try await property("org.mpris.MediaPlayer2.Player", "CanSeek").contains("boolean true"))
+        #expect(try await property("org.mpris.MediaPlayer2.Player", "CanPause").contains("boolean true"))
 
         // PlayPause from the desktop pauses the TV, and the change is announced.
         let listener = try SessionBus(address: bus)
@@ -88,7 +88,7 @@ struct MPRISPlayerTests {
             "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
                 + "path='/org/mpris/MediaPlayer2'")
         var events = emulator.events()
-        _ = try call("PlayPause")
+        _ = try await call("PlayPause")
         #expect(await Self.received("PAUSE", in: events) != nil)
         var announced: [String: DBusValue]?
         let until = ContinuousClock.now + .seconds(10)
@@ -99,12 +99,12 @@ struct MPRISPlayerTests {
             announced = arguments?.dropFirst().first?.dictionary
         }
         #expect(announced?["PlaybackStatus"] == .string("Paused"))
-        #expect(try property("org.mpris.MediaPlayer2.Player", "PlaybackStatus").contains(#""Paused""#))
+        #expect(try await property("org.mpris.MediaPlayer2.Player", "PlaybackStatus").contains(#""Paused""#))
 
         // Seek by 30 s, and the volume set from the desktop.
         events = emulator.events()
         try listener.addMatch("type='signal',interface='org.mpris.MediaPlayer2.Player',member='Seeked'")
-        _ = try call("Seek", "int64:30000000")
+        _ = try await call("Seek", "int64:30000000")
         let seek = await Self.received("SEEK", in: events)
         #expect((seek?["currentTime"]?.doubleValue ?? 0) >= 30, "\(String(describing: seek))")
         // The jump is announced as Seeked, with the new position in microseconds.
@@ -113,15 +113,15 @@ struct MPRISPlayerTests {
             until: ContinuousClock.now + .seconds(10), isCancelled: { false })
         #expect((seeked?.first?.integer ?? 0) >= 30_000_000, "\(String(describing: seeked))")
         events = emulator.events()
-        _ = try dbusSend(
+        _ = try await dbusSend(
             bus, "--dest=\(name)", "/org/mpris/MediaPlayer2", "org.freedesktop.DBus.Properties.Set",
             "string:org.mpris.MediaPlayer2.Player", "string:Volume", "variant:double:0.5")
         let level = await Self.received("SET_VOLUME", in: events)
         #expect(level?["volume"]?["level"] == 0.5, "\(String(describing: level))")
 
         // What cannot be done is a D-Bus error, not a crash.
-        #expect(try call("OpenUri", "string:https://example.com/a.mp4").contains("NotSupported"))
-        #expect(try call("Seek", "string:ten").contains("InvalidArgs"))
+        #expect(try await call("OpenUri", "string:https://example.com/a.mp4").contains("NotSupported"))
+        #expect(try await call("Seek", "string:ten").contains("InvalidArgs"))
 
         await manager.endSession()
         await emulator.stop()

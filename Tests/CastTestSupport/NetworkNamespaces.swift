@@ -159,7 +159,7 @@ public final class NamespacePair: Sendable {
 
     @discardableResult
     public static func run(_ arguments: [String]) throws -> String {
-        let output = try CommandOutput.of(arguments)
+        let output = try CommandOutput.waiting(for: arguments)
         guard output.status == 0 else {
             throw NamespaceError(message: "\(arguments.joined(separator: " ")) failed: \(output.text)")
         }

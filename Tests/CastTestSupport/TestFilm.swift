@@ -31,14 +31,8 @@ public enum TestFilm {
             "sine=frequency=440:sample_rate=48000", "-t", "\(seconds)",
         ]
         arguments += video + audio + (title.map { ["-metadata", "title=\($0)"] } ?? []) + ["-y", file.path]
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ffmpeg)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestFilmError(message: "ffmpeg could not make \(name)") }
+        let run = try CommandOutput.waiting(for: [ffmpeg] + arguments)
+        guard run.status == 0 else { throw TestFilmError(message: "ffmpeg could not make \(name): \(run.stderr)") }
         return file
     }
 }

@@ -1,0 +1,78 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Starts `executable` (found on PATH) with `arguments` and `environment`
+/// added to this process's, with `posix_spawnp`; its stdin is /dev/null, its
+/// stdout and stderr the descriptors given (/dev/null without one). The
+/// caller reaps it with `waitpid`.
+///
+/// Not Foundation's `Process`: on Linux it learns that a child ended when a
+/// socket it gave the child closes (swift-corelibs-foundation issue 4795),
+/// and a child that leaves a daemon behind (the tmux client starts the tmux
+/// server) never closes it, so `waitUntilExit` waited for ever on a fresh CI
+/// machine. `waitpid` on the child's own pid cannot miss its end.
+func spawnProcess(
+    _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+    standardOutput: Int32? = nil, standardError: Int32? = nil
+) throws -> pid_t {
+    let environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+        for pointer in argv { free(pointer) }
+        for pointer in envp { free(pointer) }
+    }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    for (target, source) in [(Int32(1), standardOutput), (2, standardError)] {
+        if let source {
+            posix_spawn_file_actions_adddup2(&actions, source, target)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_WRONLY, 0)
+        }
+    }
+    // Nothing else of this process: an inherited listening socket of
+    // another test would keep its port taken after that test closed it.
+    // (glibc ≥ 2.34 has it; Swift's Glibc module does not declare it.)
+    guard let closeFrom = addCloseFrom else {
+        throw TestDaemonError.didNotStart("\(executable): this C library cannot close inherited descriptors")
+    }
+    _ = closeFrom(&actions, 3)
+    // The child starts with no signal blocked and default handlers:
+    // threads of this process block some, and a child inherits its mask.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    var all = sigset_t()
+    sigfillset(&all)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    var pid: pid_t = 0
+    let status = posix_spawnp(&pid, executable, &actions, &attributes, argv, envp)
+    guard status == 0 else {
+        throw TestDaemonError.didNotStart("\(executable): \(String(cString: strerror(status)))")
+    }
+    return pid
+}
+
+private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+private let addCloseFrom: AddCloseFrom? = dlsym(
+    UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np"
+).map { unsafeBitCast($0, to: AddCloseFrom.self) }
+
+/// The exit status `waitpid` reported as a shell shows it: the exit code,
+/// or 128 + the signal that ended the process.
+func exitCode(ofWaitStatus status: Int32) -> Int32 {
+    let signal = status & 0x7f
+    return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+}
