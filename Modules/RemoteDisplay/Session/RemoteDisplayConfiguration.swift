@@ -1,3 +1,5 @@
+public import CastChannels
+
 /// What a Remote Display session offers the receiver — the SDK's
 /// `GCKRemoteDisplayConfiguration`. After the ANSWER,
 /// ``RemoteDisplaySession/configuration`` holds the values in force: one
@@ -62,6 +64,7 @@ public struct RemoteDisplayConfiguration: Sendable, Hashable {
     /// The video codecs offered, in Chrome's order of preference (VP9,
     /// then VP8: openscreen_session_host.cc `NegotiateMirroring`); the
     /// receiver takes one. After the ANSWER: the one it took. Default both.
+    /// Empty: no video stream is offered at all (``audioOnly(_:targetDelay:applicationID:)``).
     public var videoCodecs: [VideoCodec]
     /// The receiver app that plays the streams. Default: screen mirroring `0F5096E8`.
     public var applicationID: String
@@ -108,6 +111,24 @@ public struct RemoteDisplayConfiguration: Sendable, Hashable {
         self.firstFrameDeadline = firstFrameDeadline
     }
 
+    /// Sound alone, for speakers and speaker groups: an OFFER with the Opus
+    /// stream and no video stream, to the audio mirroring app `85CDB22F` by
+    /// default. Chrome's audio-only OFFER is its audio and video OFFER
+    /// without any `video_source` stream (`NegotiateMirroring`,
+    /// `Session::CreateAndSendOffer`; Docs/spec/cast-streaming.md §6.1), and
+    /// Open Screen's receiver answers it with the audio stream's index alone
+    /// and no constraints (answer_messages.cc:292-293, §6.2).
+    public static func audioOnly(
+        _ audio: Audio = Audio(), targetDelay: Duration = .milliseconds(400),
+        applicationID: String = CastApplicationID.audioMirroring
+    ) -> RemoteDisplayConfiguration {
+        RemoteDisplayConfiguration(
+            videoCodecs: [], audio: audio, targetDelay: targetDelay, applicationID: applicationID)
+    }
+
+    /// Whether a video stream is offered: ``videoCodecs`` is not empty.
+    public var offersVideo: Bool { !self.videoCodecs.isEmpty }
+
     /// The resolution in force: the first of ``resolutions``.
     public var resolution: Resolution { self.resolutions.first ?? .hd720 }
 
@@ -124,9 +145,8 @@ public struct RemoteDisplayConfiguration: Sendable, Hashable {
         }
         try check(!self.resolutions.isEmpty, "offer at least one resolution")
         try check(self.firstFrameDeadline > .zero, "the first-frame deadline must be positive")
-        try check(
-            !self.videoCodecs.isEmpty && Set(self.videoCodecs).count == self.videoCodecs.count,
-            "offer at least one video codec, each once")
+        try check(Set(self.videoCodecs).count == self.videoCodecs.count, "offer each video codec once")
+        try check(self.offersVideo || self.audio != nil, "offer video, audio or both")
         for resolution in self.resolutions {
             try check(
                 resolution.width >= Resolution.smallest.width && resolution.height >= Resolution.smallest.height

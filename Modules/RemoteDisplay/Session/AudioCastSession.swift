@@ -1,0 +1,95 @@
+public import CastChannels
+public import CastLogging
+
+/// Sound to a Cast speaker or speaker group with Cast Streaming's latency
+/// (hundreds of milliseconds, not the media player's seconds): an
+/// audio-only session of the audio mirroring app.
+///
+/// ``start(on:audio:targetDelay:logger:)`` launches `85CDB22F` and, on a
+/// device without it, the screen mirroring app `0F5096E8` — both with an
+/// OFFER that holds the Opus stream alone, so a speaker never gets a video
+/// stream. Chrome chooses the same way: the audio app for sinks without
+/// `video_out`, and the session type from the device, not the app id
+/// (Docs/spec/cast-streaming.md §6.1). The sound is sent as Remote Display
+/// sends it: AES-CTR, retransmission, the target delay changeable in band.
+///
+/// Feed it through an ``AudioInput`` from ``makeAudioInput(sourceSampleRate:sourceChannelCount:)``
+/// and call ``audioWasQueued()`` after each `enqueue`. A dropped control
+/// connection interrupts the session; attaching ``channel`` to the new
+/// connection resumes the same stream, without a new launch.
+public final class AudioCastSession: Sendable {
+    /// The channel the session runs on.
+    public let channel: RemoteDisplayChannel
+    /// The Cast Streaming session: its state, statistics and target delay.
+    public let session: RemoteDisplaySession
+
+    private init(channel: RemoteDisplayChannel, session: RemoteDisplaySession) {
+        self.channel = channel
+        self.session = session
+    }
+
+    /// The receiver app that plays the sound: `85CDB22F`, or `0F5096E8`
+    /// where the device lacks the audio app.
+    public var applicationID: String { self.session.configuration.applicationID }
+
+    /// Launches the audio mirroring app on the device `receiver` is
+    /// attached to (or the screen mirroring app where it is missing) and
+    /// begins an audio-only session.
+    ///
+    /// - Parameters:
+    ///   - audio: channels and Opus bitrate. Default stereo at 128 kbit/s.
+    ///   - targetDelay: how long after capture the speaker plays the sound. Default 400 ms.
+    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/codecFailure``
+    ///   when Opus does not work here;
+    ///   ``CastRemoteDisplayError/Code-swift.struct/launchFailed`` when the
+    ///   device runs neither app; what
+    ///   ``RemoteDisplayChannel/launchSession(configuration:on:)`` throws.
+    public static func start(
+        on receiver: ReceiverChannel, audio: RemoteDisplayConfiguration.Audio = .init(),
+        targetDelay: Duration = .milliseconds(400), logger: CastLogger = .shared
+    ) async throws(CastRemoteDisplayError) -> AudioCastSession {
+        guard let channel = RemoteDisplayChannel(logger: logger) else {
+            throw CastRemoteDisplayError(.codecFailure, "this machine cannot encode Opus")
+        }
+        let log = logger.makeLogger(subsystem: "RemoteDisplay.Audio")
+        do {
+            let session = try await channel.launchSession(
+                configuration: .audioOnly(audio, targetDelay: targetDelay), on: receiver)
+            return AudioCastSession(channel: channel, session: session)
+        } catch  where Self.isMissingApplication(error) {
+            log.notice(
+                "the device has no audio mirroring app; sending the sound to screen mirroring",
+                metadata: ["cast.app": "\(CastApplicationID.audioMirroring)"])
+        }
+        let session = try await channel.launchSession(
+            configuration: .audioOnly(audio, targetDelay: targetDelay, applicationID: CastApplicationID.mirroring),
+            on: receiver)
+        return AudioCastSession(channel: channel, session: session)
+    }
+
+    /// Whether `error` is the receiver refusing to launch the app (its
+    /// LAUNCH_ERROR), not a connection that failed.
+    private static func isMissingApplication(_ error: CastRemoteDisplayError) -> Bool {
+        guard error.code == .launchFailed else { return false }
+        return (error.cause as? CastChannelError)?.code == .launchFailed
+    }
+
+    /// An input that converts `Int16`, `Int32` or `Float` audio at any rate
+    /// and channel count into the session's Opus format.
+    public func makeAudioInput(sourceSampleRate: Int, sourceChannelCount: Int) throws(CastRemoteDisplayError)
+        -> AudioInput
+    {
+        try self.session.makeAudioInput(sourceSampleRate: sourceSampleRate, sourceChannelCount: sourceChannelCount)
+    }
+
+    /// Tells the sender that audio was enqueued on an input of this session.
+    public func audioWasQueued() {
+        self.session.audioWasQueued()
+    }
+
+    /// Ends the session; with `stoppingApplication` (the default), stops
+    /// the app by its session id.
+    public func end(stoppingApplication: Bool = true) async {
+        await self.channel.endSession(stoppingApplication: stoppingApplication)
+    }
+}

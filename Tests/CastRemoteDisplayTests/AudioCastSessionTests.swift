@@ -1,0 +1,159 @@
+import CastChannels
+import CastEmulator
+import CastRemoteDisplay
+import CastTestSupport
+import Foundation
+import Testing
+
+extension RemoteDisplayEndToEnd {
+    /// Sound to speakers: the audio mirroring app, an Opus-only OFFER, the
+    /// fallback to screen mirroring, and a 1 kHz tone decoded at its pitch and level.
+    @Suite struct AudioCastSessionTests {
+        /// The `supportedStreams` types of every OFFER the emulator received while `body` ran.
+        static func offeredStreams(_ emulator: CastEmulator, during body: () async throws -> Void) async throws
+            -> [[String]]
+        {
+            let events = emulator.events()
+            let collected = Task {
+                var offers: [[String]] = []
+                for await event in events {
+                    guard case .messageReceived(_, let message) = event, message.namespace == CastNamespace.webrtc,
+                        let json = try? JSONValue(parsing: message.text ?? ""), json["type"] == "OFFER"
+                    else { continue }
+                    let streams = json["offer"]?["supportedStreams"]?.arrayValue ?? []
+                    offers.append(streams.compactMap { $0["type"]?.stringValue })
+                }
+                return offers
+            }
+            try await body()
+            try await Task.sleep(for: .milliseconds(200))
+            collected.cancel()
+            return await collected.value
+        }
+
+        /// A 1 kHz sine at half scale, stereo at 48 kHz, in 10 ms chunks at their real time.
+        static func streamTone(seconds: Double, to audio: AudioCastSession) async throws {
+            var input = try audio.makeAudioInput(sourceSampleRate: 48_000, sourceChannelCount: 2)
+            let start = HostTime.now.advanced(by: .milliseconds(50))
+            for chunk in 0..<Int(seconds * 100) {
+                let pts = start.advanced(by: .milliseconds(10 * chunk))
+                let wait = HostTime.now.duration(to: pts)
+                if wait > .zero { try await Task.sleep(for: wait) }
+                var samples: [Float] = []
+                samples.reserveCapacity(960)
+                for index in 0..<480 {
+                    let value = Float(0.5 * sin(2 * Double.pi * 1_000 * Double(chunk * 480 + index) / 48_000))
+                    samples += [value, value]
+                }
+                _ = try input.enqueue(interleaved: samples, pts: pts)
+                audio.audioWasQueued()
+            }
+        }
+
+        /// A Nest speaker, and Open Screen's receiver (which registers `85CDB22F` beside
+        /// `0F5096E8`, Docs/spec/cast-streaming.md §6.2): `85CDB22F` launched, an OFFER with the
+        /// Opus stream alone, and the tone decoded at 1 kHz and −9 dBFS; ending stops the app.
+        @Test(arguments: [ReceiverProfile.nestSpeaker, .openScreen])
+        func aSpeakerGetsAnOpusOnlyOfferOnTheAudioAppAndPlaysTheTone(profile: ReceiverProfile) async throws {
+            try await StreamingFixture.with(
+                streaming: nil, profile: profile, application: profile.applications[0].appID
+            ) { fixture in
+                let tone = DecodedTone(from: fixture.emulator)
+                var audio: AudioCastSession?
+                let offers = try await Self.offeredStreams(fixture.emulator) {
+                    audio = try await AudioCastSession.start(on: fixture.receiver, logger: StreamingFixture.logger)
+                }
+                let session = try #require(audio)
+                #expect(offers == [["audio_source"]])
+                #expect(session.applicationID == CastApplicationID.audioMirroring)
+                #expect(fixture.emulator.runningApplication?.application.appID == CastApplicationID.audioMirroring)
+                #expect(session.session.audioQueue != nil)
+                try await Self.streamTone(seconds: 2, to: session)
+                let report = try await fixture.report { ($0.audio?.framesDecoded ?? 0) >= 150 }
+                print(
+                    "\(profile.name): \(tone.frequency) Hz at \(tone.level) dBFS, audio latency p50 "
+                        + "\(String(describing: report?.audio?.latencyP50)) p99 \(String(describing: report?.audio?.latencyP99))"
+                )
+                #expect(report?.video == nil)
+                #expect(abs(tone.frequency - 1_000) < 5, "\(tone.frequency) Hz")
+                #expect(abs(tone.level - -9.03) < 1, "\(tone.level) dBFS")
+                await session.end()
+                #expect(session.session.state == .ended(.stopped))
+                #expect(fixture.emulator.runningApplication == nil)
+            }
+        }
+
+        /// A device without the audio app: screen mirroring, still with the Opus stream alone.
+        @Test func aDeviceWithoutTheAudioAppGetsTheSoundOnScreenMirroringWithoutVideo() async throws {
+            var profile = ReceiverProfile.chromecast
+            profile.applications = EmulatedApplication.standard
+            try await StreamingFixture.with(
+                streaming: nil, profile: profile, application: CastApplicationID.defaultMediaReceiver
+            ) { fixture in
+                let tone = DecodedTone(from: fixture.emulator)
+                var audio: AudioCastSession?
+                let offers = try await Self.offeredStreams(fixture.emulator) {
+                    audio = try await AudioCastSession.start(on: fixture.receiver, logger: StreamingFixture.logger)
+                }
+                let session = try #require(audio)
+                #expect(offers == [["audio_source"]])
+                #expect(session.applicationID == CastApplicationID.mirroring)
+                #expect(fixture.emulator.runningApplication?.application.appID == CastApplicationID.mirroring)
+                try await Self.streamTone(seconds: 1.5, to: session)
+                let report = try await fixture.report { ($0.audio?.framesDecoded ?? 0) >= 100 }
+                #expect(report?.video == nil)
+                #expect(abs(tone.frequency - 1_000) < 5, "\(tone.frequency) Hz")
+                await session.end()
+            }
+        }
+
+        @Test func aDeviceWithNeitherAppIsATypedLaunchFailure() async throws {
+            var profile = ReceiverProfile.nestSpeaker
+            profile.applications = [.defaultMediaReceiver]
+            try await StreamingFixture.with(
+                streaming: nil, profile: profile, application: CastApplicationID.defaultMediaReceiver
+            ) { fixture in
+                let error = await caughtError(CastRemoteDisplayError.self) {
+                    _ = try await AudioCastSession.start(on: fixture.receiver, logger: StreamingFixture.logger)
+                }
+                #expect(error?.code == .launchFailed)
+                #expect((error?.cause as? CastChannelError)?.code == .launchFailed)
+                #expect(error?.message.contains(CastApplicationID.mirroring) == true, "\(String(describing: error))")
+            }
+        }
+
+        /// The control connection drops and comes back: the same stream goes on, nothing is launched again.
+        @Test func aDroppedConnectionResumesTheSameStreamWithoutARelaunch() async throws {
+            try await StreamingFixture.with(
+                streaming: nil, profile: .nestSpeaker, application: CastApplicationID.defaultMediaReceiver
+            ) { fixture in
+                let audio = try await AudioCastSession.start(on: fixture.receiver, logger: StreamingFixture.logger)
+                let running = try #require(fixture.emulator.runningApplication)
+                try await Self.streamTone(seconds: 0.5, to: audio)
+                audio.channel.detach()
+                #expect(audio.session.state == .interrupted)
+                audio.channel.attach(
+                    to: fixture.connection, destinationID: running.transportID, logger: StreamingFixture.logger)
+                #expect(audio.session.state == .active)
+                let before = fixture.emulator.streamingReport?.audio?.framesDecoded ?? 0
+                try await Self.streamTone(seconds: 1, to: audio)
+                let report = try await fixture.report { ($0.audio?.framesDecoded ?? 0) >= before + 80 }
+                #expect((report?.audio?.framesDecoded ?? 0) >= before + 80)
+                #expect(fixture.emulator.runningApplication?.sessionID == running.sessionID)
+                await audio.end()
+            }
+        }
+
+        @Test func aConfigurationWithoutVideoOrAudioIsInvalid() async throws {
+            try await StreamingFixture.with { fixture in
+                let error = await caughtError(CastRemoteDisplayError.self) {
+                    _ = try await fixture.channel.beginSession(
+                        configuration: RemoteDisplayConfiguration(videoCodecs: [], audio: nil))
+                }
+                #expect(error?.code == .invalidConfiguration)
+                #expect(RemoteDisplayConfiguration.audioOnly().offersVideo == false)
+                #expect(RemoteDisplayConfiguration.audioOnly().applicationID == CastApplicationID.audioMirroring)
+            }
+        }
+    }
+}
