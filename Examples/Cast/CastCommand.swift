@@ -38,6 +38,7 @@ struct CastCommand: AsyncParsableCommand {
             MuteCommand.self,
             MessageCommand.self,
             ScreenCommand.self,
+            AudioCommand.self,
         ]
     )
 }

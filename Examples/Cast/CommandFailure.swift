@@ -54,7 +54,7 @@ struct CommandFailure: Error, CustomStringConvertible {
         case let error as CaptureError:
             self.init(error.code == .invalidConfiguration ? .badInput : .captureFailed, "\(error)")
         case let error as MediaServerError:
-            self.init(error.code == .unreadableFile ? .badInput : .other, "\(error)")
+            self.init([.unreadableFile, .probeFailed].contains(error.code) ? .badInput : .other, "\(error)")
         case let error as SubtitleError:
             self.init(.badInput, "subtitles: \(error)")
         case let error as PlaylistError:

@@ -1,4 +1,5 @@
 import CastCapture
+import CastChannels
 import CastEmulator
 import CastRemoteDisplay
 import CastTestSupport
@@ -49,6 +50,37 @@ import Testing
                 // A 0.5 sine is −9.0 dBFS RMS; Opus at 128 kbit/s keeps it within a fraction of a dB.
                 #expect(abs(level - -9.03) < 1, "\(level) dBFS")
                 #expect(abs(offset) < .milliseconds(50), "A/V offset \(offset)")
+            }
+        }
+    }
+
+    /// The desktop's sound alone to a Nest speaker: an audio-only session of the audio
+    /// mirroring app, fed from a real null sink's monitor.
+    @Test func theDesktopsSoundReachesASpeakerAtItsPitchAndLevel() async throws {
+        try await SoundServer.with { sound in
+            try await StreamingFixture.with(
+                streaming: nil, profile: .nestSpeaker, application: CastApplicationID.defaultMediaReceiver
+            ) { fixture in
+                let tone = DecodedTone(from: fixture.emulator)
+                let playing = try sound.playTone(frequency: 1_000, amplitude: 0.5, seconds: 40)
+                let speaker = try await AudioCastSession.start(on: fixture.receiver, logger: StreamingFixture.logger)
+                let capture = try DesktopAudioCapture(configuration: DesktopAudioConfiguration(server: sound.server))
+                try capture.start(streamingTo: speaker.session)
+                let decodedEnough = try await waitUntil(within: .seconds(30)) { tone.count >= 48_000 * 2 }
+                capture.stop()
+                await playing.stop()
+                let end = await capture.finished()
+                let report = fixture.emulator.streamingReport?.audio
+                print(
+                    "desktop sound to a speaker: \(tone.frequency) Hz at \(tone.level) dBFS, latency p50 "
+                        + "\(String(describing: report?.latencyP50)) p99 \(String(describing: report?.latencyP99))")
+                await speaker.end()
+                #expect(end == nil, "the sound capture failed: \(String(describing: end))")
+                #expect(decodedEnough, "\(tone.count) samples decoded in 30 s")
+                #expect(speaker.applicationID == CastApplicationID.audioMirroring)
+                #expect(fixture.emulator.streamingReport?.video == nil)
+                #expect(abs(tone.frequency - 1_000) < 5, "\(tone.frequency) Hz")
+                #expect(abs(tone.level - -9.03) < 1, "\(tone.level) dBFS")
             }
         }
     }

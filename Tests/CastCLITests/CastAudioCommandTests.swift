@@ -1,0 +1,122 @@
+import CastEmulator
+import CastKit
+import CastTestSupport
+import Foundation
+import Testing
+
+/// `cast audio` against the emulator's Nest speaker: a WAV file and raw PCM
+/// on stdin arrive as a 1 kHz tone; a device without either mirroring app is
+/// a launch failure.
+@Suite(.serialized) struct CastAudioCommandTests {
+    /// A started emulator of `profile`, its `--device` argument and what it decodes, in its turn.
+    static func withSpeaker(
+        _ profile: ReceiverProfile = .nestSpeaker, _ body: (CastEmulator, String, DecodedTone) async throws -> Void
+    ) async throws {
+        try await RealTimeTurns.take {
+            let emulator = try CastEmulator(
+                configuration: CastEmulatorConfiguration(profile: profile), logger: CastCommandLineTests.quiet)
+            try await emulator.start()
+            let tone = DecodedTone(from: emulator)
+            do {
+                try await body(emulator, "127.0.0.1:\(emulator.port)", tone)
+            } catch {
+                await emulator.stop()
+                throw error
+            }
+            await emulator.stop()
+        }
+    }
+
+    /// `seconds` of a 1 kHz sine at half scale, 16-bit stereo at 48 kHz, little-endian.
+    static func tonePCM(seconds: Double) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for index in 0..<Int(seconds * 48_000) {
+            let value = Int16(0.5 * 32_767 * sin(2 * Double.pi * 1_000 * Double(index) / 48_000))
+            let le = UInt16(bitPattern: value).littleEndian
+            bytes += [UInt8(le & 0xff), UInt8(le >> 8), UInt8(le & 0xff), UInt8(le >> 8)]
+        }
+        return bytes
+    }
+
+    /// The PCM in a WAV file.
+    static func toneWAV(seconds: Double) -> [UInt8] {
+        let pcm = Self.tonePCM(seconds: seconds)
+        func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8((value >> (8 * $0)) & 0xff) } }
+        func le16(_ value: Int) -> [UInt8] { (0..<2).map { UInt8((value >> (8 * $0)) & 0xff) } }
+        return Array("RIFF".utf8) + le32(36 + pcm.count) + Array("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(2)
+            + le32(48_000) + le32(48_000 * 4) + le16(4) + le16(16) + Array("data".utf8) + le32(pcm.count) + pcm
+    }
+
+    static func temporaryFile(_ name: String, _ bytes: [UInt8]) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cast-audio-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent(name)
+        try Data(bytes).write(to: file)
+        return file
+    }
+
+    /// The tone's pitch and level as the speaker decoded them, and the summary's figures.
+    static func expectTone(
+        _ run: CastCommandLineTests.Run, _ tone: DecodedTone, _ emulator: CastEmulator, frequency: Double = 1_000,
+        level: Double = -9.03
+    ) throws {
+        #expect(run.status == 0, "\(run.stderr)")
+        let summary = try run.json()
+        #expect(summary["applicationId"] == "85CDB22F")
+        #expect((summary["audioFramesSent"]?.intValue ?? 0) >= 150, "\(summary)")
+        #expect(summary["audioFramesDropped"] == 0)
+        #expect(run.stderr.contains("kbit/s, frames "), "no live line in \(run.stderr)")
+        #expect(abs(tone.frequency - frequency) < 5, "\(tone.frequency) Hz")
+        #expect(abs(tone.level - level) < 1, "\(tone.level) dBFS")
+        #expect(emulator.streamingReport?.video == nil)
+        // The app is stopped by its session id at the end.
+        #expect(run.stderr.contains("stopping 85CDB22F"))
+        #expect(emulator.runningApplication == nil)
+    }
+
+    @Test func aWAVFileReachesTheSpeakerAsATone() async throws {
+        let wav = try Self.temporaryFile("tone.wav", Self.toneWAV(seconds: 2))
+        try await Self.withSpeaker { emulator, device, tone in
+            let run = try await CastCommandLineTests.cast("audio", wav.path, "--device", device, "--json")
+            try Self.expectTone(run, tone, emulator)
+        }
+    }
+
+    /// Any file ffmpeg decodes: ffmpeg's 440 Hz sine at 1/8 scale (−21.1 dBFS) in FLAC.
+    @Test(.enabled(if: TestFilm.ffmpeg != nil, "needs ffmpeg"))
+    func aFileFFmpegDecodesReachesTheSpeaker() async throws {
+        let flac = try TestFilm.make("tone.flac", seconds: 2, video: ["-vn"], audio: ["-c:a", "flac"])
+        try await Self.withSpeaker { emulator, device, tone in
+            let run = try await CastCommandLineTests.cast("audio", flac.path, "--device", device, "--json")
+            try Self.expectTone(run, tone, emulator, frequency: 440, level: -21.1)
+        }
+    }
+
+    @Test func rawPCMOnStdinReachesTheSpeakerAsATone() async throws {
+        let pcm = try Self.temporaryFile("tone.pcm", Self.tonePCM(seconds: 2))
+        try await Self.withSpeaker { emulator, device, tone in
+            let output = try await CommandOutput.of([
+                "/bin/sh", "-c",
+                "exec \(CastCommandLineTests.executable("cast")) audio - --device \(device) --json < \(pcm.path)",
+            ])
+            let run = CastCommandLineTests.Run(status: output.status, stdout: output.stdout, stderr: output.stderr)
+            try Self.expectTone(run, tone, emulator)
+        }
+    }
+
+    @Test func aDeviceWithoutTheMirroringAppsAndBadArgumentsHaveTheirExitCodes() async throws {
+        var profile = ReceiverProfile.nestSpeaker
+        profile.applications = [.defaultMediaReceiver]
+        let wav = try Self.temporaryFile("tone.wav", Self.toneWAV(seconds: 0.5))
+        try await Self.withSpeaker(profile) { _, device, _ in
+            let run = try await CastCommandLineTests.cast("audio", wav.path, "--device", device)
+            #expect(run.status == 5, "\(run.stderr)")
+            #expect(run.stderr.contains("0F5096E8"), "\(run.stderr)")
+        }
+        let neither = try await CastCommandLineTests.cast("audio", "--device", "127.0.0.1:1")
+        #expect(neither.status == 64)
+        let notSound = try Self.temporaryFile("notes.txt", Array("not a sound".utf8))
+        let unreadable = try await CastCommandLineTests.cast("audio", notSound.path, "--device", "127.0.0.1:1")
+        #expect(unreadable.status == 9, "\(unreadable.stderr)")
+    }
+}
