@@ -30,9 +30,12 @@ struct DeviceOptions: ParsableArguments {
     /// The receiver's host and port: `--device` itself when it is an IP
     /// address, else the address of the device discovery finds by that id
     /// or name — with its model name (`md`) then.
-    func address() async throws -> (host: String, port: Int, modelName: String?) {
+    /// Where the device is; its model and capabilities when discovery found it by name or id.
+    func address() async throws -> (
+        host: String, port: Int, modelName: String?, capabilities: CastDeviceCapabilities?
+    ) {
         if let address = DeviceAddress(self.device), IPAddress(address.host) != nil || address.host == "localhost" {
-            return (address.host, address.port, nil)
+            return (address.host, address.port, nil, nil)
         }
         guard !self.device.contains(":") || IPAddress(self.device) != nil else {
             throw CommandFailure(.deviceNotFound, "'\(self.device)' is not HOST, HOST:PORT or [IPv6]:PORT")
@@ -57,7 +60,9 @@ struct DeviceOptions: ParsableArguments {
             throw CommandFailure(.deviceNotFound, "\(found.friendlyName) has no address")
         }
         Output.progress("found \(found)")
-        return (address.description, found.port, found.modelName.isEmpty ? nil : found.modelName)
+        return (
+            address.description, found.port, found.modelName.isEmpty ? nil : found.modelName, found.capabilities
+        )
     }
 
     /// A logger that prints to stderr with `--verbose`, and is silent otherwise.

@@ -14,10 +14,12 @@ struct ReceiverLink {
     let host: String
     /// The device's model, when discovery found it by name.
     let modelName: String?
+    /// What the device says it can do (its TXT record's `ca`), when discovery found it by name.
+    let capabilities: CastDeviceCapabilities?
 
     /// Connects to `options.device` and opens the platform's virtual connection.
     static func connect(_ options: DeviceOptions) async throws -> ReceiverLink {
-        let (host, port, modelName) = try await options.address()
+        let (host, port, modelName, capabilities) = try await options.address()
         let logger = options.logger
         let timeout = options.timeoutDuration
         let policy: DeviceAuthenticationPolicy =
@@ -36,7 +38,8 @@ struct ReceiverLink {
         let receiver = ReceiverChannel(requestTimeout: timeout)
         receiver.attach(to: connection, destinationID: ReceiverLink.platformID, logger: logger)
         return ReceiverLink(
-            connection: connection, receiver: receiver, logger: logger, host: host, modelName: modelName)
+            connection: connection, receiver: receiver, logger: logger, host: host, modelName: modelName,
+            capabilities: capabilities)
     }
 
     /// The running app `appID`, launched when it is not running yet (or
@@ -65,6 +68,13 @@ struct ReceiverLink {
     ) {
         guard let channel = RemoteDisplayChannel(logger: self.logger) else {
             throw CommandFailure(.other, "this machine cannot run Remote Display: libvpx or libopus does not work")
+        }
+        // A device without video_out (a speaker, a speaker group) never gets a
+        // video OFFER; Chrome launches audio mirroring for it (spec §6.1).
+        if configuration.offersVideo, let capabilities = self.capabilities, !capabilities.contains(.videoOut) {
+            throw CommandFailure(
+                .launchFailed,
+                "the device has no screen (capabilities: \(capabilities)); send it sound with `cast audio`")
         }
         Output.progress("launching \(configuration.applicationID)")
         return (channel, try await channel.launchSession(configuration: configuration, on: self.receiver))

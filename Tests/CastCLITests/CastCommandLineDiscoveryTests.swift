@@ -59,4 +59,53 @@ struct CastCommandLineDiscoveryTests {
             try await loops.shutdownGracefully()
         }
     }
+
+    /// A speaker found by name (its TXT record's `ca` has audio_out, no video_out): `cast
+    /// audio` plays to it, `cast screen` is refused before anything is launched or offered.
+    @Test func aSpeakerFoundByNameTakesSoundAndIsNeverOfferedVideo() async throws {
+        try await RealTimeTurns.take { try await Self.speakerByName() }
+    }
+
+    private static func speakerByName() async throws {
+        let wav = try CastAudioCommandTests.temporaryFile("tone.wav", CastAudioCommandTests.toneWAV(seconds: 1))
+        try await NamespacePair.with { pair in
+            let loops = try pair.eventLoopGroup(in: pair.b)
+            let emulator = try CastEmulator(
+                configuration: CastEmulatorConfiguration(
+                    host: pair.ipv4(pair.b), name: "Kitchen speaker", profile: .nestSpeaker),
+                eventLoopGroup: loops, logger: CastCommandLineTests.quiet)
+            try await emulator.start()
+            let responder = emulator.makeResponder(interfaces: .named(["vB"]), addressFamilies: .ipv4)
+            do {
+                try await retrying { try await responder.start() }
+                let inA = ["netns", "exec", pair.a, CastCommandLineTests.executable("cast")]
+                let events = emulator.events()
+                let screen = try await CastCommandLineTests.run(
+                    "/usr/sbin/ip",
+                    inA + ["screen", "--device", "Kitchen speaker", "--interface", "vA", "--ipv4", "--seconds", "1"])
+                #expect(screen.status == 5, "\(screen.stderr)")
+                #expect(screen.stderr.contains("no screen") && screen.stderr.contains("cast audio"), "\(screen.stderr)")
+                let launched = await first(events, within: .milliseconds(300)) { event in
+                    guard case .messageReceived(_, let message) = event else { return false }
+                    return message.namespace == CastNamespace.webrtc || message.text?.contains("LAUNCH") == true
+                }
+                #expect(launched == nil, "\(String(describing: launched))")
+
+                let audio = try await CastCommandLineTests.run(
+                    "/usr/sbin/ip",
+                    inA + ["audio", wav.path, "--device", "kitchen speaker", "--interface", "vA", "--ipv4", "--json"])
+                #expect(audio.status == 0, "\(audio.stderr)")
+                #expect(try audio.json()["applicationId"] == "85CDB22F")
+                #expect((try audio.json()["audioFramesSent"]?.intValue ?? 0) >= 50)
+            } catch {
+                await responder.stop()
+                await emulator.stop()
+                try await loops.shutdownGracefully()
+                throw error
+            }
+            await responder.stop()
+            await emulator.stop()
+            try await loops.shutdownGracefully()
+        }
+    }
 }

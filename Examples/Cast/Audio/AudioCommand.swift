@@ -59,6 +59,10 @@ struct AudioCommand: AsyncParsableCommand {
                 : nil
             let interrupted = Interruption.install()
             let summary = try await ReceiverLink.with(self.options) { link in
+                if let capabilities = link.capabilities, !capabilities.contains(.audioOut) {
+                    throw CommandFailure(
+                        .launchFailed, "the device has no sound output (capabilities: \(capabilities))")
+                }
                 Output.progress("launching the audio mirroring app")
                 let audio = try await AudioCastSession.start(
                     on: link.receiver,
