@@ -104,6 +104,40 @@ import Testing
         }
     }
 
+    /// A speaker group: its members and their volumes at the start, a member's change as it
+    /// comes, and the members in the summary.
+    @Test func aSpeakerGroupShowsItsMembersAndTheirVolumes() async throws {
+        let wav = try Self.temporaryFile("tone.wav", Self.toneWAV(seconds: 2))
+        try await Self.withSpeaker(.speakerGroup) { emulator, device, tone in
+            let kitchen = MultizoneDevice(
+                id: "kitchen-id", name: "Kitchen", capabilities: 196_612,
+                volume: ReceiverVolume(level: 0.5, isMuted: false))
+            let hall = MultizoneDevice(
+                id: "hall-id", name: "Hall", capabilities: 196_612, volume: ReceiverVolume(level: 0.3, isMuted: true))
+            emulator.addGroupMember(kitchen)
+            emulator.addGroupMember(hall)
+            // Once the sound flows, the kitchen speaker is turned up.
+            let turnUp = Task {
+                let deadline = ContinuousClock.now + .seconds(20)
+                while ContinuousClock.now < deadline, (emulator.streamingReport?.audio?.framesDecoded ?? 0) < 20 {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                var louder = kitchen
+                louder.volume = ReceiverVolume(level: 0.8, isMuted: false)
+                emulator.addGroupMember(louder)
+            }
+            let run = try await CastCommandLineTests.cast("audio", wav.path, "--device", device, "--json")
+            try await turnUp.value
+            try Self.expectTone(run, tone, emulator)
+            #expect(run.stderr.contains("group of 2: Kitchen (volume 50%), Hall (volume 30%, muted)"), "\(run.stderr)")
+            #expect(run.stderr.contains("group member: Kitchen (volume 80%)"), "\(run.stderr)")
+            let members = try run.json()["members"]?.arrayValue ?? []
+            #expect(members.map { $0["name"] } == ["Kitchen", "Hall"])
+            #expect(members.first?["volume"] == 0.8)
+            #expect(members.last?["muted"] == true)
+        }
+    }
+
     @Test func aDeviceWithoutTheMirroringAppsAndBadArgumentsHaveTheirExitCodes() async throws {
         var profile = ReceiverProfile.nestSpeaker
         profile.applications = [.defaultMediaReceiver]

@@ -63,6 +63,8 @@ struct AudioCommand: AsyncParsableCommand {
                     throw CommandFailure(
                         .launchFailed, "the device has no sound output (capabilities: \(capabilities))")
                 }
+                let group = GroupMembers(link)
+                defer { group.stop() }
                 Output.progress("launching the audio mirroring app")
                 let audio = try await AudioCastSession.start(
                     on: link.receiver,
@@ -104,7 +106,8 @@ struct AudioCommand: AsyncParsableCommand {
                 let fed = await feeding?.result
                 // What is queued plays out: the target delay, then the last acknowledgements.
                 try await Task.sleep(for: .milliseconds(self.delay + 300))
-                let summary = AudioStatistics(audio)
+                var summary = AudioStatistics(audio)
+                summary.members = group.json
                 if !self.keepApp { Output.progress("stopping \(audio.applicationID)") }
                 await audio.end(stoppingApplication: !self.keepApp)
                 if let failure = await recorder?.finished() { throw failure }

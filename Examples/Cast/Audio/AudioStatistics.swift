@@ -7,6 +7,8 @@ struct AudioStatistics {
     let applicationID: String
     let bitrate: Int
     let statistics: RemoteDisplayStatistics
+    /// A speaker group's members (`GroupMembers.json`), empty for a single device.
+    var members: JSONValue = []
 
     init(_ audio: AudioCastSession) {
         self.applicationID = audio.applicationID
@@ -34,6 +36,7 @@ struct AudioStatistics {
             "retransmittedPackets": .integer(audio?.retransmittedPackets ?? 0),
             "roundTripTimeMilliseconds": self.statistics.roundTripTime.map { .number($0 / .milliseconds(1)) } ?? .null,
             "targetDelayMilliseconds": .number(self.statistics.targetDelay / .milliseconds(1)),
+            "members": self.members,
         ]
     }
 }
