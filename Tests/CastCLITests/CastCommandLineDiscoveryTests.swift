@@ -13,14 +13,9 @@ struct CastCommandLineDiscoveryTests {
 
     private static func discoverAndFind() async throws {
         try await NamespacePair.with { pair in
-            let loops = try pair.eventLoopGroup(in: pair.b)
-            let emulator = try CastEmulator(
-                configuration: CastEmulatorConfiguration(host: pair.ipv4(pair.b), name: "Living Room TV"),
-                eventLoopGroup: loops, logger: CastCommandLineTests.quiet)
-            try await emulator.start()
-            let responder = emulator.makeResponder(interfaces: .named(["vB"]), addressFamilies: .ipv4)
-            do {
-                try await retrying { try await responder.start() }
+            try await Self.withAdvertisedEmulator(
+                pair, CastEmulatorConfiguration(host: pair.ipv4(pair.b), name: "Living Room TV")
+            ) { emulator in
                 let inA = ["netns", "exec", pair.a, CastCommandLineTests.executable("cast")]
                 let discover = try await CastCommandLineTests.run(
                     "/usr/sbin/ip", inA + ["discover", "--interface", "vA", "--ipv4", "--json", "--timeout", "3"])
@@ -48,16 +43,33 @@ struct CastCommandLineDiscoveryTests {
                     "/usr/sbin/ip", inA + ["status", "--device", "Nobody", "--interface", "vA", "--timeout", "1"])
                 #expect(nobody.status == 3)
                 #expect(nobody.stderr.contains("no device named or with id \"Nobody\""))
-            } catch {
-                await responder.stop()
-                await emulator.stop()
-                try await loops.shutdownGracefully()
-                throw error
             }
-            await responder.stop()
-            await emulator.stop()
-            try await loops.shutdownGracefully()
         }
+    }
+
+    /// Runs `body` with an emulator configured by `configuration` at the
+    /// pair's B side, advertised by its responder on vB; stops both after.
+    private static func withAdvertisedEmulator(
+        _ pair: NamespacePair, _ configuration: CastEmulatorConfiguration,
+        _ body: (CastEmulator) async throws -> Void
+    ) async throws {
+        let loops = try pair.eventLoopGroup(in: pair.b)
+        let emulator = try CastEmulator(
+            configuration: configuration, eventLoopGroup: loops, logger: CastCommandLineTests.quiet)
+        try await emulator.start()
+        let responder = emulator.makeResponder(interfaces: .named(["vB"]), addressFamilies: .ipv4)
+        let result: Result<Void, any Error>
+        do {
+            try await retrying { try await responder.start() }
+            try await body(emulator)
+            result = .success(())
+        } catch {
+            result = .failure(error)
+        }
+        await responder.stop()
+        await emulator.stop()
+        try await loops.shutdownGracefully()
+        try result.get()
     }
 
     /// A speaker found by name (its TXT record's `ca` has audio_out, no video_out): `cast
@@ -69,15 +81,10 @@ struct CastCommandLineDiscoveryTests {
     private static func speakerByName() async throws {
         let wav = try CastAudioCommandTests.temporaryFile("tone.wav", CastAudioCommandTests.toneWAV(seconds: 1))
         try await NamespacePair.with { pair in
-            let loops = try pair.eventLoopGroup(in: pair.b)
-            let emulator = try CastEmulator(
-                configuration: CastEmulatorConfiguration(
-                    host: pair.ipv4(pair.b), name: "Kitchen speaker", profile: .nestSpeaker),
-                eventLoopGroup: loops, logger: CastCommandLineTests.quiet)
-            try await emulator.start()
-            let responder = emulator.makeResponder(interfaces: .named(["vB"]), addressFamilies: .ipv4)
-            do {
-                try await retrying { try await responder.start() }
+            try await Self.withAdvertisedEmulator(
+                pair,
+                CastEmulatorConfiguration(host: pair.ipv4(pair.b), name: "Kitchen speaker", profile: .nestSpeaker)
+            ) { emulator in
                 let inA = ["netns", "exec", pair.a, CastCommandLineTests.executable("cast")]
                 let events = emulator.events()
                 let screen = try await CastCommandLineTests.run(
@@ -97,15 +104,7 @@ struct CastCommandLineDiscoveryTests {
                 #expect(audio.status == 0, "\(audio.stderr)")
                 #expect(try audio.json()["applicationId"] == "85CDB22F")
                 #expect((try audio.json()["audioFramesSent"]?.intValue ?? 0) >= 50)
-            } catch {
-                await responder.stop()
-                await emulator.stop()
-                try await loops.shutdownGracefully()
-                throw error
             }
-            await responder.stop()
-            await emulator.stop()
-            try await loops.shutdownGracefully()
         }
     }
 }

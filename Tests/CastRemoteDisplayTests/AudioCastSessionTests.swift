@@ -31,6 +31,20 @@ extension RemoteDisplayEndToEnd {
             return await collected.value
         }
 
+        /// Starts a session on `fixture`'s receiver: `app` runs it, and its one OFFER has the audio stream alone.
+        static func startAudioOnly(_ fixture: StreamingFixture, expecting app: String) async throws -> AudioCastSession
+        {
+            var audio: AudioCastSession?
+            let offers = try await Self.offeredStreams(fixture.emulator) {
+                audio = try await AudioCastSession.start(on: fixture.receiver, logger: StreamingFixture.logger)
+            }
+            let session = try #require(audio)
+            #expect(offers == [["audio_source"]])
+            #expect(session.applicationID == app)
+            #expect(fixture.emulator.runningApplication?.application.appID == app)
+            return session
+        }
+
         /// A 1 kHz sine at half scale, stereo at 48 kHz, in 10 ms chunks at their real time.
         static func streamTone(seconds: Double, to audio: AudioCastSession) async throws {
             var input = try audio.makeAudioInput(sourceSampleRate: 48_000, sourceChannelCount: 2)
@@ -59,14 +73,7 @@ extension RemoteDisplayEndToEnd {
                 streaming: nil, profile: profile, application: profile.applications[0].appID
             ) { fixture in
                 let tone = DecodedTone(from: fixture.emulator)
-                var audio: AudioCastSession?
-                let offers = try await Self.offeredStreams(fixture.emulator) {
-                    audio = try await AudioCastSession.start(on: fixture.receiver, logger: StreamingFixture.logger)
-                }
-                let session = try #require(audio)
-                #expect(offers == [["audio_source"]])
-                #expect(session.applicationID == CastApplicationID.audioMirroring)
-                #expect(fixture.emulator.runningApplication?.application.appID == CastApplicationID.audioMirroring)
+                let session = try await Self.startAudioOnly(fixture, expecting: CastApplicationID.audioMirroring)
                 #expect(session.session.audioQueue != nil)
                 try await Self.streamTone(seconds: 2, to: session)
                 let report = try await fixture.report { ($0.audio?.framesDecoded ?? 0) >= 150 }
@@ -91,14 +98,7 @@ extension RemoteDisplayEndToEnd {
                 streaming: nil, profile: profile, application: CastApplicationID.defaultMediaReceiver
             ) { fixture in
                 let tone = DecodedTone(from: fixture.emulator)
-                var audio: AudioCastSession?
-                let offers = try await Self.offeredStreams(fixture.emulator) {
-                    audio = try await AudioCastSession.start(on: fixture.receiver, logger: StreamingFixture.logger)
-                }
-                let session = try #require(audio)
-                #expect(offers == [["audio_source"]])
-                #expect(session.applicationID == CastApplicationID.mirroring)
-                #expect(fixture.emulator.runningApplication?.application.appID == CastApplicationID.mirroring)
+                let session = try await Self.startAudioOnly(fixture, expecting: CastApplicationID.mirroring)
                 try await Self.streamTone(seconds: 1.5, to: session)
                 let report = try await fixture.report { ($0.audio?.framesDecoded ?? 0) >= 100 }
                 #expect(report?.video == nil)
