@@ -45,25 +45,6 @@ extension RemoteDisplayEndToEnd {
             return session
         }
 
-        /// A 1 kHz sine at half scale, stereo at 48 kHz, in 10 ms chunks at their real time.
-        static func streamTone(seconds: Double, to audio: AudioCastSession) async throws {
-            var input = try audio.makeAudioInput(sourceSampleRate: 48_000, sourceChannelCount: 2)
-            let start = HostTime.now.advanced(by: .milliseconds(50))
-            for chunk in 0..<Int(seconds * 100) {
-                let pts = start.advanced(by: .milliseconds(10 * chunk))
-                let wait = HostTime.now.duration(to: pts)
-                if wait > .zero { try await Task.sleep(for: wait) }
-                var samples: [Float] = []
-                samples.reserveCapacity(960)
-                for index in 0..<480 {
-                    let value = Float(0.5 * sin(2 * Double.pi * 1_000 * Double(chunk * 480 + index) / 48_000))
-                    samples += [value, value]
-                }
-                _ = try input.enqueue(interleaved: samples, pts: pts)
-                audio.audioWasQueued()
-            }
-        }
-
         /// A Nest speaker, and Open Screen's receiver (which registers `85CDB22F` beside
         /// `0F5096E8`, Docs/spec/cast-streaming.md §6.2): `85CDB22F` launched, an OFFER with the
         /// Opus stream alone, and the tone decoded at 1 kHz and −9 dBFS; ending stops the app.
@@ -75,7 +56,7 @@ extension RemoteDisplayEndToEnd {
                 let tone = DecodedTone(from: fixture.emulator)
                 let session = try await Self.startAudioOnly(fixture, expecting: CastApplicationID.audioMirroring)
                 #expect(session.session.audioQueue != nil)
-                try await Self.streamTone(seconds: 2, to: session)
+                try await streamTone(seconds: 2, to: session.session)
                 let report = try await fixture.report { ($0.audio?.framesDecoded ?? 0) >= 150 }
                 print(
                     "\(profile.name): \(tone.frequency) Hz at \(tone.level) dBFS, audio latency p50 "
@@ -99,7 +80,7 @@ extension RemoteDisplayEndToEnd {
             ) { fixture in
                 let tone = DecodedTone(from: fixture.emulator)
                 let session = try await Self.startAudioOnly(fixture, expecting: CastApplicationID.mirroring)
-                try await Self.streamTone(seconds: 1.5, to: session)
+                try await streamTone(seconds: 1.5, to: session.session)
                 let report = try await fixture.report { ($0.audio?.framesDecoded ?? 0) >= 100 }
                 #expect(report?.video == nil)
                 #expect(abs(tone.frequency - 1_000) < 5, "\(tone.frequency) Hz")
@@ -129,14 +110,14 @@ extension RemoteDisplayEndToEnd {
             ) { fixture in
                 let audio = try await AudioCastSession.start(on: fixture.receiver, logger: StreamingFixture.logger)
                 let running = try #require(fixture.emulator.runningApplication)
-                try await Self.streamTone(seconds: 0.5, to: audio)
+                try await streamTone(seconds: 0.5, to: audio.session)
                 audio.channel.detach()
                 #expect(audio.session.state == .interrupted)
                 audio.channel.attach(
                     to: fixture.connection, destinationID: running.transportID, logger: StreamingFixture.logger)
                 #expect(audio.session.state == .active)
                 let before = fixture.emulator.streamingReport?.audio?.framesDecoded ?? 0
-                try await Self.streamTone(seconds: 1, to: audio)
+                try await streamTone(seconds: 1, to: audio.session)
                 let report = try await fixture.report { ($0.audio?.framesDecoded ?? 0) >= before + 80 }
                 #expect((report?.audio?.framesDecoded ?? 0) >= before + 80)
                 #expect(fixture.emulator.runningApplication?.sessionID == running.sessionID)

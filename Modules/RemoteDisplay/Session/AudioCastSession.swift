@@ -17,6 +17,14 @@ public import CastLogging
 /// and call ``audioWasQueued()`` after each `enqueue`. A dropped control
 /// connection interrupts the session; attaching ``channel`` to the new
 /// connection resumes the same stream, without a new launch.
+///
+/// To have that done for you, run the sound inside a CastKit session: start
+/// one with `receiverApplicationID` set to `CastApplicationID.audioMirroring`,
+/// add a ``RemoteDisplayChannel`` to it and begin
+/// ``RemoteDisplayConfiguration/audioOnly(_:targetDelay:applicationID:)`` on
+/// that channel. When the speaker drops off the network and comes back, the
+/// session manager reconnects and re-attaches the channel, and the same
+/// stream goes on.
 public final class AudioCastSession: Sendable {
     /// The channel the session runs on.
     public let channel: RemoteDisplayChannel

@@ -1,0 +1,51 @@
+import CastEmulator
+import CastKit
+import CastRemoteDisplay
+import CastTestSupport
+import Testing
+
+/// Sound to a speaker inside a `CastSession`: the session manager's recovery
+/// brings the same audio stream back after the speaker drops off the network.
+@Suite struct AudioSessionRecoveryTests {
+    /// The SDK's way: a session of the audio mirroring app, its Remote Display channel added to
+    /// it. The connection drops; the manager reconnects, re-attaches the channel, and the same
+    /// Cast Streaming session goes on — same app session, no LAUNCH, the tone still decoded.
+    @Test func aSpeakerThatDropsOffTheNetworkResumesTheSameStreamWithoutARelaunch() async throws {
+        try await SessionFixture.with(
+            SessionFixture.options(applicationID: CastApplicationID.audioMirroring),
+            emulator: CastEmulatorConfiguration(profile: .nestSpeaker)
+        ) { fixture in
+            let tone = DecodedTone(from: fixture.emulator)
+            let cast = try await fixture.manager.startSession(on: fixture.device)
+            let running = try #require(fixture.emulator.runningApplication)
+            #expect(running.application.appID == CastApplicationID.audioMirroring)
+            let channel = try #require(RemoteDisplayChannel(logger: quietLogger))
+            cast.add(channel)
+            #expect(channel.isConnected)
+            let session = try await channel.beginSession(configuration: .audioOnly())
+            try await streamTone(seconds: 0.5, to: session)
+
+            let launches = fixture.emulator.events()
+            await fixture.emulator.closeConnections()
+            #expect(await fixture.log.wait(for: "resumed") != nil)
+            let back = await first(session.stateUpdates(), within: .seconds(5)) { $0 == .active }
+            #expect(back == .active)
+            let before = fixture.emulator.streamingReport?.audio?.framesDecoded ?? 0
+            try await streamTone(seconds: 1, to: session)
+            var decoded = before
+            for _ in 0..<100 where decoded < before + 80 {
+                try await Task.sleep(for: .milliseconds(50))
+                decoded = fixture.emulator.streamingReport?.audio?.framesDecoded ?? 0
+            }
+            #expect(decoded >= before + 80, "\(decoded) frames decoded, \(before) before the drop")
+            #expect(abs(tone.frequency - 1_000) < 5, "\(tone.frequency) Hz")
+            #expect(fixture.emulator.runningApplication?.sessionID == running.sessionID)
+            let launch = await first(launches, within: .milliseconds(200)) { event in
+                guard case .messageReceived(_, let message) = event else { return false }
+                return message.text?.contains(#""LAUNCH""#) == true
+            }
+            #expect(launch == nil)
+            await fixture.manager.endSession()
+        }
+    }
+}
