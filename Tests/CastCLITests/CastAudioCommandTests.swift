@@ -138,6 +138,41 @@ import Testing
         }
     }
 
+    /// The speaker drops every connection mid-run (as one that falls off Wi-Fi): `cast audio`
+    /// reconnects, re-attaches, and the same app session plays to the end; nothing is
+    /// launched again, and the app is still stopped by its session id at the end.
+    @Test func aDroppedConnectionIsReconnectedAndTheSameStreamPlaysOn() async throws {
+        let wav = try Self.temporaryFile("tone.wav", Self.toneWAV(seconds: 3))
+        try await Self.withSpeaker { emulator, device, tone in
+            let launches = emulator.events()
+            let dropper = Task {
+                let deadline = ContinuousClock.now + .seconds(20)
+                while ContinuousClock.now < deadline, (emulator.streamingReport?.audio?.framesDecoded ?? 0) < 50 {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                let session = emulator.runningApplication?.sessionID
+                await emulator.closeConnections()
+                return session
+            }
+            let run = try await CastCommandLineTests.cast("audio", wav.path, "--device", device, "--json")
+            let droppedSession = try await dropper.value
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(
+                run.stderr.contains("reconnecting") && run.stderr.contains("the same stream goes on"), "\(run.stderr)")
+            #expect(abs(tone.frequency - 1_000) < 5, "\(tone.frequency) Hz")
+            #expect((emulator.streamingReport?.audio?.framesDecoded ?? 0) >= 200)
+            let launchCount = await collect(launches, count: 3, within: .milliseconds(300)) { event -> String? in
+                guard case .messageReceived(_, let message) = event, message.text?.contains(#""LAUNCH""#) == true
+                else { return nil }
+                return "LAUNCH"
+            }
+            #expect(launchCount.count == 1)
+            #expect(droppedSession != nil)
+            #expect(run.stderr.contains("stopping 85CDB22F"))
+            #expect(emulator.runningApplication == nil)
+        }
+    }
+
     @Test func aDeviceWithoutTheMirroringAppsAndBadArgumentsHaveTheirExitCodes() async throws {
         var profile = ReceiverProfile.nestSpeaker
         profile.applications = [.defaultMediaReceiver]

@@ -74,6 +74,12 @@ struct AudioCommand: AsyncParsableCommand {
                     "sending \(self.capture ? "this machine's sound" : self.input == "-" ? "stdin" : self.input ?? "") "
                         + "to \(audio.applicationID) (Opus \(self.bitrate) kbit/s, delay \(self.delay) ms); Ctrl-C stops"
                 )
+                let reconnection = audio.channel.currentLink.map {
+                    SpeakerReconnection(
+                        options: self.options, audio: audio, launcher: link.receiver, transportID: $0.destinationID)
+                }
+                // Connections made after a loss; closed at the end (the first is `with`'s).
+                var newLinks: [ReceiverLink] = []
                 let stop = NIOLockedValueBox(false)
                 let done = NIOLockedValueBox(false)
                 var feeding: Task<Void, any Error>?
@@ -93,6 +99,9 @@ struct AudioCommand: AsyncParsableCommand {
                         break
                     }
                     if case .ended = audio.session.state { break }
+                    if audio.session.state == .interrupted, let reconnection {
+                        newLinks.append(try await reconnection.reconnect())
+                    }
                     if recorder?.hasEnded == true { break }
                     if done.withLockedValue({ $0 }) { break }
                     try await Task.sleep(for: .milliseconds(100))
@@ -110,6 +119,7 @@ struct AudioCommand: AsyncParsableCommand {
                 summary.members = group.json
                 if !self.keepApp { Output.progress("stopping \(audio.applicationID)") }
                 await audio.end(stoppingApplication: !self.keepApp)
+                for link in newLinks { await link.close() }
                 if let failure = await recorder?.finished() { throw failure }
                 try fed?.get()
                 return summary
