@@ -138,20 +138,33 @@ import Testing
         }
     }
 
-    /// The speaker drops every connection mid-run (as one that falls off Wi-Fi): `cast audio`
+    /// The group drops every connection mid-run (as one that falls off Wi-Fi): `cast audio`
     /// reconnects, re-attaches, and the same app session plays to the end; nothing is
-    /// launched again, and the app is still stopped by its session id at the end.
+    /// launched again, the members are followed on the new connection, and the app is still
+    /// stopped by its session id at the end.
     @Test func aDroppedConnectionIsReconnectedAndTheSameStreamPlaysOn() async throws {
         let wav = try Self.temporaryFile("tone.wav", Self.toneWAV(seconds: 3))
-        try await Self.withSpeaker { emulator, device, tone in
+        try await Self.withSpeaker(.speakerGroup) { emulator, device, tone in
+            let kitchen = MultizoneDevice(
+                id: "kitchen-id", name: "Kitchen", volume: ReceiverVolume(level: 0.5, isMuted: false))
+            emulator.addGroupMember(kitchen)
             let launches = emulator.events()
             let dropper = Task {
-                let deadline = ContinuousClock.now + .seconds(20)
-                while ContinuousClock.now < deadline, (emulator.streamingReport?.audio?.framesDecoded ?? 0) < 50 {
-                    try await Task.sleep(for: .milliseconds(50))
+                func decoded(atLeast count: Int) async throws {
+                    let deadline = ContinuousClock.now + .seconds(20)
+                    while ContinuousClock.now < deadline, (emulator.streamingReport?.audio?.framesDecoded ?? 0) < count
+                    {
+                        try await Task.sleep(for: .milliseconds(20))
+                    }
                 }
+                try await decoded(atLeast: 50)
                 let session = emulator.runningApplication?.sessionID
                 await emulator.closeConnections()
+                // Once the sound flows again, a member changes: the group is followed on the new connection.
+                try await decoded(atLeast: (emulator.streamingReport?.audio?.framesDecoded ?? 0) + 30)
+                var louder = kitchen
+                louder.volume = ReceiverVolume(level: 0.8, isMuted: false)
+                emulator.addGroupMember(louder)
                 return session
             }
             let run = try await CastCommandLineTests.cast("audio", wav.path, "--device", device, "--json")
@@ -159,6 +172,7 @@ import Testing
             #expect(run.status == 0, "\(run.stderr)")
             #expect(
                 run.stderr.contains("reconnecting") && run.stderr.contains("the same stream goes on"), "\(run.stderr)")
+            #expect(run.stderr.contains("group member: Kitchen (volume 80%)"), "\(run.stderr)")
             #expect(abs(tone.frequency - 1_000) < 5, "\(tone.frequency) Hz")
             #expect((emulator.streamingReport?.audio?.framesDecoded ?? 0) >= 200)
             let launchCount = await collect(launches, count: 3, within: .milliseconds(300)) { event -> String? in

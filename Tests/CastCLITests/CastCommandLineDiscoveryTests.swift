@@ -72,24 +72,30 @@ struct CastCommandLineDiscoveryTests {
         try result.get()
     }
 
-    /// A speaker found by name (its TXT record's `ca` has audio_out, no video_out): `cast
-    /// audio` plays to it, `cast screen` is refused before anything is launched or offered.
-    @Test func aSpeakerFoundByNameTakesSoundAndIsNeverOfferedVideo() async throws {
-        try await RealTimeTurns.take { try await Self.speakerByName() }
+    /// A speaker and a speaker group (its own endpoint and port), each found by name (their
+    /// TXT records' `ca` have audio_out, no video_out): `cast audio` plays to it, `cast
+    /// screen` is refused before anything is launched or offered.
+    @Test(arguments: [
+        (ReceiverProfile.nestSpeaker, "Kitchen speaker"), (ReceiverProfile.speakerGroup, "Downstairs speakers"),
+    ])
+    func aSpeakerOrGroupFoundByNameTakesSoundAndIsNeverOfferedVideo(profile: ReceiverProfile, name: String)
+        async throws
+    {
+        try await RealTimeTurns.take { try await Self.speakerByName(profile: profile, name: name) }
     }
 
-    private static func speakerByName() async throws {
+    private static func speakerByName(profile: ReceiverProfile, name: String) async throws {
         let wav = try CastAudioCommandTests.temporaryFile("tone.wav", CastAudioCommandTests.toneWAV(seconds: 1))
         try await NamespacePair.with { pair in
             try await Self.withAdvertisedEmulator(
                 pair,
-                CastEmulatorConfiguration(host: pair.ipv4(pair.b), name: "Kitchen speaker", profile: .nestSpeaker)
+                CastEmulatorConfiguration(host: pair.ipv4(pair.b), name: name, profile: profile)
             ) { emulator in
                 let inA = ["netns", "exec", pair.a, CastCommandLineTests.executable("cast")]
                 let events = emulator.events()
                 let screen = try await CastCommandLineTests.run(
                     "/usr/sbin/ip",
-                    inA + ["screen", "--device", "Kitchen speaker", "--interface", "vA", "--ipv4", "--seconds", "1"])
+                    inA + ["screen", "--device", name, "--interface", "vA", "--ipv4", "--seconds", "1"])
                 #expect(screen.status == 5, "\(screen.stderr)")
                 #expect(screen.stderr.contains("no screen") && screen.stderr.contains("cast audio"), "\(screen.stderr)")
                 let launched = await first(events, within: .milliseconds(300)) { event in
@@ -100,7 +106,7 @@ struct CastCommandLineDiscoveryTests {
 
                 let audio = try await CastCommandLineTests.run(
                     "/usr/sbin/ip",
-                    inA + ["audio", wav.path, "--device", "kitchen speaker", "--interface", "vA", "--ipv4", "--json"])
+                    inA + ["audio", wav.path, "--device", name.lowercased(), "--interface", "vA", "--ipv4", "--json"])
                 #expect(audio.status == 0, "\(audio.stderr)")
                 #expect(try audio.json()["applicationId"] == "85CDB22F")
                 #expect((try audio.json()["audioFramesSent"]?.intValue ?? 0) >= 50)

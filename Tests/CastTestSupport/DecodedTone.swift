@@ -1,44 +1,23 @@
 public import CastEmulator
-import Foundation
-import NIOConcurrencyHelpers
 
-/// The first channel of the sound the emulator's streaming receiver
-/// decoded (up to `limit` samples), and the pitch and level of its tail.
-public final class DecodedTone: Sendable {
-    private let samples = NIOLockedValueBox([Float]())
-    private let limit: Int
+/// What the emulator's streaming receiver reports of the sound it decoded:
+/// how much, and the pitch and level of its last second.
+public struct DecodedTone: Sendable {
+    private let emulator: CastEmulator
 
-    /// Collects what `emulator` decodes from now on.
-    public init(from emulator: CastEmulator, limit: Int = 48_000 * 10) {
-        self.limit = limit
-        emulator.streaming.observer.sound = { [samples] _, decoded, channels in
-            samples.withLockedValue { samples in
-                guard samples.count < limit else { return }
-                for index in stride(from: 0, to: decoded.count, by: channels) { samples.append(decoded[index]) }
-            }
-        }
+    /// Reads `emulator`'s report.
+    public init(from emulator: CastEmulator) {
+        self.emulator = emulator
     }
 
-    /// How many samples (of the first channel) were decoded.
-    public var count: Int { self.samples.withLockedValue { $0.count } }
+    private var report: StreamReport? { self.emulator.streamingReport?.audio }
 
-    /// The last `seconds` of what was decoded at 48 kHz.
-    public func last(_ seconds: Double) -> [Float] {
-        self.samples.withLockedValue { Array($0.suffix(Int(seconds * 48_000))) }
-    }
+    /// How many samples (per channel) were decoded: 480 a 10 ms frame.
+    public var count: Int { (self.report?.framesDecoded ?? 0) * 480 }
 
-    /// The frequency of the last second, Hz, from its zero crossings.
-    public var frequency: Double {
-        let last = self.last(1)
-        var crossings = 0
-        for index in last.indices.dropFirst() where (last[index - 1] < 0) != (last[index] < 0) { crossings += 1 }
-        return Double(crossings) / 2 * 48_000 / Double(max(last.count, 1))
-    }
+    /// The frequency of the last second decoded, Hz (0 before any sound).
+    public var frequency: Double { self.report?.soundFrequency ?? 0 }
 
-    /// The RMS level of the last second, dBFS (a 0.5 sine is −9.03).
-    public var level: Double {
-        let last = self.last(1)
-        let rms = (last.reduce(0) { $0 + Double($1) * Double($1) } / Double(max(last.count, 1))).squareRoot()
-        return 20 * log10(max(rms, 1e-9))
-    }
+    /// The RMS level of the last second decoded, dBFS (−180 before any sound).
+    public var level: Double { self.report?.soundLevel ?? -180 }
 }

@@ -100,7 +100,9 @@ struct AudioCommand: AsyncParsableCommand {
                     }
                     if case .ended = audio.session.state { break }
                     if audio.session.state == .interrupted, let reconnection {
-                        newLinks.append(try await reconnection.reconnect())
+                        let link = try await reconnection.reconnect()
+                        group.follow(link)
+                        newLinks.append(link)
                     }
                     if recorder?.hasEnded == true { break }
                     if done.withLockedValue({ $0 }) { break }

@@ -30,6 +30,12 @@ final class GroupMembers: Sendable {
         }
     }
 
+    /// Follows the members on `link`, a new connection after a loss (the
+    /// events already subscribed to go on).
+    func follow(_ link: ReceiverLink) {
+        self.channel.attach(to: link.connection, destinationID: ReceiverLink.platformID, logger: link.logger)
+    }
+
     /// The members now.
     var members: [MultizoneDevice] { self.channel.devices }
 

@@ -51,6 +51,8 @@ final class ReceiverStream: @unchecked Sendable {
     private var highestSequence: UInt16?
     private var sequenceCycles: UInt32 = 0
     private var latencies: [Duration] = []
+    /// The last second of decoded sound, for the report's level and frequency.
+    private var soundMeter = SoundMeter()
     private var psnrSum = 0.0
     private var psnrCount = 0
     private var playoutOffsetSum: Duration = .zero
@@ -207,6 +209,7 @@ final class ReceiverStream: @unchecked Sendable {
                 self.report.decodeErrors += 1
                 return
             }
+            self.soundMeter.add(sound, channels: decoder.channels)
             self.observer.sound?(capture, sound, decoder.channels)
         }
         if frame.isKeyFrame && self.kind == .video {
@@ -372,6 +375,8 @@ final class ReceiverStream: @unchecked Sendable {
             report.latencyP50 = sorted[sorted.count / 2]
             report.latencyP99 = sorted[min(sorted.count - 1, sorted.count * 99 / 100)]
         }
+        report.soundLevel = self.soundMeter.level
+        report.soundFrequency = self.soundMeter.frequency
         return report
     }
 }

@@ -44,6 +44,12 @@ public struct StreamReport: Sendable, Hashable {
     public var pictureWidth = 0
     /// The height of the last picture decoded (video), pixels; 0 before the first.
     public var pictureHeight = 0
+    /// The RMS level of the last second of sound decoded (audio, first channel), dBFS; a
+    /// half-scale sine is −9.03. `nil` for video and before any sound.
+    public var soundLevel: Double?
+    /// The frequency of the last second of sound decoded (audio, first channel, from its
+    /// zero crossings), Hz. `nil` for video and before any sound.
+    public var soundFrequency: Double?
 
     /// Creates an empty report.
     public init() {}
