@@ -333,6 +333,9 @@ let package = Package(
             name: "fuzz-dns-message", dependencies: ["FuzzSupport", "CastDiscovery"],
             path: "Tests/Fuzz/DNSMessage", exclude: ["Corpus"], swiftSettings: strictSettings),
         .executableTarget(
+            name: "fuzz-device-cache", dependencies: ["FuzzSupport", "CastDiscovery"],
+            path: "Tests/Fuzz/DeviceCache", exclude: ["Corpus"], swiftSettings: strictSettings),
+        .executableTarget(
             name: "fuzz-cast-frame", dependencies: ["FuzzSupport", "CastTransport"],
             path: "Tests/Fuzz/CastFrame", exclude: ["Corpus"], swiftSettings: strictSettings),
         .executableTarget(

@@ -33,6 +33,7 @@ packages=(
     curl                # media-server tests: an independent HTTP client (and libcurl for the emulator's fetches)
     ffmpeg              # cast play: ffprobe reads codecs, ffmpeg converts what a device cannot play (and makes test films)
     iproute2            # discovery tests: network namespaces and veth pairs (`ip netns`)
+    nftables            # unicast discovery tests: multicast dropped inside a test namespace
     python3-pip         # interop tests: pip installs python-zeroconf and pychromecast
     tmux                # cast ui tests: a real terminal to type into and read back
     gdb                 # test scripts: every thread of a test run that went over its time limit

@@ -9,7 +9,11 @@ struct DiscoverCommand: AsyncParsableCommand {
         abstract: "List Cast devices as discovery finds, updates and loses them (until Ctrl-C or --timeout).",
         discussion: """
             With --json each event is one JSON object per line, with the seconds since \
-            discovery started (scripts/measure-discovery.sh reads that form).
+            discovery started (scripts/measure-discovery.sh reads that form). Where multicast \
+            does not arrive, --scan probes a range (TCP to port 8009, then the host's own DNS-SD \
+            records by unicast) and lists what answers through the same events. Devices found \
+            are remembered in the XDG cache directory, and --device NAME asks their last \
+            address first.
             """)
 
     @OptionGroup var discovery: DiscoveryOptions
@@ -18,6 +22,9 @@ struct DiscoverCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("known"), help: "Also probe HOST or HOST:PORT by unicast (repeatable).")
     var knownHosts: [String] = []
+
+    @Option(help: "Also probe every host of this IPv4 range, such as 192.168.1.0/24 (at most a /16).")
+    var scan: String?
 
     @Flag(help: "One JSON object per event on stdout.") var json = false
 
@@ -29,6 +36,12 @@ struct DiscoverCommand: AsyncParsableCommand {
                 }
                 return (ip, address.port)
             }
+            let network = try self.scan.map { text throws -> IPv4Network in
+                guard let network = IPv4Network(text) else {
+                    throw ValidationError("--scan needs an IPv4 range such as 192.168.1.0/24, not '\(text)'")
+                }
+                return network
+            }
             let manager = DiscoveryManager(
                 configuration: self.discovery.configuration,
                 logger: DeviceOptions.makeLogger(verbose: false))
@@ -36,6 +49,11 @@ struct DiscoverCommand: AsyncParsableCommand {
             let started = ContinuousClock.now
             try await manager.start()
             for (address, port) in known { await manager.addKnownHost(address, port: port) }
+            if let network {
+                Output.progress("scanning \(network)")
+                let found = try await manager.scan(network)
+                Output.progress("scanned \(network): \(found.count) device(s)")
+            }
             let printing = Task {
                 for await event in events {
                     let seconds = (ContinuousClock.now - started) / .seconds(1)

@@ -30,7 +30,14 @@ struct DiscoveryOptions: ParsableArguments {
             : .named(Set(self.interfaces).union(self.loopback ? ["lo"] : []))
         return DiscoveryConfiguration(
             interfaces: selection, addressFamilies: self.ipv4 ? .ipv4 : self.ipv6 ? .ipv6 : .all,
-            scanMode: self.passive ? .passive : .active)
+            scanMode: self.passive ? .passive : .active, deviceCache: Self.deviceCache)
+    }
+
+    /// The devices `cast` has seen: `$XDG_CACHE_HOME/cast/devices.json`. Discovery asks each
+    /// one's last address by unicast as it starts, so `--device NAME` reaches a device seen
+    /// before without waiting for mDNS, and even where multicast does not pass.
+    static var deviceCache: DeviceCache {
+        DeviceCache(fileURL: XDGDirectory.cache.file("devices.json", application: "cast"))
     }
 }
 

@@ -10,12 +10,16 @@ public struct DiscoveryConfiguration: Sendable {
     public var activeMaximumQueryInterval: Duration
     /// The longest interval between queries in ``ScanMode/passive`` (RFC 6762 suggests an hour).
     public var passiveMaximumQueryInterval: Duration
-    /// How often to look for interfaces coming up or going down.
+    /// How often to look for interfaces coming up or going down, besides the kernel's
+    /// notices (rtnetlink), which bring a change at once.
     public var interfacePollInterval: Duration
     /// Which devices the list shows.
     public var filter: DeviceFilter
     /// The UDP port; 5353 everywhere but in isolated tests.
     public var port: Int
+    /// Where devices found are remembered, and whose addresses are asked by unicast at
+    /// start; `nil` (the default) remembers nothing.
+    public var deviceCache: DeviceCache?
 
     /// Creates a configuration; the defaults suit an app on a home network.
     public init(
@@ -24,9 +28,10 @@ public struct DiscoveryConfiguration: Sendable {
         scanMode: ScanMode = .active,
         activeMaximumQueryInterval: Duration = .seconds(20),
         passiveMaximumQueryInterval: Duration = .seconds(3600),
-        interfacePollInterval: Duration = .seconds(5),
+        interfacePollInterval: Duration = .seconds(30),
         filter: DeviceFilter = DeviceFilter(),
-        port: Int = 5353
+        port: Int = 5353,
+        deviceCache: DeviceCache? = nil
     ) {
         self.interfaces = interfaces
         self.addressFamilies = addressFamilies
@@ -36,5 +41,6 @@ public struct DiscoveryConfiguration: Sendable {
         self.interfacePollInterval = interfacePollInterval
         self.filter = filter
         self.port = port
+        self.deviceCache = deviceCache
     }
 }

@@ -6,6 +6,8 @@ public struct DiscoveryError: Error, Hashable, Sendable, CustomStringConvertible
         case alreadyStarted
         /// No mDNS socket could be opened on any selected interface.
         case socketFailed
+        /// A scan range larger than a /16 (``IPv4Network/shortestScannablePrefix``).
+        case scanRangeTooLarge
     }
 
     /// What went wrong.

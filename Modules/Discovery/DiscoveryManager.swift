@@ -17,8 +17,14 @@ public import NIOPosix
 /// Discovery browses `_googlecast._tcp.local` on the selected interfaces
 /// (see ``DiscoveryConfiguration``), keeps ``devices`` sorted by friendly
 /// name, and reports each change as a ``DiscoveryEvent`` to every
-/// ``events()`` stream. Devices on networks that block multicast can be
-/// added by address with ``addKnownHost(_:port:friendlyName:)``.
+/// ``events()`` stream. Where multicast does not pass (a router that drops
+/// it, another subnet or VLAN, a container), devices are found by unicast:
+/// ``scan(_:configuration:)`` probes a range, ``addKnownHost(_:port:friendlyName:)``
+/// adds one address, and a ``DeviceCache`` brings back the addresses of
+/// devices seen before. Each asks the device's own mDNS responder by
+/// unicast DNS-SD (RFC 6762 §6.7) for its records, so such devices carry
+/// the same id, name and model as mDNS would give. Interfaces coming and
+/// going are noticed at once through rtnetlink.
 ///
 /// All work happens on one event loop of the group given. Sockets are
 /// created on that loop's thread, so they live in that thread's network
@@ -28,6 +34,7 @@ public final class DiscoveryManager: Sendable {
     private let eventLoop: any EventLoop
     private let runtime: NIOLoopBoundBox<DiscoveryRuntime>
     private let broadcaster: DeviceListBroadcaster
+    private let logger: Logger
 
     /// Creates a manager; it does nothing until ``start()``.
     public init(
@@ -39,12 +46,13 @@ public final class DiscoveryManager: Sendable {
         let broadcaster = DeviceListBroadcaster()
         self.eventLoop = eventLoop
         self.broadcaster = broadcaster
+        self.logger = logger.makeLogger(subsystem: "Discovery")
         self.runtime = NIOLoopBoundBox.makeBoxSendingValue(
             DiscoveryRuntime(
                 configuration: configuration,
                 eventLoop: eventLoop,
                 broadcaster: broadcaster,
-                logger: logger.makeLogger(subsystem: "Discovery")
+                logger: self.logger
             ),
             as: DiscoveryRuntime.self,
             eventLoop: eventLoop
@@ -123,34 +131,86 @@ public final class DiscoveryManager: Sendable {
 
     /// Adds a device by address, for networks where multicast does not pass.
     ///
-    /// Without mDNS nothing but the address is known: the device's id is
-    /// `host:port`, its name `friendlyName` or the address, its capabilities
-    /// empty. When mDNS finds a device at the same address and port, that
+    /// The device is listed at once by its address: its id is `host:port`,
+    /// its name `friendlyName` or the address, its capabilities empty. Then
+    /// the host is asked for its DNS-SD records by unicast
+    /// (``queryHost(_:timeout:)``); when it answers, the entry is updated
+    /// with its name, model and capabilities (an ``DiscoveryEvent/updated(_:changes:)``).
+    /// When mDNS or a scan finds a device at the same address and port, that
     /// device stands in for the known host in the list.
     @discardableResult
     public func addKnownHost(_ address: IPAddress, port: Int = CastDevice.standardPort, friendlyName: String? = nil)
         async -> CastDevice
     {
-        let device = CastDevice(
-            id: Self.knownHostID(address, port: port),
-            friendlyName: friendlyName ?? address.description,
-            modelName: "",
-            capabilities: [],
-            status: .unknown(nil),
-            addresses: [address],
-            port: port,
-            source: .knownHost
-        )
+        var device = CastDevice(addressOnly: address, port: port, source: .knownHost)
+        if let friendlyName { device.friendlyName = friendlyName }
+        let id = device.id
         let runtime = self.runtime
-        try? await self.eventLoop.submit { runtime.value.addKnownHost(device) }.get()
+        let added = device
+        try? await self.eventLoop.submit { runtime.value.addKnownHost(added) }.get()
+        let logger = self.logger
+        _ = UnicastQuery.devices(at: address, eventLoop: self.eventLoop, timeout: .seconds(2), logger: logger)
+            .hop(to: self.eventLoop).map { devices in
+                runtime.value.resolveKnownHost(id: id, with: devices.filter { $0.port == port })
+            }
         return device
     }
 
     /// Removes a known host added with ``addKnownHost(_:port:friendlyName:)``.
     public func removeKnownHost(_ address: IPAddress, port: Int = CastDevice.standardPort) async {
-        let id = Self.knownHostID(address, port: port)
+        let id = CastDevice(addressOnly: address, port: port, source: .knownHost).id
         let runtime = self.runtime
         try? await self.eventLoop.submit { runtime.value.removeKnownHost(id: id) }.get()
+    }
+
+    /// The Cast devices `host` describes in its own DNS-SD records, asked by
+    /// unicast (RFC 6762 §6.7 legacy unicast, to its port 5353): usually one,
+    /// more when it also leads speaker groups. Empty when it does not answer
+    /// within `timeout`. Only devices at `host` itself are taken: a host
+    /// speaks for itself, never for another machine. The devices are not
+    /// listed; ``scan(_:configuration:)`` lists what it finds.
+    public func queryHost(_ host: IPAddress, timeout: Duration = .seconds(1)) async -> [CastDevice] {
+        let devices =
+            (try? await UnicastQuery.devices(
+                at: host, eventLoop: self.eventLoop, timeout: TimeAmount(timeout), logger: self.logger
+            ).get()) ?? []
+        return devices.map { device in
+            var device = device
+            device.source = .unicast
+            return device
+        }
+    }
+
+    /// Probes every host of `network` for a Cast device, for networks where
+    /// multicast does not arrive (go-chromecast's `scan --cidr`): a TCP
+    /// connection to the Cast port, then the host's DNS-SD records by unicast
+    /// (``queryHost(_:timeout:)``). Each device found is listed as it comes
+    /// (source ``CastDevice/Source/unicast``, reported by ``events()`` like any
+    /// other) and stays until ``stop()``; a host whose Cast port is open but
+    /// that does not answer DNS-SD is listed by its address. Returns every
+    /// device found, sorted by friendly name. Works whether or not mDNS
+    /// discovery was started. Throws ``DiscoveryError/Code/scanRangeTooLarge``
+    /// for a range wider than a /16.
+    public func scan(_ network: IPv4Network, configuration: SubnetScanConfiguration = SubnetScanConfiguration())
+        async throws(DiscoveryError) -> [CastDevice]
+    {
+        guard network.prefixLength >= IPv4Network.shortestScannablePrefix else {
+            throw DiscoveryError(
+                .scanRangeTooLarge,
+                "\(network) is wider than a /\(IPv4Network.shortestScannablePrefix) (65 534 hosts)")
+        }
+        let runtime = self.runtime
+        let eventLoop = self.eventLoop
+        self.logger.info("scanning", metadata: ["cast.range": "\(network)", "cast.port": "\(configuration.port)"])
+        let scan = SubnetScan(configuration: configuration, eventLoop: eventLoop, logger: self.logger)
+        let devices = await scan.run(network) { found in
+            try? await eventLoop.submit { runtime.value.addUnicast(found) }.get()
+        }
+        self.logger.info("scan done", metadata: ["cast.range": "\(network)", "cast.devices": "\(devices.count)"])
+        return devices.sorted {
+            $0.friendlyName.lowercased() != $1.friendlyName.lowercased()
+                ? $0.friendlyName.lowercased() < $1.friendlyName.lowercased() : $0.id < $1.id
+        }
     }
 
     /// Looks at the interfaces now rather than at the next poll: call it when
@@ -158,13 +218,6 @@ public final class DiscoveryManager: Sendable {
     public func refreshInterfaces() async {
         let runtime = self.runtime
         _ = try? await self.eventLoop.flatSubmit { runtime.value.pollInterfaces() }.get()
-    }
-
-    private static func knownHostID(_ address: IPAddress, port: Int) -> String {
-        switch address {
-        case .v4: "\(address):\(port)"
-        case .v6: "[\(address)]:\(port)"
-        }
     }
 
     private func makeReceiver() -> MDNSSocket.Receiver {

@@ -40,7 +40,7 @@ public final class NamespacePair: Sendable {
 
     /// Deletes, once per process, the namespaces of earlier test processes that died before
     /// cleaning up (`castA<pid>x<n>`, `castB<pid>x<n>` whose process is gone).
-    private static let removeAbandoned: Void = {
+    static let removeAbandoned: Void = {
         guard let list = try? NamespacePair.ip("netns", "list") else { return }
         for line in list.split(separator: "\n") {
             let name = String(line.split(separator: " ").first ?? "")
@@ -122,6 +122,11 @@ public final class NamespacePair: Sendable {
 
     /// A one-thread event loop group whose thread lives in `namespace`.
     public func eventLoopGroup(in namespace: String) throws -> MultiThreadedEventLoopGroup {
+        try Self.eventLoopGroup(inNamespace: namespace)
+    }
+
+    /// A one-thread event loop group whose thread lives in the namespace named `namespace`.
+    public static func eventLoopGroup(inNamespace namespace: String) throws -> MultiThreadedEventLoopGroup {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let path = "/var/run/netns/\(namespace)"
         try group.next().submit {

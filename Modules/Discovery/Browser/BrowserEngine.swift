@@ -228,7 +228,7 @@ struct BrowserEngine {
     }
 
     /// What the cache lacks to describe every instance: SRV, TXT, and an address for the SRV target.
-    private var missingQuestions: [DNSQuestion] {
+    var missingQuestions: [DNSQuestion] {
         var questions: [DNSQuestion] = []
         for instance in self.instanceNames {
             for type in [DNSRecordType.srv, .txt] where !self.cache.contains(name: instance, type: type) {

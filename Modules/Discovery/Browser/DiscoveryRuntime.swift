@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOCore
 
@@ -21,7 +22,10 @@ final class DiscoveryRuntime {
     private var opening: Set<SocketKey> = []
     private var timer: Scheduled<Void>?
     private var poller: Scheduled<Void>?
+    private var watcher: InterfaceWatcher?
     private var knownHosts: [String: CastDevice] = [:]
+    /// Devices found by unicast, by instance name (or `unicast:` and the id when known by address alone).
+    private var unicast: [String: CastDevice] = [:]
     /// The devices last published, by instance name or known-host id.
     private var visible: [String: CastDevice] = [:]
 
@@ -68,7 +72,47 @@ final class DiscoveryRuntime {
                     .socketFailed, "no mDNS socket could be opened on \(opened.attempted) interface(s)")
             }
             self.schedulePoll()
+            self.watchInterfaces()
+            self.askCachedAddresses()
         }.nonisolated()
+    }
+
+    /// Looks at the interfaces as soon as the kernel says one changed; the poll stays as a fallback
+    /// where rtnetlink cannot be opened.
+    private func watchInterfaces() {
+        let box = NIOLoopBound(self, eventLoop: self.eventLoop)
+        InterfaceWatcher.open(on: self.eventLoop) {
+            box.value.pollInterfaces()
+        }.assumeIsolated().whenComplete { result in
+            switch result {
+            case .success(let watcher):
+                guard self.isRunning, self.watcher == nil else {
+                    watcher.close().whenComplete { _ in }
+                    return
+                }
+                self.watcher = watcher
+            case .failure(let error):
+                self.logger.warning(
+                    "interface changes not watched; polling instead",
+                    metadata: ["error": "\(error)", "mdns.poll": "\(self.configuration.interfacePollInterval)"])
+            }
+        }
+    }
+
+    /// Asks each address the device cache remembers for its device, by unicast DNS-SD: the
+    /// device's own answer is listed (source ``CastDevice/Source/unicast``), never the entry.
+    private func askCachedAddresses() {
+        guard let cache = self.configuration.deviceCache else { return }
+        let logger = self.logger
+        for entry in cache.entries {
+            for address in entry.addresses.compactMap(IPAddress.init) {
+                UnicastQuery.devices(at: address, eventLoop: self.eventLoop, timeout: .seconds(2), logger: logger)
+                    .assumeIsolated().whenSuccess { devices in
+                        guard self.isRunning else { return }
+                        self.addUnicast(devices.filter { $0.id == entry.id })
+                    }
+            }
+        }
     }
 
     /// Looks at the interfaces again after the poll interval, and so on while running.
@@ -90,6 +134,9 @@ final class DiscoveryRuntime {
         self.receiver = nil
         self.poller?.cancel()
         self.poller = nil
+        self.watcher?.close().whenComplete { _ in }
+        self.watcher = nil
+        self.unicast.removeAll()
         self.timer?.cancel()
         self.timer = nil
         let closing = self.sockets.values.map { $0.close() }
@@ -197,6 +244,26 @@ final class DiscoveryRuntime {
         self.publish(lossReasons: [:], defaultLoss: .removed)
     }
 
+    /// Fills in a known host from its own DNS-SD answer: its id, name, model and capabilities.
+    func resolveKnownHost(id: String, with devices: [CastDevice]) {
+        guard let host = self.knownHosts[id],
+            var device = devices.first(where: { $0.port == host.port }) ?? devices.first
+        else { return }
+        device.source = .knownHost
+        self.knownHosts[id] = device
+        self.publish(lossReasons: [:], defaultLoss: .removed)
+    }
+
+    /// Lists devices found by unicast (a scan, a cached address); mDNS's own view of the same
+    /// instance, when it has one, stands in for them.
+    func addUnicast(_ devices: [CastDevice]) {
+        for var device in devices {
+            device.source = .unicast
+            self.unicast[device.instanceName.isEmpty ? "unicast:" + device.id : device.instanceName] = device
+        }
+        self.publish(lossReasons: [:], defaultLoss: .removed)
+    }
+
     // MARK: Outputs
 
     /// Sends the step's queries, publishes the device changes, and re-arms the timer.
@@ -226,7 +293,12 @@ final class DiscoveryRuntime {
     /// that mDNS found is `replaced`; any other vanished device (a filtered
     /// one, a removed known host) gets `defaultLoss`.
     private func publish(lossReasons: [String: DiscoveryEvent.LossReason], defaultLoss: DiscoveryEvent.LossReason) {
+        // An instance mDNS saw go loses its unicast answer too: that answer is no fresher.
+        for name in lossReasons.keys { self.unicast.removeValue(forKey: name) }
         var current: [String: CastDevice] = [:]
+        for (name, device) in self.unicast where self.filter.accepts(device) {
+            current[name] = device
+        }
         for (name, device) in self.engine.devices where self.filter.accepts(device) {
             current[name] = device
         }
@@ -255,7 +327,29 @@ final class DiscoveryRuntime {
         }
         self.visible = current
         for event in events { self.log(event) }
+        self.remember(events)
         self.broadcaster.publish(events, devices: current.values.sorted(by: Self.listOrder))
+    }
+
+    /// Records the devices found or changed in the device cache, off the event loop.
+    private func remember(_ events: [DiscoveryEvent]) {
+        guard let cache = self.configuration.deviceCache else { return }
+        let seen = events.compactMap { event -> CastDevice? in
+            switch event {
+            case .found(let device), .updated(let device, _): device
+            case .lost: nil
+            }
+        }
+        guard !seen.isEmpty else { return }
+        let logger = self.logger
+        let date = Date()
+        Task.detached {
+            do {
+                try cache.record(seen, at: date)
+            } catch {
+                logger.warning("cannot write the device cache", metadata: ["error": "\(error)"])
+            }
+        }
     }
 
     /// The SDK's list order: by friendly name, without regard to case; ties by id.

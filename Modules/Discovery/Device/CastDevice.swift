@@ -58,6 +58,9 @@ public struct CastDevice: Hashable, Sendable, Identifiable, CustomStringConverti
         case multicastDNS
         /// Added by address with ``DiscoveryManager/addKnownHost(_:port:friendlyName:)``.
         case knownHost
+        /// Found by unicast: a subnet scan (``DiscoveryManager/scan(_:configuration:)``), or
+        /// the device's own DNS-SD answer at an address the ``DeviceCache`` remembered.
+        case unicast
     }
 
     /// Creates a device description.

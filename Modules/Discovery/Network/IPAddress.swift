@@ -46,6 +46,14 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
             self.bytes = Array(bytes)
         }
 
+        /// The address whose bytes in network order are `value`'s, most significant first.
+        init(_ value: UInt32) {
+            self.bytes = [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) }
+        }
+
+        /// The address as a number, the first byte most significant.
+        var value: UInt32 { self.bytes.reduce(0) { $0 << 8 | UInt32($1) } }
+
         /// Parses dotted-quad text such as `192.168.1.20`.
         public init?(_ text: String) {
             var address = in_addr()

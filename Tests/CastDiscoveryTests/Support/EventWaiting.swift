@@ -87,13 +87,3 @@ extension DiscoveryEvent {
         if case .updated(_, let changes) = self { changes } else { nil }
     }
 }
-
-/// Runs `body` and keeps its outcome, so cleanup can run before the error is rethrown.
-func outcome(of body: () async throws -> Void) async -> Result<Void, any Error> {
-    do {
-        try await body()
-        return .success(())
-    } catch {
-        return .failure(error)
-    }
-}

@@ -1,0 +1,28 @@
+import Foundation
+import FuzzSupport
+
+@testable import CastDiscovery
+
+/// What a user or another process can put in front of discovery's unicast
+/// side: the device cache file (read back, then written and read again when
+/// it parsed) and a scan range typed on the command line.
+func fuzzDeviceCache(_ bytes: [UInt8]) {
+    if let entries = DeviceCache.decode(Data(bytes)) {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        if let again = try? encoder.encode(entries), DeviceCache.decode(again) != entries {
+            fatalError("a cache file that parsed did not survive its own round trip")
+        }
+    }
+    if let network = IPv4Network(String(decoding: bytes.prefix(64), as: UTF8.self)),
+        network.prefixLength >= IPv4Network.shortestScannablePrefix
+    {
+        let hosts = network.hosts
+        guard hosts.allSatisfy({ IPv4Network(address: $0, prefixLength: network.prefixLength) == network }) else {
+            fatalError("\(network) lists a host outside itself")
+        }
+    }
+}
+
+// The entry point (see `FuzzReplay`).
+exit(FuzzReplay.run(CommandLine.argc, CommandLine.unsafeArgv, fuzzDeviceCache))
