@@ -16,11 +16,20 @@ import Musl
 /// and a child that leaves a daemon behind (the tmux client starts the tmux
 /// server) never closes it, so `waitUntilExit` waited for ever on a fresh CI
 /// machine. `waitpid` on the child's own pid cannot miss its end.
+///
+/// Children get this test process's own XDG cache directory unless
+/// `environment` names one: `cast` remembers the devices it finds there and
+/// asks their addresses at its next start, and addresses from a test's
+/// namespaces must never be asked from the machine's own network.
+/// The XDG cache directory of this test process's children.
+let testCacheHome = FileManager.default.temporaryDirectory.appendingPathComponent("cast-test-cache-\(getpid())").path
+
 func spawnProcess(
     _ executable: String, _ arguments: [String], environment: [String: String] = [:],
     standardOutput: Int32? = nil, standardError: Int32? = nil
 ) throws -> pid_t {
-    let environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let environment = ProcessInfo.processInfo.environment.merging(["XDG_CACHE_HOME": testCacheHome]) { $1 }
+        .merging(environment) { $1 }
     let argv = ([executable] + arguments).map { strdup($0) } + [nil]
     let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer {
