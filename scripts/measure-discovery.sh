@@ -15,6 +15,11 @@ runs=${1:-5}
 [ "$(id -u)" -eq 0 ] || { echo "measure-discovery: needs root for network namespaces" >&2; exit 1; }
 swift build --product cast >/dev/null
 ours="$(swift build --show-bin-path)/cast"
+# A cache of its own: cast remembers the devices it finds and asks their
+# addresses at its next start, and these namespaces' addresses must never be
+# asked from the machine's own network (and a cold start must be cold).
+XDG_CACHE_HOME="$(mktemp -d)"
+export XDG_CACHE_HOME
 interop=scripts/interop
 device=a1b2c3d4e5f60718293a4b5c6d7e8f90
 
@@ -60,7 +65,7 @@ measure() {
     echo "$(echo "$output" | head -1 | python3 -c 'import json,sys; print(round(json.loads(sys.stdin.read())["seconds"], 4))') $((after - before))"
 }
 
-trap 'for n in 1 2 3 4; do drop_pair $n; done' EXIT
+trap 'for n in 1 2 3 4; do drop_pair $n; done; rm -rf "$XDG_CACHE_HOME"' EXIT
 echo "browser      first device (median of $runs, s)   packets sent in 60 s"
 for browser in swift zeroconf; do
     firsts=()
