@@ -170,15 +170,9 @@ public final class DiscoveryManager: Sendable {
     /// speaks for itself, never for another machine. The devices are not
     /// listed; ``scan(_:configuration:)`` lists what it finds.
     public func queryHost(_ host: IPAddress, timeout: Duration = .seconds(1)) async -> [CastDevice] {
-        let devices =
-            (try? await UnicastQuery.devices(
-                at: host, eventLoop: self.eventLoop, timeout: TimeAmount(timeout), logger: self.logger
-            ).get()) ?? []
-        return devices.map { device in
-            var device = device
-            device.source = .unicast
-            return device
-        }
+        (try? await UnicastQuery.devices(
+            at: host, eventLoop: self.eventLoop, timeout: TimeAmount(timeout), logger: self.logger
+        ).get()) ?? []
     }
 
     /// Probes every host of `network` for a Cast device, for networks where
@@ -207,10 +201,7 @@ public final class DiscoveryManager: Sendable {
             try? await eventLoop.submit { runtime.value.addUnicast(found) }.get()
         }
         self.logger.info("scan done", metadata: ["cast.range": "\(network)", "cast.devices": "\(devices.count)"])
-        return devices.sorted {
-            $0.friendlyName.lowercased() != $1.friendlyName.lowercased()
-                ? $0.friendlyName.lowercased() < $1.friendlyName.lowercased() : $0.id < $1.id
-        }
+        return devices.sorted(by: DiscoveryRuntime.listOrder)
     }
 
     /// Looks at the interfaces now rather than at the next poll: call it when

@@ -257,8 +257,7 @@ final class DiscoveryRuntime {
     /// Lists devices found by unicast (a scan, a cached address); mDNS's own view of the same
     /// instance, when it has one, stands in for them.
     func addUnicast(_ devices: [CastDevice]) {
-        for var device in devices {
-            device.source = .unicast
+        for device in devices {
             self.unicast[device.instanceName.isEmpty ? "unicast:" + device.id : device.instanceName] = device
         }
         self.publish(lossReasons: [:], defaultLoss: .removed)
@@ -353,7 +352,7 @@ final class DiscoveryRuntime {
     }
 
     /// The SDK's list order: by friendly name, without regard to case; ties by id.
-    private static func listOrder(_ lhs: CastDevice, _ rhs: CastDevice) -> Bool {
+    static func listOrder(_ lhs: CastDevice, _ rhs: CastDevice) -> Bool {
         let (left, right) = (lhs.friendlyName.lowercased(), rhs.friendlyName.lowercased())
         return left != right ? left < right : lhs.id < rhs.id
     }

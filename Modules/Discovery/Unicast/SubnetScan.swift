@@ -79,13 +79,7 @@ struct SubnetScan {
                 at: .v4(host), eventLoop: self.eventLoop, timeout: TimeAmount(self.configuration.queryTimeout),
                 logger: self.logger
             ).get()) ?? []
-        guard answered.isEmpty else {
-            return answered.map { device in
-                var device = device
-                device.source = .unicast
-                return device
-            }
-        }
+        guard answered.isEmpty else { return answered }
         self.logger.debug("Cast port open, no DNS-SD answer", metadata: ["cast.host": "\(host):\(port)"])
         return [CastDevice(addressOnly: .v4(host), port: port, source: .unicast)]
     }

@@ -96,7 +96,11 @@ struct UnicastQuery {
             }
             let missing = self.engine.missingQuestions
             if missing.isEmpty || self.followUps >= UnicastQuery.maximumFollowUps {
-                let devices = self.engine.devices.values.filter { $0.addresses.contains(self.host) }
+                let devices = self.engine.devices.values.filter { $0.addresses.contains(self.host) }.map { device in
+                    var device = device
+                    device.source = .unicast
+                    return device
+                }
                 self.promise.succeed(devices.sorted { $0.instanceName < $1.instanceName })
             } else {
                 self.followUps += 1

@@ -3,6 +3,10 @@ import Foundation
 /// The pitch and level of the last second of decoded sound (its first
 /// channel), as a speaker's test would measure them: bounded to one second
 /// of samples whatever the session's length.
+///
+/// An instrument, not a receiver behaviour: no receiver reports this, and
+/// nothing on the wire changes. It is the test's microphone on the decoded
+/// output, so a test need not keep every sample to check a tone.
 struct SoundMeter {
     /// One second at Opus's 48 kHz.
     static let window = 48_000
