@@ -9,11 +9,13 @@ import Testing
 /// Each test failed on the code before the audit's fixes: a launch or a stop
 /// that never saw a reply carrying its `requestId` waited for its timeout.
 @Suite struct ReceiverProfileTests {
-    /// Short timeouts, so a request that would wait for a reply that never
-    /// comes fails quickly (longer in a sanitizer build, 5–15 times slower,
-    /// where a busy start of the run can hold a real reply for seconds).
+    /// Timeouts far below the 60 s default launch timeout, so a request that
+    /// waits for a reply that never comes fails in bounded time, yet well
+    /// above what a real reply takes at the busy start of a full run, where
+    /// every suite starts at once on two cores (CI once held a reply for more
+    /// than 3 s). A sanitizer build is 5–15 times slower.
     static func impatientReceiver() -> ReceiverChannel {
-        let timeout: Duration = Sanitizers.areActive ? .seconds(10) : .seconds(3)
+        let timeout: Duration = Sanitizers.areActive ? .seconds(45) : .seconds(20)
         return ReceiverChannel(requestTimeout: timeout, launchTimeout: timeout)
     }
 
