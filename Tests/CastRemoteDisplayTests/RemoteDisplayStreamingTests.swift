@@ -78,7 +78,10 @@ import Testing
             let display = StreamingReceiverConfiguration.Display(
                 width: 1_024, height: 768, frameRate: 30, aspectRatio: (4, 3), scaling: .sender)
             try await StreamingFixture.with(streaming: StreamingReceiverConfiguration(display: display)) { fixture in
-                let session = try await fixture.channel.beginSession(configuration: RemoteDisplayConfiguration())
+                // The size is what this checks, so it must not adapt: under TSan the encoder falls
+                // behind, frames drop, and the adaptation took the ¾ size (768×576) in CI.
+                let session = try await fixture.channel.beginSession(
+                    configuration: RemoteDisplayConfiguration(adaptsToCongestion: false))
                 #expect(
                     session.configuration.resolution == RemoteDisplayConfiguration.Resolution(width: 1_024, height: 576)
                 )
