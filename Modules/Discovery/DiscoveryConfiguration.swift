@@ -20,6 +20,11 @@ public struct DiscoveryConfiguration: Sendable {
     /// Where devices found are remembered, and whose addresses are asked by unicast at
     /// start; `nil` (the default) remembers nothing.
     public var deviceCache: DeviceCache?
+    /// How often a device found by unicast (a scan, a cached address) is asked again at
+    /// its address. One that answers neither of two asks in a row is lost as
+    /// ``DiscoveryEvent/LossReason/expired``: at the default, by the time its records'
+    /// 120 s TTL runs out, as an mDNS device whose records expire.
+    public var unicastRefreshInterval: Duration
 
     /// Creates a configuration; the defaults suit an app on a home network.
     public init(
@@ -31,7 +36,8 @@ public struct DiscoveryConfiguration: Sendable {
         interfacePollInterval: Duration = .seconds(30),
         filter: DeviceFilter = DeviceFilter(),
         port: Int = 5353,
-        deviceCache: DeviceCache? = nil
+        deviceCache: DeviceCache? = nil,
+        unicastRefreshInterval: Duration = .seconds(60)
     ) {
         self.interfaces = interfaces
         self.addressFamilies = addressFamilies
@@ -42,5 +48,6 @@ public struct DiscoveryConfiguration: Sendable {
         self.filter = filter
         self.port = port
         self.deviceCache = deviceCache
+        self.unicastRefreshInterval = unicastRefreshInterval
     }
 }

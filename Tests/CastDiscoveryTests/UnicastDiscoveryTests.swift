@@ -93,6 +93,34 @@ struct UnicastDiscoveryTests {
         }
     }
 
+    /// A device the scan found is asked again at its address: while it answers it stays
+    /// listed; once it stops answering (its link down), it is lost as expired after two
+    /// unanswered asks, as an mDNS device is when its records run out.
+    @Test func aScannedDeviceThatStopsAnsweringExpires() async throws {
+        try await Self.withDevices(1, advertised: [0]) { lan, emulators, loops in
+            var configuration = Self.browsing
+            configuration.unicastRefreshInterval = .milliseconds(500)
+            let discovery = DiscoveryManager(configuration: configuration, eventLoopGroup: loops, logger: quietLogger)
+            let log = EventLog(discovery.events())
+            try await discovery.start()
+            let id = emulators[0].advertisement.id
+            let devices = try await discovery.scan(try #require(IPv4Network(lan.network)))
+            #expect(devices.map(\.id) == [id])
+            try await log.nextFound()
+            // Refreshes answered: still listed, nothing lost.
+            try await Task.sleep(for: .seconds(2))
+            #expect(discovery.devices.map(\.id) == [id])
+            #expect(!log.events.contains { $0.lossReason != nil })
+
+            try NamespacePair.ip("-n", lan.devices[0], "link", "set", "eth0", "down")
+            let lost = try await log.next("lost", within: .seconds(10)) { $0.lossReason != nil }
+            #expect(lost.lossReason == .expired)
+            #expect(lost.device.id == id)
+            #expect(discovery.devices.isEmpty)
+            await discovery.stop()
+        }
+    }
+
     @Test func aRangeWiderThanASlash16IsRefused() async throws {
         let discovery = DiscoveryManager(configuration: Self.browsing, logger: quietLogger)
         await #expect(throws: DiscoveryError(.scanRangeTooLarge, "")) {

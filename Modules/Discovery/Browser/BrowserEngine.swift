@@ -9,8 +9,9 @@ import NIOCore
 ///
 /// What it does, per RFC 6762/6763:
 /// - continuous PTR queries for the service: 20-120 ms after start, 1 s
-///   later, then doubling up to the scan mode's cap (§5.2), the first on each
-///   interface asking for a unicast reply (QU, §5.4);
+///   later, then doubling up to the scan mode's cap (§5.2), every one asking
+///   for multicast answers (QM, never QU §5.4: with avahi-daemon on the same
+///   port a unicast answer may reach its socket instead of ours);
 /// - known answers in each query: cached PTRs with more than half their TTL
 ///   left (§7.1);
 /// - refresh queries at 80/85/90/95 % of each record's TTL (§5.2);
@@ -51,7 +52,7 @@ struct BrowserEngine {
     private(set) var devices: [String: CastDevice] = [:]
 
     private var nextQueryAt: NIODeadline?
-    /// Interfaces whose first query, a QU one, is still to go, and when it goes.
+    /// Interfaces whose first query is still to go, and when it goes.
     private var firstQueryAt: [Int: NIODeadline] = [:]
     private var queryInterval: TimeAmount
     private var resolveSchedule: [DNSQuestion: (next: NIODeadline, interval: TimeAmount)] = [:]
@@ -77,8 +78,8 @@ struct BrowserEngine {
 
     // MARK: Inputs
 
-    /// Starts querying on a new interface: a QU query after the start delay, and the back-off
-    /// restarted from it (§5.2, §5.4, §10.3).
+    /// Starts querying on a new interface: a first query after the start delay, and the back-off
+    /// restarted from it (§5.2, §10.3).
     mutating func addInterface(index: Int, name: String, scope: AddressScope = .unknown, now: NIODeadline) {
         self.interfaces[index] = name
         self.scopes[index] = scope

@@ -22,10 +22,13 @@ final class DiscoveryRuntime {
     private var opening: Set<SocketKey> = []
     private var timer: Scheduled<Void>?
     private var poller: Scheduled<Void>?
+    private var unicastRefresher: Scheduled<Void>?
     private var watcher: InterfaceWatcher?
     private var knownHosts: [String: CastDevice] = [:]
     /// Devices found by unicast, by instance name (or `unicast:` and the id when known by address alone).
     private var unicast: [String: CastDevice] = [:]
+    /// How many asks in a row each of `unicast` left unanswered.
+    private var unicastMisses: [String: Int] = [:]
     /// The devices last published, by instance name or known-host id.
     private var visible: [String: CastDevice] = [:]
 
@@ -72,6 +75,7 @@ final class DiscoveryRuntime {
                     .socketFailed, "no mDNS socket could be opened on \(opened.attempted) interface(s)")
             }
             self.schedulePoll()
+            self.scheduleUnicastRefresh()
             self.watchInterfaces()
             self.askCachedAddresses()
         }.nonisolated()
@@ -124,6 +128,43 @@ final class DiscoveryRuntime {
         }
     }
 
+    /// Asks the devices found by unicast again after the refresh interval, and so on while running.
+    private func scheduleUnicastRefresh() {
+        guard self.isRunning else { return }
+        let interval = TimeAmount(self.configuration.unicastRefreshInterval)
+        self.unicastRefresher = self.eventLoop.assumeIsolated().scheduleTask(in: interval) {
+            self.refreshUnicast()
+            self.scheduleUnicastRefresh()
+        }
+    }
+
+    /// Asks each device found by unicast at its address: its answer updates it; one that
+    /// left this ask and the one before unanswered is lost as expired. mDNS has no say here:
+    /// its records of the same instance keep it listed as long as they live.
+    private func refreshUnicast() {
+        let logger = self.logger
+        for (name, device) in self.unicast {
+            let addresses = device.addresses
+            guard let address = addresses.first(where: { if case .v4 = $0 { true } else { false } }) ?? addresses.first
+            else { continue }
+            UnicastQuery.devices(at: address, eventLoop: self.eventLoop, timeout: .seconds(2), logger: logger)
+                .assumeIsolated().whenSuccess { answers in
+                    guard self.isRunning, self.unicast[name] != nil else { return }
+                    let answer = answers.filter { $0.id == device.id }
+                    guard answer.isEmpty else {
+                        self.unicastMisses[name] = nil
+                        self.addUnicast(answer)
+                        return
+                    }
+                    let misses = self.unicastMisses[name, default: 0] + 1
+                    self.unicastMisses[name] = misses
+                    if misses >= 2 {
+                        self.publish(lossReasons: [name: .expired], defaultLoss: .removed)
+                    }
+                }
+        }
+    }
+
     func stop() -> EventLoopFuture<Void> {
         guard self.isRunning else { return self.eventLoop.makeSucceededVoidFuture() }
         return self.stopNow()
@@ -134,9 +175,12 @@ final class DiscoveryRuntime {
         self.receiver = nil
         self.poller?.cancel()
         self.poller = nil
+        self.unicastRefresher?.cancel()
+        self.unicastRefresher = nil
         self.watcher?.close().whenComplete { _ in }
         self.watcher = nil
         self.unicast.removeAll()
+        self.unicastMisses.removeAll()
         self.timer?.cancel()
         self.timer = nil
         let closing = self.sockets.values.map { $0.close() }
@@ -293,7 +337,10 @@ final class DiscoveryRuntime {
     /// one, a removed known host) gets `defaultLoss`.
     private func publish(lossReasons: [String: DiscoveryEvent.LossReason], defaultLoss: DiscoveryEvent.LossReason) {
         // An instance mDNS saw go loses its unicast answer too: that answer is no fresher.
-        for name in lossReasons.keys { self.unicast.removeValue(forKey: name) }
+        for name in lossReasons.keys {
+            self.unicast.removeValue(forKey: name)
+            self.unicastMisses.removeValue(forKey: name)
+        }
         var current: [String: CastDevice] = [:]
         for (name, device) in self.unicast where self.filter.accepts(device) {
             current[name] = device
