@@ -34,6 +34,8 @@ packages=(
     ffmpeg              # cast play: ffprobe reads codecs, ffmpeg converts what a device cannot play (and makes test films)
     iproute2            # discovery tests: network namespaces and veth pairs (`ip netns`)
     nftables            # unicast discovery tests: multicast dropped inside a test namespace
+    avahi-daemon        # discovery tests: the desktop's mDNS stack beside ours, in a test namespace…
+    avahi-utils         #   …with avahi-publish and avahi-browse, its own clients
     python3-pip         # interop tests: pip installs python-zeroconf and pychromecast
     tmux                # cast ui tests: a real terminal to type into and read back
     gdb                 # test scripts: every thread of a test run that went over its time limit
@@ -82,6 +84,15 @@ fi
 
 echo "setup: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
+# No package may start its service while it installs (policy-rc.d, exit 101):
+# avahi-daemon would announce this machine on its real interfaces, and only
+# the tests start it, inside their own namespaces. An existing policy stays.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | "${as_root[@]}" tee "$policy" >/dev/null
+    "${as_root[@]}" chmod 755 "$policy"
+    trap '"${as_root[@]}" rm -f "$policy"' EXIT
+fi
 "${as_root[@]}" apt-get update -qq >/dev/null || fail "apt-get update failed."
 "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
     || fail "apt-get install failed."
