@@ -48,12 +48,7 @@ struct DiscoverCommand: AsyncParsableCommand {
             let events = manager.events()
             let started = ContinuousClock.now
             try await manager.start()
-            for (address, port) in known { await manager.addKnownHost(address, port: port) }
-            if let network {
-                Output.progress("scanning \(network)")
-                let found = try await manager.scan(network)
-                Output.progress("scanned \(network): \(found.count) device(s)")
-            }
+            // Printed as they come, while a scan still runs.
             let printing = Task {
                 for await event in events {
                     let seconds = (ContinuousClock.now - started) / .seconds(1)
@@ -62,8 +57,16 @@ struct DiscoverCommand: AsyncParsableCommand {
                         Data((try Self.line(for: event, at: seconds, json: self.json) + "\n").utf8))
                 }
             }
+            for (address, port) in known { await manager.addKnownHost(address, port: port) }
+            if let network {
+                Output.progress("scanning \(network)")
+                let found = try await manager.scan(network)
+                Output.progress("scanned \(network): \(found.count) device(s)")
+            }
             if let timeout {
-                try await Task.sleep(for: .milliseconds(Int(timeout * 1_000)))
+                // Counted from the start; a scan that takes longer ends first.
+                let end = started + .milliseconds(Int(timeout * 1_000))
+                if end > ContinuousClock.now { try await Task.sleep(until: end) }
                 printing.cancel()
             }
             try await printing.value
