@@ -25,18 +25,21 @@ public final class ExternalReceiver: Sendable {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// Starts a receiver that drops `loss` of the datagrams it receives,
-    /// delays each by up to `jitterMilliseconds` (its `--loss` and
+    /// Starts a receiver that behaves as `profile` (its `--profile`: a
+    /// speaker is `nest-speaker`), drops `loss` of the datagrams it
+    /// receives, delays each by up to `jitterMilliseconds` (its `--loss` and
     /// `--jitter`), and decodes what arrives unless told not to (then it only
     /// reassembles and acknowledges, and its report has no decoded frames).
-    public init(loss: Double = 0, jitterMilliseconds: Int = 0, decodes: Bool = true) throws {
+    public init(
+        profile: String = "chromecast-google-tv", loss: Double = 0, jitterMilliseconds: Int = 0, decodes: Bool = true
+    ) throws {
         guard let executable = Self.executable else {
             throw BenchmarkSupportError(
                 description: "cast-receiver is not built (make bench builds it; or set CAST_RECEIVER)")
         }
         let log = NSTemporaryDirectory() + "cast-receiver-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
         self.server = try SupervisedServer(
-            "exec '\(executable)' --port 0 --loss \(loss) --jitter \(jitterMilliseconds)\(decodes ? "" : " --no-decode")",
+            "exec '\(executable)' --profile \(profile) --port 0 --loss \(loss) --jitter \(jitterMilliseconds)\(decodes ? "" : " --no-decode")",
             output: log)
         self.log = log
         let deadline = Date().addingTimeInterval(20)
@@ -61,14 +64,18 @@ public final class ExternalReceiver: Sendable {
     public var reportCount: Int { self.reports().count }
 
     /// Waits (at most `timeout`) for report number `number` (from 1), which
-    /// the receiver prints when a sender leaves, and returns its video line.
-    public func videoReport(number: Int, timeout: Duration = .seconds(5)) async throws -> ReceiverVideoReport {
+    /// the receiver prints when a sender leaves, and returns its line for
+    /// the `kind` stream.
+    public func report(
+        of kind: ReceiverStreamReport.Kind = .video, number: Int, timeout: Duration = .seconds(5)
+    ) async throws -> ReceiverStreamReport {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while ContinuousClock.now < deadline {
             let reports = self.reports()
             if reports.count >= number {
-                guard let report = reports[number - 1] else {
-                    throw BenchmarkSupportError(description: "cast-receiver's report \(number) has no video line")
+                guard let report = reports[number - 1].first(where: { $0.kind == kind }) else {
+                    throw BenchmarkSupportError(
+                        description: "cast-receiver's report \(number) has no \(kind.rawValue) line")
                 }
                 return report
             }
@@ -77,11 +84,11 @@ public final class ExternalReceiver: Sendable {
         throw BenchmarkSupportError(description: "cast-receiver printed no report \(number) (see \(self.log))")
     }
 
-    /// Every report's video line, in order (`nil` where a report had none).
-    private func reports() -> [ReceiverVideoReport?] {
+    /// Every report's stream lines, in order.
+    private func reports() -> [[ReceiverStreamReport]] {
         let text = (try? String(contentsOfFile: self.log, encoding: .utf8)) ?? ""
         return text.components(separatedBy: "Remote Display stream report:").dropFirst().map { block in
-            block.split(separator: "\n").lazy.compactMap { ReceiverVideoReport(line: String($0)) }.first
+            block.split(separator: "\n").compactMap { ReceiverStreamReport(line: String($0)) }
         }
     }
 
@@ -92,8 +99,18 @@ public final class ExternalReceiver: Sendable {
     }
 }
 
-/// The video line of `cast-receiver`'s stream report.
-public struct ReceiverVideoReport: Sendable {
+/// A stream's line of `cast-receiver`'s stream report.
+public struct ReceiverStreamReport: Sendable {
+    /// The stream a line is about.
+    public enum Kind: String, Sendable {
+        /// The video stream.
+        case video
+        /// The audio stream.
+        case audio
+    }
+
+    /// The stream this line is about.
+    public var kind: Kind
     /// Frames whose packets all arrived.
     public var framesReceived: Int
     /// Frames decoded.
@@ -105,10 +122,13 @@ public struct ReceiverVideoReport: Sendable {
     /// Capture → decoded latency, milliseconds, when frames were decoded.
     public var latencyP99: Double?
 
-    /// Reads "  video: R frames received, D decoded, L late, … latency p50 A ms, p99 B ms".
+    /// Reads "  video: R frames received, D decoded, L late, … latency p50 A ms, p99 B ms"
+    /// (or the same for "audio:").
     init?(line: String) {
         let trimmed = line.trimmingCharacters(in: .whitespaces)
-        guard trimmed.hasPrefix("video:") else { return nil }
+        guard let kind = [Kind.video, .audio].first(where: { trimmed.hasPrefix("\($0.rawValue):") }) else {
+            return nil
+        }
         func number(before label: String) -> Double? {
             guard let range = trimmed.range(of: label) else { return nil }
             let head = trimmed[..<range.lowerBound].trimmingCharacters(in: .whitespaces)
@@ -121,6 +141,7 @@ public struct ReceiverVideoReport: Sendable {
         guard let received = number(before: " frames received"), let decoded = number(before: " decoded"),
             let late = number(before: " late")
         else { return nil }
+        self.kind = kind
         self.framesReceived = Int(received)
         self.framesDecoded = Int(decoded)
         self.framesLate = Int(late)

@@ -172,6 +172,7 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 40
     )
     streamingBenchmarks()
+    audioStreamingBenchmarks()
 
     for (width, height) in [(1280, 720), (1920, 1080)] {
         let label = "\(width)x\(height)"

@@ -88,11 +88,11 @@ final class ExternalStreaming: @unchecked Sendable {
     }
 
     /// Lets the last frames arrive, leaves, and returns the receiver's report.
-    func finish() async throws -> ReceiverVideoReport {
+    func finish() async throws -> ReceiverStreamReport {
         try await Task.sleep(for: .milliseconds(600))
         let number = self.receiver.reportCount + 1
         await self.mirroring.close()
-        return try await self.receiver.videoReport(number: number)
+        return try await self.receiver.report(number: number)
     }
 }
 

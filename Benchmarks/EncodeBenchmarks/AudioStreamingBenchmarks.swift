@@ -1,0 +1,107 @@
+// Sound to a speaker measured at the sender alone (issue 18): an
+// AudioCastSession streams 44.1 kHz stereo int16 (resampled to 48 kHz, Opus
+// at 128 kbit/s in 10 ms frames) to `cast-receiver --profile nest-speaker`
+// in a process of its own, which decodes it, so its Opus decoding costs
+// nothing in this process's clocks and allocation counts. The app side
+// enqueues 10 ms at a time, paced in real time by clock_nanosleep, with
+// each chunk's capture time.
+//
+// Measured over 5 s (500 frames of 10 ms) after a warm-up second: the
+// process's user and system CPU and its allocations (package-benchmark's
+// metrics; the "Harness alone" benchmark at 100 per second is what the
+// pacing itself allocates), and the process's CPU ÷ libsamplerate + libopus
+// called directly on the same chunks at the same pace in the same process
+// right after (×1000). The receiver's report gives capture → decoded
+// latency p50 and p99 at the default 400 ms target delay (the speaker plays
+// each frame at its capture time + the target delay; the latency is how
+// long before that it was ready to play). Targets: CPU ratio ≤ 1.05, no
+// allocation per 10 ms frame.
+
+import Benchmark
+import BenchmarkSupport
+import CastRemoteDisplay
+import RawCodecs
+
+let streamedAudioFrames = 500
+
+func audioStreamingBenchmarks() {
+    let ratio = BenchmarkMetric.custom(
+        "sender CPU ÷ raw libsamplerate+libopus CPU (×1000)", polarity: .prefersSmaller, useScalingFactor: false)
+    let latencyP50 = BenchmarkMetric.custom(
+        "capture → decoded p50 (µs)", polarity: .prefersSmaller, useScalingFactor: false)
+    let latencyP99 = BenchmarkMetric.custom(
+        "capture → decoded p99 (µs)", polarity: .prefersSmaller, useScalingFactor: false)
+    Benchmark(
+        "Audio sender alone 44.1 kHz stereo → Opus ×\(streamedAudioFrames) 10 ms (cast-receiver nest-speaker in another process)",
+        configuration: .init(
+            metrics: [.cpuUser, .cpuSystem, .mallocCountTotal, ratio, latencyP50, latencyP99],
+            warmupIterations: 0, maxDuration: .seconds(120), maxIterations: 3)
+    ) { benchmark in
+        let receiver = try ExternalReceiver(profile: "nest-speaker")
+        let sender = try await MirroringConnection(
+            audioOnlyPort: receiver.port, audio: RemoteDisplayConfiguration.Audio(bitrate: 128_000),
+            targetDelay: .milliseconds(400))
+        let session = sender.session
+        var input = try session.makeAudioInput(sourceSampleRate: 44_100, sourceChannelCount: 2)
+        let start = HostTime.now
+        let pace = RealTimePace(framesPerSecond: 100)
+        // The first second: the first round trips, the pools filled.
+        let warmUp = 100
+        var before = CPUClock.process()
+        for index in 0..<(warmUp + streamedAudioFrames) {
+            if index == warmUp {
+                before = CPUClock.process()
+                benchmark.startMeasurement()
+            }
+            pace.wait(for: index)
+            _ = try input.enqueue(
+                interleaved: audioChunks[index % audioChunks.count], pts: start.advanced(by: .milliseconds(10) * index))
+            session.audioWasQueued()
+        }
+        benchmark.stopMeasurement()
+        let after = CPUClock.process()
+        try await Task.sleep(for: .milliseconds(600))
+        let number = receiver.reportCount + 1
+        await sender.close()
+        let report = try await receiver.report(of: .audio, number: number)
+        let sent = (after.user - before.user) + (after.system - before.system)
+
+        // The limit: libsamplerate + libopus on the same chunks at the same
+        // pace, session gone, same process.
+        guard let raw = raw_audio_create(44_100, 2, 128_000) else {
+            throw BenchmarkSupportError(description: "raw_audio_create failed")
+        }
+        defer { raw_audio_destroy(raw) }
+        var bytes = 0
+        let rawPace = RealTimePace(framesPerSecond: 100)
+        var rawStart = CPUClock.process()
+        for index in 0..<(warmUp + streamedAudioFrames) {
+            if index == warmUp { rawStart = CPUClock.process() }
+            rawPace.wait(for: index)
+            blackHole(raw_audio_process(raw, audioChunks[index % audioChunks.count], 441, &bytes))
+        }
+        let rawEnd = CPUClock.process()
+        let rawCPU = (rawEnd.user - rawStart.user) + (rawEnd.system - rawStart.system)
+        guard rawCPU > .zero else {
+            throw BenchmarkSupportError(description: "raw libsamplerate+libopus took no CPU time")
+        }
+        guard let p50 = report.latencyP50, let p99 = report.latencyP99 else {
+            throw BenchmarkSupportError(description: "cast-receiver decoded no sound")
+        }
+        benchmark.measurement(ratio, Int((sent / rawCPU * 1_000).rounded()))
+        benchmark.measurement(latencyP50, Int(p50 * 1_000))
+        benchmark.measurement(latencyP99, Int(p99 * 1_000))
+    }
+
+    // What the benchmark harness itself allocates in the same 500 frames'
+    // time with no session: the sender's allocations are the difference.
+    Benchmark(
+        "Harness alone ×\(streamedAudioFrames) 10 ms frame times (no session; the baseline of the audio sender's allocations)",
+        configuration: .init(metrics: [.mallocCountTotal], warmupIterations: 0, maxIterations: 3)
+    ) { benchmark in
+        let pace = RealTimePace(framesPerSecond: 100)
+        benchmark.startMeasurement()
+        for index in 0..<streamedAudioFrames { pace.wait(for: index) }
+        benchmark.stopMeasurement()
+    }
+}
