@@ -5,8 +5,12 @@ import Foundation
 /// of samples whatever the session's length.
 ///
 /// An instrument, not a receiver behaviour: no receiver reports this, and
-/// nothing on the wire changes. It is the test's microphone on the decoded
-/// output, so a test need not keep every sample to check a tone.
+/// nothing on the wire changes. It listens where a receiver plays: Open
+/// Screen's standalone receiver decodes each audio frame and hands the
+/// samples to its audio device (cast/standalone_receiver/sdl_audio_player.h,
+/// "consumes frames from a Receiver, decodes them, and renders them"); the
+/// meter takes the same decoded samples, so a test need not keep them all
+/// to check a tone.
 struct SoundMeter {
     /// One second at Opus's 48 kHz.
     static let window = 48_000
@@ -24,30 +28,23 @@ struct SoundMeter {
         self.filled = min(self.filled + sound.count / channels, Self.window)
     }
 
-    /// The window's samples, oldest first.
-    private var ordered: ArraySlice<Float> {
-        guard self.filled == Self.window else { return self.samples[0..<self.filled] }
-        return ArraySlice(self.samples[self.next...] + self.samples[..<self.next])
+    /// Sample `offset` of the window, oldest first (`offset` < `filled`).
+    private func sample(_ offset: Int) -> Float {
+        let oldest = self.filled == Self.window ? self.next : 0
+        return self.samples[(oldest + offset) % Self.window]
     }
 
     /// The RMS level, dBFS (a half-scale sine is −9.03); nil before any sound.
     var level: Double? {
-        let window = self.ordered
-        guard !window.isEmpty else { return nil }
-        let power = window.reduce(0) { $0 + Double($1) * Double($1) } / Double(window.count)
-        return 20 * log10(max(power.squareRoot(), 1e-9))
+        guard self.filled > 0 else { return nil }
+        let power = (0..<self.filled).reduce(0) { $0 + Double(self.sample($1)) * Double(self.sample($1)) }
+        return 20 * log10(max((power / Double(self.filled)).squareRoot(), 1e-9))
     }
 
     /// The frequency from the zero crossings, Hz; nil before any sound.
     var frequency: Double? {
-        let window = self.ordered
-        guard window.count > 1 else { return nil }
-        var crossings = 0
-        var previous = window[window.startIndex]
-        for sample in window.dropFirst() {
-            if (previous < 0) != (sample < 0) { crossings += 1 }
-            previous = sample
-        }
-        return Double(crossings) / 2 * 48_000 / Double(window.count)
+        guard self.filled > 1 else { return nil }
+        let crossings = (1..<self.filled).count { (self.sample($0 - 1) < 0) != (self.sample($0) < 0) }
+        return Double(crossings) / 2 * Double(Self.window) / Double(self.filled)
     }
 }
