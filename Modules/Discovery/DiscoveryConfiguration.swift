@@ -23,7 +23,7 @@ public struct DiscoveryConfiguration: Sendable {
     /// How often a device found by unicast (a scan, a cached address) is asked again at
     /// its address. One that answers neither of two asks in a row is lost as
     /// ``DiscoveryEvent/LossReason/expired``: at the default, by the time its records'
-    /// 120 s TTL runs out, as an mDNS device whose records expire.
+    /// 120 s TTL runs out, as an mDNS device whose records expire. At least 100 ms.
     public var unicastRefreshInterval: Duration
 
     /// Creates a configuration; the defaults suit an app on a home network.

@@ -149,7 +149,7 @@ public final class DiscoveryManager: Sendable {
         let added = device
         try? await self.eventLoop.submit { runtime.value.addKnownHost(added) }.get()
         let logger = self.logger
-        _ = UnicastQuery.devices(at: address, eventLoop: self.eventLoop, timeout: .seconds(2), logger: logger)
+        _ = UnicastQuery.devices(at: address, eventLoop: self.eventLoop, timeout: UnicastQuery.timeout, logger: logger)
             .hop(to: self.eventLoop).map { devices in
                 runtime.value.resolveKnownHost(id: id, with: devices.filter { $0.port == port })
             }
@@ -180,8 +180,9 @@ public final class DiscoveryManager: Sendable {
     /// connection to the Cast port, then the host's DNS-SD records by unicast
     /// (``queryHost(_:timeout:)``). Each device found is listed as it comes
     /// (source ``CastDevice/Source/unicast``, reported by ``events()`` like any
-    /// other) and stays until ``stop()``; a host whose Cast port is open but
-    /// that does not answer DNS-SD is listed by its address. Returns every
+    /// other) and is asked again every ``DiscoveryConfiguration/unicastRefreshInterval``
+    /// until it stops answering; a host whose Cast port is open but that does
+    /// not answer DNS-SD is listed by its address, and its port probed again. Returns every
     /// device found, sorted by friendly name. Works whether or not mDNS
     /// discovery was started. Throws ``DiscoveryError/Code/scanRangeTooLarge``
     /// for a range wider than a /16.

@@ -110,11 +110,12 @@ final class DiscoveryRuntime {
         let logger = self.logger
         for entry in cache.entries {
             for address in entry.addresses.compactMap(IPAddress.init) {
-                UnicastQuery.devices(at: address, eventLoop: self.eventLoop, timeout: .seconds(2), logger: logger)
-                    .assumeIsolated().whenSuccess { devices in
-                        guard self.isRunning else { return }
-                        self.addUnicast(devices.filter { $0.id == entry.id })
-                    }
+                UnicastQuery.devices(
+                    at: address, eventLoop: self.eventLoop, timeout: UnicastQuery.timeout, logger: logger
+                ).assumeIsolated().whenSuccess { devices in
+                    guard self.isRunning else { return }
+                    self.addUnicast(devices.filter { $0.id == entry.id })
+                }
             }
         }
     }
@@ -131,38 +132,54 @@ final class DiscoveryRuntime {
     /// Asks the devices found by unicast again after the refresh interval, and so on while running.
     private func scheduleUnicastRefresh() {
         guard self.isRunning else { return }
-        let interval = TimeAmount(self.configuration.unicastRefreshInterval)
+        // At least 100 ms: a zero or negative interval must not spin the loop.
+        let interval = TimeAmount(max(self.configuration.unicastRefreshInterval, .milliseconds(100)))
         self.unicastRefresher = self.eventLoop.assumeIsolated().scheduleTask(in: interval) {
             self.refreshUnicast()
             self.scheduleUnicastRefresh()
         }
     }
 
-    /// Asks each device found by unicast at its address: its answer updates it; one that
-    /// left this ask and the one before unanswered is lost as expired. mDNS has no say here:
-    /// its records of the same instance keep it listed as long as they live.
+    /// Asks each device found by unicast at its address, as it was found: its DNS-SD records,
+    /// or — for one known by its address alone — its Cast port, probed as the scan probed it.
+    /// Its answer updates it; one that left this ask and the one before unanswered is lost as
+    /// expired. mDNS has no say here: its records of the same instance keep it listed as long
+    /// as they live.
     private func refreshUnicast() {
-        let logger = self.logger
         for (name, device) in self.unicast {
-            let addresses = device.addresses
-            guard let address = addresses.first(where: { if case .v4 = $0 { true } else { false } }) ?? addresses.first
-            else { continue }
-            UnicastQuery.devices(at: address, eventLoop: self.eventLoop, timeout: .seconds(2), logger: logger)
-                .assumeIsolated().whenSuccess { answers in
-                    guard self.isRunning, self.unicast[name] != nil else { return }
-                    let answer = answers.filter { $0.id == device.id }
-                    guard answer.isEmpty else {
-                        self.unicastMisses[name] = nil
-                        self.addUnicast(answer)
-                        return
-                    }
-                    let misses = self.unicastMisses[name, default: 0] + 1
-                    self.unicastMisses[name] = misses
-                    if misses >= 2 {
-                        self.publish(lossReasons: [name: .expired], defaultLoss: .removed)
-                    }
+            self.ask(device).assumeIsolated().whenSuccess { answers in
+                guard self.isRunning, self.unicast[name] != nil else { return }
+                let answer = answers.filter { $0.id == device.id }
+                guard answer.isEmpty else {
+                    self.unicastMisses[name] = nil
+                    self.addUnicast(answer)
+                    return
                 }
+                let misses = self.unicastMisses[name, default: 0] + 1
+                self.unicastMisses[name] = misses
+                if misses >= 2 {
+                    self.publish(lossReasons: [name: .expired], defaultLoss: .removed)
+                }
+            }
         }
+    }
+
+    /// What `device`'s host says of itself now (none when it does not answer).
+    private func ask(_ device: CastDevice) -> EventLoopFuture<[CastDevice]> {
+        let addresses = device.addresses
+        let v4 = addresses.lazy.compactMap { address -> IPAddress.V4? in
+            if case .v4(let v4) = address { v4 } else { nil }
+        }.first
+        if device.instanceName.isEmpty, let v4 {
+            let probe = SubnetScanConfiguration(
+                port: device.port, queryTimeout: .nanoseconds(UnicastQuery.timeout.nanoseconds))
+            return SubnetScan(configuration: probe, eventLoop: self.eventLoop, logger: self.logger).probe(v4)
+        }
+        guard let address = v4.map(IPAddress.v4) ?? addresses.first else {
+            return self.eventLoop.makeSucceededFuture([])
+        }
+        return UnicastQuery.devices(
+            at: address, eventLoop: self.eventLoop, timeout: UnicastQuery.timeout, logger: self.logger)
     }
 
     func stop() -> EventLoopFuture<Void> {

@@ -56,7 +56,7 @@ struct SubnetScan {
                 let host = hosts[next]
                 next += 1
                 group.addTask {
-                    let devices = await self.probe(host)
+                    let devices = (try? await self.probe(host).get()) ?? []
                     if !devices.isEmpty { await found(devices) }
                     return devices
                 }
@@ -70,18 +70,22 @@ struct SubnetScan {
         }
     }
 
-    /// The devices at `host`: none when its Cast port does not accept a connection in time.
-    func probe(_ host: IPAddress.V4) async -> [CastDevice] {
+    /// The devices at `host`: none when its Cast port does not accept a connection in time;
+    /// the device by its address alone when the port is open but nothing answers DNS-SD.
+    func probe(_ host: IPAddress.V4) -> EventLoopFuture<[CastDevice]> {
         let port = self.configuration.port
-        guard (try? await self.isOpen(host, port: port).get()) == true else { return [] }
-        let answered =
-            (try? await UnicastQuery.devices(
-                at: .v4(host), eventLoop: self.eventLoop, timeout: TimeAmount(self.configuration.queryTimeout),
-                logger: self.logger
-            ).get()) ?? []
-        guard answered.isEmpty else { return answered }
-        self.logger.debug("Cast port open, no DNS-SD answer", metadata: ["cast.host": "\(host):\(port)"])
-        return [CastDevice(addressOnly: .v4(host), port: port, source: .unicast)]
+        let eventLoop = self.eventLoop
+        let queryTimeout = TimeAmount(self.configuration.queryTimeout)
+        let logger = self.logger
+        return self.isOpen(host, port: port).flatMap { isOpen in
+            guard isOpen else { return eventLoop.makeSucceededFuture([]) }
+            return UnicastQuery.devices(at: .v4(host), eventLoop: eventLoop, timeout: queryTimeout, logger: logger)
+                .map { answered in
+                    guard answered.isEmpty else { return answered }
+                    logger.debug("Cast port open, no DNS-SD answer", metadata: ["cast.host": "\(host):\(port)"])
+                    return [CastDevice(addressOnly: .v4(host), port: port, source: .unicast)]
+                }
+        }
     }
 
     private func isOpen(_ host: IPAddress.V4, port: Int) -> EventLoopFuture<Bool> {

@@ -17,6 +17,9 @@ import NIOPosix
 struct UnicastQuery {
     /// Queries after the first, for what earlier answers left out.
     static let maximumFollowUps = 2
+    /// How long a host has to answer when discovery asks it by itself (a known host, a
+    /// remembered address, a refresh); a scan has its own (``SubnetScanConfiguration``).
+    static let timeout: TimeAmount = .seconds(2)
 
     /// The devices `host` describes, or none when it does not answer within `timeout`.
     static func devices(
