@@ -29,7 +29,7 @@ if [ "$status" -ne 0 ] || [ "$reports" -ne 0 ]; then
     echo
     echo "=== ThreadSanitizer: $reports reports, test status $status ==="
     grep -n -A30 "WARNING: ThreadSanitizer" "$log" | head -300
-    grep -n -A6 -E '✘|Fatal error' "$log" | grep -v -E '^[0-9]+-(◇|✔)' | head -100
+    grep -n -A6 -E '✘|Fatal error' "$log" | grep -v -E '^[0-9]+-(◇|✔)' | cut -c1-600 | head -100
     exit 1
 fi
 echo "tsan: 0 reports"
