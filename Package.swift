@@ -161,6 +161,7 @@ let package = Package(
             name: "CastRemoteDisplay",
             dependencies: [
                 "CastLogging", "CastTransport", "CastChannels", "CVPX", "COpus", "CSampleRate", "COpenSSL", "CYUV",
+                "CTimerFD",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
@@ -284,6 +285,10 @@ let package = Package(
             path: "Modules/System/CSampleRate",
             pkgConfig: "samplerate",
             providers: [.apt(["libsamplerate0-dev"])]
+        ),
+        .systemLibrary(
+            name: "CTimerFD",
+            path: "Modules/System/CTimerFD"
         ),
         .systemLibrary(
             name: "CYUV",

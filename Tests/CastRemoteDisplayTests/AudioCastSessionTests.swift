@@ -125,6 +125,52 @@ extension RemoteDisplayEndToEnd {
             }
         }
 
+        /// Audio alone, the app's thread encodes and sends (no encoder thread
+        /// wakes per 10 ms); once it stops, the network thread takes the
+        /// feedback over, so the frames lost at the end are resent and every
+        /// frame sent is acknowledged.
+        @Test func theAppsThreadSendsAndTheNetworkThreadRepairsLossAfterItStops() async throws {
+            var streaming = ReceiverProfile.nestSpeaker.streaming
+            streaming.impairment = NetworkImpairment(lossRate: 0.2, seed: 3)
+            try await StreamingFixture.with(
+                streaming: streaming, profile: .nestSpeaker, application: CastApplicationID.defaultMediaReceiver
+            ) { fixture in
+                // Sessions run one at a time (StreamingFixture); an earlier one's threads may still be ending.
+                let gone = ContinuousClock.now + .seconds(5)
+                while processThreadNames().contains(where: { $0 == "cast.encoder" || $0 == "cast.network" }),
+                    ContinuousClock.now < gone
+                {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                let audio = try await AudioCastSession.start(on: fixture.receiver, logger: StreamingFixture.logger)
+                try await streamTone(seconds: 0.5, to: audio.session)
+                var threads = processThreadNames()
+                let named = ContinuousClock.now + .seconds(10)
+                while !threads.contains("cast.network"), ContinuousClock.now < named {
+                    try await Task.sleep(for: .milliseconds(20))
+                    threads = processThreadNames()
+                }
+                #expect(threads.filter { $0 == "cast.network" }.count == 1, "threads: \(threads)")
+                #expect(!threads.contains("cast.encoder"), "threads: \(threads)")
+                // Nothing more from the app: the network thread alone answers the receiver now.
+                var statistics = audio.session.currentStatistics.audio
+                let deadline = ContinuousClock.now + .seconds(10)
+                while statistics.map({ $0.framesSent + $0.framesDropped < 50 || $0.framesAcknowledged < $0.framesSent })
+                    ?? true,
+                    ContinuousClock.now < deadline
+                {
+                    try await Task.sleep(for: .milliseconds(100))
+                    statistics = audio.session.currentStatistics.audio
+                }
+                let sent = try #require(statistics)
+                #expect(sent.framesSent + sent.framesDropped == 50)
+                #expect(sent.framesSent > 40)
+                #expect(sent.framesAcknowledged == sent.framesSent)
+                #expect(sent.retransmittedPackets > 0)
+                await audio.end()
+            }
+        }
+
         @Test func aConfigurationWithoutVideoOrAudioIsInvalid() async throws {
             try await StreamingFixture.with { fixture in
                 let error = await caughtError(CastRemoteDisplayError.self) {

@@ -231,16 +231,9 @@ import Testing
         /// perf and the benchmarks' per-thread CPU clocks read them), and
         /// end with the session.
         @Test func theSendersThreadsAreNamedAndEndWithTheSession() async throws {
-            func threadNames() -> [String] {
-                let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-                return tasks.compactMap {
-                    try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)
-                        .trimmingCharacters(in: .newlines)
-                }
-            }
             func senderThreadsGone() async throws -> Bool {
                 let deadline = ContinuousClock.now + .seconds(5)
-                while threadNames().contains(where: { $0 == "cast.encoder" || $0 == "cast.network" }) {
+                while processThreadNames().contains(where: { $0 == "cast.encoder" || $0 == "cast.network" }) {
                     guard ContinuousClock.now < deadline else { return false }
                     try await Task.sleep(for: .milliseconds(20))
                 }
@@ -256,13 +249,13 @@ import Testing
                 try await source.stream(seconds: 0.3, to: session)
                 // A thread names itself once it first runs, which on a loaded machine (CI under
                 // ThreadSanitizer once) can come after the first frames were queued.
-                var running = threadNames()
+                var running = processThreadNames()
                 let deadline = ContinuousClock.now + .seconds(10)
                 while !(running.contains("cast.encoder") && running.contains("cast.network")),
                     ContinuousClock.now < deadline
                 {
                     try await Task.sleep(for: .milliseconds(20))
-                    running = threadNames()
+                    running = processThreadNames()
                 }
                 #expect(running.filter { $0 == "cast.encoder" }.count == 1, "threads: \(running)")
                 #expect(running.filter { $0 == "cast.network" }.count == 1, "threads: \(running)")

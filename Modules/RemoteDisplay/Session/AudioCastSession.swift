@@ -90,7 +90,8 @@ public final class AudioCastSession: Sendable {
         try self.session.makeAudioInput(sourceSampleRate: sourceSampleRate, sourceChannelCount: sourceChannelCount)
     }
 
-    /// Tells the sender that audio was enqueued on an input of this session.
+    /// Tells the sender that audio was enqueued on an input of this session;
+    /// it is encoded and sent on the calling thread before this returns.
     public func audioWasQueued() {
         self.session.audioWasQueued()
     }

@@ -5,11 +5,19 @@ import Foundation
 import Logging
 import NIOConcurrencyHelpers
 
-/// The threads behind a ``RemoteDisplaySession``: an encoder thread (VP8 or VP9
-/// and Opus, then encrypt and packetize) and a network thread (RTCP in,
-/// 10 ms pacing ticks, statistics), meeting at the ``SenderEngine`` under
-/// one lock. No actor hop per frame or packet: both threads call the
-/// engine synchronously (Docs/DESIGN.md, Concurrency).
+/// The threads behind a ``RemoteDisplaySession``, meeting at the
+/// ``SenderEngine`` under one lock. No actor hop per frame or packet: every
+/// thread calls the engine synchronously (Docs/DESIGN.md, Concurrency).
+///
+/// With video: an encoder thread (VP8 or VP9 and Opus, then encrypt and
+/// packetize) and a network thread (RTCP in, 10 ms pacing ticks, statistics).
+///
+/// Audio alone: the app's thread encodes and sends each 10 ms in
+/// ``audioQueued()``, then takes the feedback that came meanwhile and the
+/// tick when due; the network thread sleeps until the app has been quiet
+/// for ``quietInterval`` (``QuietTimer``) and serves feedback and ticks until
+/// audio comes again. A 10 ms Opus frame costs so little that waking two
+/// more threads for each was a third of the sender's CPU.
 ///
 /// The threads hold the pipeline weakly between iterations, so a session
 /// dropped without ``shutdown()`` still winds them down.
@@ -30,11 +38,24 @@ final class MediaPipeline: Sendable {
         var framesEncoded = 0
         var encodeTime: Duration = .zero
         var encodesInInterval = 0
+        /// When the 10 ms tick and the statistics are next due, whichever thread runs them.
+        var nextTick = HostTime.now
+        var nextStatistics = HostTime.now.advanced(by: MediaPipeline.statisticsInterval)
+    }
+
+    /// The app thread's side of an audio-only pipeline.
+    private struct CallerSide: Sendable {
+        var buffer = [UInt8](repeating: 0, count: 2_048)
+        /// Whether the socket and the timer are still open.
+        var isOpen = true
     }
 
     /// Frames waiting for the encoder at most; a newer frame pushes out the oldest.
     static let encoderBacklog = 2
     static let statisticsInterval: Duration = .milliseconds(500)
+    /// Audio alone: how long after the app's last audio the network thread
+    /// takes feedback and ticks over (the app's audio comes every 10–20 ms).
+    static let quietInterval: Duration = .milliseconds(40)
 
     let engine: NIOLockedValueBox<SenderEngine>
     let socket: UDPSocket
@@ -42,6 +63,9 @@ final class MediaPipeline: Sendable {
     let receiverPort: Int
     private let control = NIOLockedValueBox(Control())
     private let wake = DispatchSemaphore(value: 0)
+    /// Audio alone: the app's side, and the timer its audio re-arms; `nil` with video.
+    private let caller: NIOLockedValueBox<CallerSide>?
+    private let quiet: QuietTimer?
     private let encoders: EncoderState
     private let statisticsBroadcaster = EventBroadcaster<RemoteDisplayStatistics>(
         initial: nil, buffering: .bufferingNewest(16))
@@ -74,6 +98,7 @@ final class MediaPipeline: Sendable {
                 transmit: { socket.write($0) })
             self.encoders = try EncoderState(
                 configuration: configuration, letterbox: answer.letterbox, hasVideo: hasVideo, audioQueue: audioQueue)
+            self.quiet = hasVideo ? nil : try QuietTimer()
         } catch {
             // No thread has the socket yet; `start()` would close it after them.
             socket.close()
@@ -82,32 +107,40 @@ final class MediaPipeline: Sendable {
         self.socket = socket
         self.receiverPort = answer.udpPort
         self.engine = NIOLockedValueBox(engine)
+        self.caller = hasVideo ? nil : NIOLockedValueBox(CallerSide())
         self.logger = logger.makeLogger(subsystem: "RemoteDisplay.Sender")
         self.latest.withLockedValue { $0.videoBitrate = controller.current }
     }
 
-    /// Starts both threads.
+    /// Starts the threads: the network thread, and with video the encoder thread.
     func start() {
         let weakSelf = WeakPipeline(self)
         let running = DispatchGroup()
-        running.enter()
-        running.enter()
-        // Closed only once neither thread can touch it: a descriptor number
-        // closed early could be reused and written to by a late send.
-        let socket = self.socket
-        running.notify(queue: .global()) { socket.close() }
-        Thread.start(named: "cast.encoder") {
-            while let pipeline = weakSelf.pipeline, pipeline.encodeOnce() {}
-            running.leave()
+        // Closed only once no thread can touch them: a descriptor number
+        // closed early could be reused and written to by a late send. The
+        // app's thread checks `isOpen` under the same lock it sends under.
+        let (socket, caller, quiet) = (self.socket, self.caller, self.quiet)
+        if caller == nil {
+            running.enter()
+            Thread.start(named: "cast.encoder") {
+                while let pipeline = weakSelf.pipeline, pipeline.encodeOnce() {}
+                running.leave()
+            }
         }
+        running.enter()
         Thread.start(named: "cast.network") {
             var buffer = [UInt8](repeating: 0, count: 2_048)
-            var nextTick = HostTime.now
-            var nextStatistics = HostTime.now.advanced(by: MediaPipeline.statisticsInterval)
-            while let pipeline = weakSelf.pipeline,
-                pipeline.networkOnce(buffer: &buffer, nextTick: &nextTick, nextStatistics: &nextStatistics)
-            {}
+            while true {
+                // Audio alone: asleep, holding no pipeline, while the app sends.
+                quiet?.waitUntilQuiet()
+                guard let pipeline = weakSelf.pipeline, pipeline.networkOnce(buffer: &buffer) else { break }
+            }
             running.leave()
+        }
+        running.notify(queue: .global()) {
+            caller?.withLockedValue { $0.isOpen = false }
+            socket.close()
+            quiet?.close()
         }
     }
 
@@ -124,6 +157,7 @@ final class MediaPipeline: Sendable {
         }
         for frame in pending { frame.release() }
         self.wake.signal()
+        self.quiet?.arm(after: .zero)
         self.statisticsBroadcaster.finish()
     }
 
@@ -158,9 +192,20 @@ final class MediaPipeline: Sendable {
         return accepted
     }
 
-    /// Tells the encoder thread audio is queued.
+    /// Tells the encoder thread audio is queued; audio alone, encodes and
+    /// sends it on this thread, with the feedback and the tick due.
     func audioQueued() {
-        self.wake.signal()
+        guard let caller = self.caller, let quiet = self.quiet else {
+            self.wake.signal()
+            return
+        }
+        caller.withLockedValue { side in
+            guard side.isOpen, !self.control.withLockedValue({ $0.stopping || $0.paused }) else { return }
+            self.encodeAudio()
+            self.receiveFeedback(into: &side.buffer)
+            self.runTimers(at: .now)
+            quiet.arm(after: Self.quietInterval)
+        }
     }
 
     func statistics() -> AsyncStream<RemoteDisplayStatistics> {
@@ -262,28 +307,38 @@ final class MediaPipeline: Sendable {
 
     /// One round of the network thread: feedback until the next 10 ms tick,
     /// the tick, and statistics when due. Returns `false` once the pipeline stops.
-    private func networkOnce(buffer: inout [UInt8], nextTick: inout HostTime, nextStatistics: inout HostTime) -> Bool {
-        guard !self.control.withLockedValue({ $0.stopping }) else { return false }
-        let wait = HostTime.now.duration(to: nextTick)
-        if self.socket.waitForInput(timeout: max(wait, .zero)) {
-            buffer.withUnsafeMutableBytes { buffer in
-                while let count = self.socket.receive(into: buffer) {
-                    let arrival = HostTime.now
-                    let datagram = UnsafeRawBufferPointer(rebasing: buffer[..<count])
-                    self.engine.withLockedValue { $0.handleFeedback(datagram, arrival: arrival) }
-                }
+    private func networkOnce(buffer: inout [UInt8]) -> Bool {
+        let (stopping, nextTick) = self.control.withLockedValue { ($0.stopping, $0.nextTick) }
+        guard !stopping else { return false }
+        if self.socket.waitForInput(timeout: max(HostTime.now.duration(to: nextTick), .zero)) {
+            self.receiveFeedback(into: &buffer)
+        }
+        self.runTimers(at: .now)
+        return true
+    }
+
+    /// Hands every waiting RTCP datagram to the engine.
+    private func receiveFeedback(into buffer: inout [UInt8]) {
+        buffer.withUnsafeMutableBytes { buffer in
+            while let count = self.socket.receive(into: buffer) {
+                let arrival = HostTime.now
+                let datagram = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+                self.engine.withLockedValue { $0.handleFeedback(datagram, arrival: arrival) }
             }
         }
-        let now = HostTime.now
-        if now >= nextTick {
-            _ = self.engine.withLockedValue { $0.tick(at: now) }
-            nextTick = max(nextTick.advanced(by: SenderEngine.burstInterval), now)
+    }
+
+    /// The 10 ms tick and the statistics, each when due.
+    private func runTimers(at now: HostTime) {
+        let (tick, statistics) = self.control.withLockedValue { control -> (Bool, Bool) in
+            let tick = now >= control.nextTick
+            if tick { control.nextTick = max(control.nextTick.advanced(by: SenderEngine.burstInterval), now) }
+            let statistics = now >= control.nextStatistics
+            if statistics { control.nextStatistics = now.advanced(by: Self.statisticsInterval) }
+            return (tick, statistics)
         }
-        if now >= nextStatistics {
-            nextStatistics = now.advanced(by: Self.statisticsInterval)
-            self.publishStatistics(at: now)
-        }
-        return true
+        if tick { _ = self.engine.withLockedValue { $0.tick(at: now) } }
+        if statistics { self.publishStatistics(at: now) }
     }
 
     private func publishStatistics(at now: HostTime) {
@@ -322,13 +377,14 @@ private final class WeakPipeline: Sendable {
     }
 }
 
-/// The encoders, touched only by the encoder thread once the pipeline starts.
+/// The encoders, touched by one thread at a time once the pipeline starts.
 //
 // @unchecked Sendable: `VideoEncoder` and `AudioEncoder` are noncopyable
 // values with `mutating` methods that must run on one thread at a time.
 // This box is created on the session's thread and from then on used only by
-// the pipeline's encoder thread (`encodeVideo`, `encodeAudio`), one call at
-// a time, so the encoders are never touched concurrently.
+// the pipeline's encoder thread (`encodeVideo`, `encodeAudio`) or, audio
+// alone, by the app's threads inside the pipeline's `caller` lock, one call
+// at a time, so the encoders are never touched concurrently.
 final class EncoderState: @unchecked Sendable {
     /// A letterbox and the buffers it fills: the picture as I420 (for an
     /// NV12 one) and the whole frame, bars painted once.

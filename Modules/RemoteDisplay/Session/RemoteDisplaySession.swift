@@ -37,8 +37,11 @@ public enum RemoteDisplaySessionEndReason: Sendable, Hashable {
 /// and ``enqueueAudio(_:pts:)``, or ``makeAudioInput(sourceSampleRate:sourceChannelCount:)``
 /// for other formats. Audio and video stamped from the same clock play in sync.
 ///
-/// Encoding and sending run on the session's own threads; enqueueing only
-/// hands a frame over. Cast Streaming is connectionless, so the session
+/// With video, encoding and sending run on the session's own threads;
+/// enqueueing only hands a frame over. Audio alone (a speaker),
+/// ``audioWasQueued()`` and ``enqueueAudio(_:pts:)`` encode and send the
+/// queued audio on the calling thread (a fraction of a millisecond per
+/// 10 ms), so no other thread wakes for it. Cast Streaming is connectionless, so the session
 /// learns that the receiver app went away from the control connection (its
 /// channel watches the receiver's status); it then ends. Stop it yourself
 /// with ``stop()``; to stop the receiver app too, end the Cast session
@@ -208,7 +211,8 @@ public final class RemoteDisplaySession: Sendable {
     }
 
     /// Tells the session that audio was queued straight onto ``audioQueue``
-    /// (through an ``AudioInput``), so it encodes it now.
+    /// (through an ``AudioInput``), so it encodes it now: on the session's
+    /// encoder thread with video, on the calling thread for audio alone.
     public func audioWasQueued() {
         self.hasFrame.store(true, ordering: .relaxed)
         self.pipeline.audioQueued()
