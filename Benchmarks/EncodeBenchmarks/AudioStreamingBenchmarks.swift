@@ -6,16 +6,24 @@
 // enqueues 10 ms at a time, paced in real time by clock_nanosleep, with
 // each chunk's capture time.
 //
-// Measured over 5 s (500 frames of 10 ms) after a warm-up second: the
-// process's user and system CPU and its allocations (package-benchmark's
-// metrics; the "Harness alone" benchmark at 100 per second is what the
-// pacing itself allocates), and the process's CPU ÷ libsamplerate + libopus
-// called directly on the same chunks at the same pace in the same process
-// right after (×1000). The receiver's report gives capture → decoded
-// latency p50 and p99 at the default 400 ms target delay (the speaker plays
-// each frame at its capture time + the target delay; the latency is how
-// long before that it was ready to play). Targets: CPU ratio ≤ 1.05, no
-// allocation per 10 ms frame.
+// Measured over 5 s (500 frames of 10 ms) after a warm-up second:
+// - the process's user and system CPU and its allocations
+//   (package-benchmark's metrics; the "Harness alone" benchmark at 100 per
+//   second is what the pacing itself allocates);
+// - the allocations on the app's thread, where an audio-only session does
+//   all of its per-frame work (ThreadAllocations), and the network
+//   thread's CPU, asleep while the app sends;
+// - the process's CPU (CLOCK_PROCESS_CPUTIME_ID) ÷ libsamplerate + libopus
+//   called directly on the same chunks at the same pace in the same process
+//   right after (×1000), and ÷ the same with each frame's Opus bytes sent
+//   as one datagram to a process that drops them (DatagramSink): the least
+//   any sender pays, the system call and the loopback delivery that wakes
+//   a receiver included;
+// - capture → decoded latency p50 and p99 from the receiver's report, at
+//   the default 400 ms target delay (the speaker plays each frame at its
+//   capture time + the target delay; the latency is how long before that
+//   it was ready to play).
+// Targets: CPU ratio ≤ 1.05, no allocation per 10 ms frame.
 
 import Benchmark
 import BenchmarkSupport
@@ -27,6 +35,14 @@ let streamedAudioFrames = 500
 func audioStreamingBenchmarks() {
     let ratio = BenchmarkMetric.custom(
         "sender CPU ÷ raw libsamplerate+libopus CPU (×1000)", polarity: .prefersSmaller, useScalingFactor: false)
+    let sendingRatio = BenchmarkMetric.custom(
+        "sender CPU ÷ raw libraries + one datagram a frame (×1000)", polarity: .prefersSmaller,
+        useScalingFactor: false)
+    let appThreadAllocations = BenchmarkMetric.custom(
+        "allocations on the app's thread (encode, send, feedback, statistics)", polarity: .prefersSmaller,
+        useScalingFactor: false)
+    let networkThread = BenchmarkMetric.custom(
+        "cast.network thread CPU (µs)", polarity: .prefersSmaller, useScalingFactor: false)
     let latencyP50 = BenchmarkMetric.custom(
         "capture → decoded p50 (µs)", polarity: .prefersSmaller, useScalingFactor: false)
     let latencyP99 = BenchmarkMetric.custom(
@@ -34,7 +50,10 @@ func audioStreamingBenchmarks() {
     Benchmark(
         "Audio sender alone 44.1 kHz stereo → Opus ×\(streamedAudioFrames) 10 ms (cast-receiver nest-speaker in another process)",
         configuration: .init(
-            metrics: [.cpuUser, .cpuSystem, .mallocCountTotal, ratio, latencyP50, latencyP99],
+            metrics: [
+                .cpuUser, .cpuSystem, .mallocCountTotal, ratio, sendingRatio, appThreadAllocations, networkThread,
+                latencyP50, latencyP99,
+            ],
             warmupIterations: 0, maxDuration: .seconds(120), maxIterations: 3)
     ) { benchmark in
         let receiver = try ExternalReceiver(profile: "nest-speaker")
@@ -47,24 +66,29 @@ func audioStreamingBenchmarks() {
         let pace = RealTimePace(framesPerSecond: 100)
         // The first second: the first round trips, the pools filled.
         let warmUp = 100
-        var before = CPUClock.process()
+        var before = CPUClock.processTotal()
+        var networkBefore = Duration.zero
         for index in 0..<(warmUp + streamedAudioFrames) {
             if index == warmUp {
-                before = CPUClock.process()
+                networkBefore = CPUClock.threads(named: "cast.network")
+                before = CPUClock.processTotal()
                 benchmark.startMeasurement()
+                ThreadAllocations.begin()
             }
             pace.wait(for: index)
             _ = try input.enqueue(
                 interleaved: audioChunks[index % audioChunks.count], pts: start.advanced(by: .milliseconds(10) * index))
             session.audioWasQueued()
         }
+        let allocations = ThreadAllocations.end()
         benchmark.stopMeasurement()
-        let after = CPUClock.process()
+        let sent = CPUClock.processTotal() - before
+        // Asleep while the app sends (MediaPipeline, audio alone).
+        let network = CPUClock.threads(named: "cast.network") - networkBefore
         try await Task.sleep(for: .milliseconds(600))
         let number = receiver.reportCount + 1
         await sender.close()
         let report = try await receiver.report(of: .audio, number: number)
-        let sent = (after.user - before.user) + (after.system - before.system)
 
         // The limit: libsamplerate + libopus on the same chunks at the same
         // pace, session gone, same process.
@@ -72,23 +96,34 @@ func audioStreamingBenchmarks() {
             throw BenchmarkSupportError(description: "raw_audio_create failed")
         }
         defer { raw_audio_destroy(raw) }
-        var bytes = 0
-        let rawPace = RealTimePace(framesPerSecond: 100)
-        var rawStart = CPUClock.process()
-        for index in 0..<(warmUp + streamedAudioFrames) {
-            if index == warmUp { rawStart = CPUClock.process() }
-            rawPace.wait(for: index)
-            blackHole(raw_audio_process(raw, audioChunks[index % audioChunks.count], 441, &bytes))
+        // The same, each frame's bytes sent as one datagram when `sink` is given.
+        func rawCPU(sendingTo sink: DatagramSink?) throws -> Duration {
+            let datagram = [UInt8](repeating: 0, count: 1_500)
+            var bytes = 0
+            let rawPace = RealTimePace(framesPerSecond: 100)
+            var rawStart = CPUClock.processTotal()
+            for index in 0..<(warmUp + streamedAudioFrames) {
+                if index == warmUp { rawStart = CPUClock.processTotal() }
+                rawPace.wait(for: index)
+                let before = bytes
+                blackHole(raw_audio_process(raw, audioChunks[index % audioChunks.count], 441, &bytes))
+                if let sink, bytes > before { datagram.withUnsafeBytes { sink.send($0, count: bytes - before) } }
+            }
+            let time = CPUClock.processTotal() - rawStart
+            guard time > .zero else {
+                throw BenchmarkSupportError(description: "raw libsamplerate+libopus took no CPU time")
+            }
+            return time
         }
-        let rawEnd = CPUClock.process()
-        let rawCPU = (rawEnd.user - rawStart.user) + (rawEnd.system - rawStart.system)
-        guard rawCPU > .zero else {
-            throw BenchmarkSupportError(description: "raw libsamplerate+libopus took no CPU time")
-        }
+        let libraries = try rawCPU(sendingTo: nil)
+        let sending = try rawCPU(sendingTo: try DatagramSink())
         guard let p50 = report.latencyP50, let p99 = report.latencyP99 else {
             throw BenchmarkSupportError(description: "cast-receiver decoded no sound")
         }
-        benchmark.measurement(ratio, Int((sent / rawCPU * 1_000).rounded()))
+        benchmark.measurement(ratio, Int((sent / libraries * 1_000).rounded()))
+        benchmark.measurement(sendingRatio, Int((sent / sending * 1_000).rounded()))
+        benchmark.measurement(appThreadAllocations, allocations)
+        benchmark.measurement(networkThread, Int(network / .microseconds(1)))
         benchmark.measurement(latencyP50, Int(p50 * 1_000))
         benchmark.measurement(latencyP99, Int(p99 * 1_000))
     }
