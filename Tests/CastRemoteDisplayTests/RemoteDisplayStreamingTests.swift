@@ -32,10 +32,13 @@ import Testing
                 #expect(video.framesDecoded == sent.video?.framesSent)
                 #expect(video.decodeErrors == 0)
                 #expect(video.unmatchedPictures == 0)
-                #expect((video.minimumPSNR ?? 0) > 30)
-                // Throughput and timing, at full speed only (a sanitizer build is 5–15× slower,
-                // and its receiver falls behind its socket, a real loss).
+                // Pictures, not garbage (a wrong key or reference decodes to ~10 dB).
+                #expect((video.minimumPSNR ?? 0) > 20)
+                // Quality, throughput and timing, at full speed only: a sanitizer build is
+                // 5–15× slower, and its receiver falls behind its socket, a real loss the
+                // bitrate controller answers with a lower bitrate (CI's TSan run: 24.5 dB).
                 guard !Sanitizers.areActive else { return }
+                #expect((video.minimumPSNR ?? 0) > 30)
                 #expect(audio.framesDecoded == sent.audio?.framesSent)
                 // A loaded machine (CI runs every suite at once, in a debug build) may
                 // drop a few frames before encoding them; what was sent must all decode.
