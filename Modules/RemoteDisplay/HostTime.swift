@@ -41,7 +41,7 @@ public struct HostTime: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     /// The duration from this time to `other`.
     public func duration(to other: HostTime) -> Duration {
-        .nanoseconds(other.nanoseconds - self.nanoseconds)
+        Duration(nanoseconds: other.nanoseconds - self.nanoseconds)
     }
 
     public static func < (lhs: HostTime, rhs: HostTime) -> Bool {

@@ -42,7 +42,8 @@ public struct OpusEncoder: ~Copyable, Sendable {
 
     /// How far the encoder's output lags its input.
     public var lookahead: Duration {
-        .nanoseconds(Int64(self.codec.lookaheadSamples) * 1_000_000_000 / Int64(RemoteDisplayLimits.opusSampleRate))
+        Duration(
+            nanoseconds: Int64(self.codec.lookaheadSamples) * 1_000_000_000 / Int64(RemoteDisplayLimits.opusSampleRate))
     }
 
     /// Changes the bitrate from the next frame on.
@@ -87,7 +88,7 @@ public struct OpusEncoder: ~Copyable, Sendable {
         return try self.frames.makeFrame(
             copying: packet,
             isKeyFrame: true,
-            pts: pts.advanced(by: .zero - self.lookahead),
+            pts: pts.advanced(byFrames: -self.codec.lookaheadSamples, sampleRate: RemoteDisplayLimits.opusSampleRate),
             duration: Self.frameDuration
         )
     }
