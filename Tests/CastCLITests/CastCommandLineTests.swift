@@ -3,6 +3,7 @@ import CastKit
 import CastTestSupport
 import CastX11TestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// The `cast` executable, run as a user would: its arguments, its `--json`
@@ -33,13 +34,15 @@ import Testing
     }
 
     /// Runs `executable` with `arguments`. With `interruptAfter`, it gets a
-    /// SIGINT (Ctrl-C) that long after it started.
+    /// SIGINT (Ctrl-C) that long after it started; with `interruptWhen`, once
+    /// its standard error so far satisfies it (`interruptAfter` the latest).
     static func run(
         _ executable: String, _ arguments: [String], interruptAfter: Duration? = nil,
-        environment: [String: String] = [:]
+        interruptWhen: (@Sendable (String) -> Bool)? = nil, environment: [String: String] = [:]
     ) async throws -> Run {
         let output = try await CommandOutput.of(
-            [executable] + arguments, environment: environment, interruptAfter: interruptAfter)
+            [executable] + arguments, environment: environment, interruptAfter: interruptAfter,
+            interruptWhen: interruptWhen)
         return Run(status: output.status, stdout: output.stdout, stderr: output.stderr)
     }
 
@@ -175,13 +178,17 @@ import Testing
         let desktop = try await ScreenCastDesktop.start(pipeWire: false)
         try await Self.withEmulator { emulator, device in
             let paused = emulator.events()
+            let loaded = emulator.events()
+            // Ctrl-C once the TV was paused (or after a minute), not at a fixed time.
+            let pauseSeen = Atomic<Bool>(false)
             async let playing = Self.run(
                 Self.executable("cast"),
                 ["play", "https://media.example/bbb.mp4", "--title", "Big Buck Bunny", "--mpris", "--device", device],
-                interruptAfter: .seconds(6), environment: ["DBUS_SESSION_BUS_ADDRESS": desktop.busAddress])
+                interruptAfter: .seconds(60), interruptWhen: { _ in pauseSeen.load(ordering: .relaxed) },
+                environment: ["DBUS_SESSION_BUS_ADDRESS": desktop.busAddress])
             // The player's name appears on the bus; PlayPause from the desktop pauses the TV.
             var player: String?
-            let deadline = ContinuousClock.now + .seconds(5)
+            let deadline = ContinuousClock.now + .seconds(20)
             while player == nil, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(100))
                 let names = try await Self.dbusSend(
@@ -192,6 +199,12 @@ import Testing
                 }
             }
             let name = try #require(player)
+            // PlayPause acts on loaded media: after the LOAD, and the TV's answer to it.
+            let load = await first(loaded, within: .seconds(30)) { event in
+                guard case .messageReceived(_, let message) = event else { return false }
+                return message.namespace == CastNamespace.media && message.text?.contains(#""LOAD""#) == true
+            }
+            #expect(load != nil)
             try await Task.sleep(for: .milliseconds(500))
             _ = try await Self.dbusSend(
                 desktop.busAddress, "--dest=\(name)", "/org/mpris/MediaPlayer2",
@@ -201,6 +214,7 @@ import Testing
                 return message.namespace == CastNamespace.media && message.text?.contains(#""PAUSE""#) == true
             }
             #expect(pause != nil)
+            pauseSeen.store(true, ordering: .relaxed)
             let run = try await playing
             #expect(run.status == 0, "\(run.stderr)")
             #expect(run.stderr.contains("media keys: \(name)"), "\(run.stderr)")
@@ -257,7 +271,7 @@ import Testing
             }
             let run = try await Self.cast(
                 "message", "--namespace", namespace, "--payload", #"{"type":"PING","n":1}"#, "--app", "5C3F0A3C",
-                "--wait", "0.5", "--device", device, "--json")
+                "--wait", "5", "--device", device, "--json")
             #expect(run.status == 0, "\(run.stderr)")
             let replies = try #require(try run.json().arrayValue)
             #expect(replies.count == 1)
@@ -371,7 +385,8 @@ import Testing
                 let interrupted = try await Self.run(
                     Self.executable("cast"),
                     ["screen", "--capture", "screen", "--display", display.name, "--device", device, "--json"],
-                    interruptAfter: .seconds(3))
+                    // Ctrl-C once a live line shows frames sent (or after a minute).
+                    interruptAfter: .seconds(60), interruptWhen: { $0.contains(/frames [1-9][0-9]* sent/) })
                 #expect(interrupted.status == 0, "\(interrupted.stderr)")
                 #expect(interrupted.stderr.contains("stopping"))
                 #expect((try interrupted.json()["videoFramesSent"]?.intValue ?? 0) >= 1)

@@ -23,7 +23,13 @@ extension CastCommandLineTests {
             }
         }
         try await body()
+        // The emulator's events may trail the process's end on a busy machine: a
+        // request that was sent gets 3 s to be seen (one that was not costs the wait).
+        let deadline = ContinuousClock.now + .seconds(3)
         try await Task.sleep(for: .milliseconds(200))
+        while seen.withLockedValue({ $0.isEmpty }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         watcher.cancel()
         return seen.withLockedValue { $0 }
     }
@@ -44,7 +50,7 @@ extension CastCommandLineTests {
             let loads = try await Self.mediaRequests("LOAD", to: emulator) {
                 run = try await Self.run(
                     Self.executable("cast"), ["play", film.path, "--device", device, "--json"],
-                    interruptAfter: .seconds(4))
+                    interruptAfter: .seconds(60), interruptWhen: { $0.contains("playing 0:0") })
             }
             let result = try #require(run)
             #expect(result.status == 0, "\(result.stderr)")
@@ -85,7 +91,8 @@ extension CastCommandLineTests {
 
             let queued = try await Self.mediaRequests("QUEUE_LOAD", to: emulator) {
                 run = try await Self.run(
-                    Self.executable("cast"), ["play", folder.path, "--device", device], interruptAfter: .seconds(4))
+                    Self.executable("cast"), ["play", folder.path, "--device", device],
+                    interruptAfter: .seconds(60), interruptWhen: { $0.contains("playing ") })
             }
             let played = try #require(run)
             #expect(played.status == 0, "\(played.stderr)")
@@ -111,7 +118,7 @@ extension CastCommandLineTests {
             let loads = try await Self.mediaRequests("LOAD", to: emulator) {
                 run = try await Self.run(
                     Self.executable("cast"), ["play", film.path, "--device", device, "--json"],
-                    interruptAfter: .seconds(4))
+                    interruptAfter: .seconds(60), interruptWhen: { $0.contains("playing 0:0") })
             }
             // The emulator fetched what was converted and plays it.
             let result = try #require(run)
@@ -131,7 +138,7 @@ extension CastCommandLineTests {
             // A Chromecast Ultra decodes HEVC: the video is copied, the sound still converted.
             let ultra = try await Self.run(
                 Self.executable("cast"), ["play", film.path, "--device", device, "--device-model", "Chromecast Ultra"],
-                interruptAfter: .seconds(3))
+                interruptAfter: .seconds(60), interruptWhen: { $0.contains("playing ") })
             #expect(ultra.status == 0, "\(ultra.stderr)")
             #expect(
                 ultra.stderr.contains(

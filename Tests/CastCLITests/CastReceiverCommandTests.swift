@@ -2,6 +2,7 @@ import CastEmulator
 import CastKit
 import CastTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// `cast-receiver`: the emulator as a standalone process, which other
@@ -12,6 +13,8 @@ import Testing
         let process: Process
         let port: Int
         let output: Pipe
+        /// What it printed after its first line, as far as ``read(until:)`` read.
+        private let printed = Mutex(Data())
 
         init(_ arguments: [String]) throws {
             let process = Process()
@@ -38,11 +41,26 @@ import Testing
             self.output = output
         }
 
+        /// Blocks until the receiver has printed a whole line holding `text`, or ended.
+        func read(until text: String) {
+            func hasLine() -> Bool {
+                let printed = String(decoding: self.printed.withLock { $0 }, as: UTF8.self)
+                guard let found = printed.range(of: text) else { return false }
+                return printed[found.upperBound...].contains("\n")
+            }
+            while !hasLine() {
+                let chunk = self.output.fileHandleForReading.availableData
+                guard !chunk.isEmpty else { return }
+                self.printed.withLock { $0.append(chunk) }
+            }
+        }
+
         /// Stops the receiver and returns what it logged.
         func stop() -> String {
             self.process.terminate()
             self.process.waitUntilExit()
-            return String(decoding: self.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let rest = self.output.fileHandleForReading.readDataToEndOfFile()
+            return String(decoding: self.printed.withLock { $0 } + rest, as: UTF8.self)
         }
     }
 
@@ -88,7 +106,9 @@ import Testing
             let screen = try await CastCommandLineTests.cast(
                 "screen", "--width", "640", "--height", "360", "--seconds", "3", "--device",
                 "127.0.0.1:\(receiver.port)", "--json")
-            try await Task.sleep(for: .milliseconds(500))
+            // The report comes when the receiver sees the sender leave: read until it has
+            // come (the receiver ends by itself after 40 s), not a fixed 500 ms.
+            try await onOwnThread { receiver.read(until: "  video: ") }
             let log = try await onOwnThread { receiver.stop() }
             #expect(screen.status == 0, "\(screen.stderr)")
             let statistics = try screen.json()

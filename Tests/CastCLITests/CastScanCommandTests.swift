@@ -43,7 +43,7 @@ struct CastScanCommandTests {
 
                 let discover = try await CastCommandLineTests.run(
                     "/usr/sbin/ip",
-                    cast + ["discover", "--scan", lan.network, "--json", "--timeout", "1"] + options)
+                    cast + ["discover", "--scan", lan.network, "--json", "--timeout", "4"] + options)
                 #expect(discover.status == 0, "\(discover.stderr)")
                 let found = try #require(discover.stdout.split(separator: "\n").first)
                 let event = try JSONValue(parsing: String(found))
@@ -55,7 +55,7 @@ struct CastScanCommandTests {
                 // Now remembered: found by name through its last address, multicast still dropped.
                 let after = try await CastCommandLineTests.run(
                     "/usr/sbin/ip",
-                    cast + ["status", "--device", "office speaker", "--json", "--timeout", "3"] + options)
+                    cast + ["status", "--device", "office speaker", "--json", "--timeout", "10"] + options)
                 #expect(after.status == 0, "\(after.stderr)")
                 #expect(after.stderr.contains("found \"Office speaker\""), "\(after.stderr)")
                 #expect(try JSONValue(parsing: after.stdout)["volume"]?["level"] == 1)

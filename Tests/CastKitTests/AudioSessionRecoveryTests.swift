@@ -11,6 +11,12 @@ import Testing
     /// it. The connection drops; the manager reconnects, re-attaches the channel, and the same
     /// Cast Streaming session goes on — same app session, no LAUNCH, the tone still decoded.
     @Test func aSpeakerThatDropsOffTheNetworkResumesTheSameStreamWithoutARelaunch() async throws {
+        // Real-time streaming takes its turn with the others (RealTimeTurns), so
+        // their sender-thread checks never see this session's threads.
+        try await RealTimeTurns.take { try await Self.dropAndResume() }
+    }
+
+    private static func dropAndResume() async throws {
         try await SessionFixture.with(
             SessionFixture.options(applicationID: CastApplicationID.audioMirroring),
             emulator: CastEmulatorConfiguration(profile: .nestSpeaker)

@@ -110,8 +110,10 @@ import Testing
     @Test func heartbeatLossSuspendsThenTheSessionResumes() async throws {
         let options = SessionFixture.options(
             applicationID: echoApplication.appID,
-            // Short enough to test quickly, long enough for a busy machine's TLS handshakes.
-            heartbeat: HeartbeatConfiguration(pingInterval: .milliseconds(500), timeout: .milliseconds(2_500)))
+            // Short enough to test quickly, long enough for a busy machine's TLS handshakes
+            // (the timer runs through the handshake; ConnectionFailureTests uses the same).
+            heartbeat: HeartbeatConfiguration(
+                pingInterval: .milliseconds(500), timeout: Sanitizers.areActive ? .seconds(10) : .seconds(4)))
         try await SessionFixture.with(options) { fixture in
             fixture.echo()
             let session = try await fixture.manager.startSession(on: fixture.device)

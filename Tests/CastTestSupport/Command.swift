@@ -18,16 +18,19 @@ public struct CommandOutput: Sendable {
 
     /// Runs `arguments[0]` with the rest as its arguments on a thread of its
     /// own and awaits its end. With `interruptAfter`, it gets a SIGINT
-    /// (Ctrl-C) that long after it started; past `timeLimit` it is killed and
-    /// this throws with what it printed, so a program that hangs fails its
-    /// test instead of holding up the run.
+    /// (Ctrl-C) that long after it started; with `interruptWhen`, as soon as
+    /// what it printed on standard error satisfies it (`interruptAfter`
+    /// then being the latest). Past `timeLimit` it is killed and this throws
+    /// with what it printed, so a program that hangs fails its test instead
+    /// of holding up the run.
     public static func of(
         _ arguments: [String], environment: [String: String] = [:], interruptAfter: Duration? = nil,
-        timeLimit: Duration = .seconds(180)
+        interruptWhen: (@Sendable (String) -> Bool)? = nil, timeLimit: Duration = .seconds(180)
     ) async throws -> CommandOutput {
         try await onOwnThread {
             try Self.waiting(
-                for: arguments, environment: environment, interruptAfter: interruptAfter, timeLimit: timeLimit)
+                for: arguments, environment: environment, interruptAfter: interruptAfter,
+                interruptWhen: interruptWhen, timeLimit: timeLimit)
         }
     }
 
@@ -35,7 +38,7 @@ public struct CommandOutput: Sendable {
     /// few milliseconds of `ip` or `tmux`).
     public static func waiting(
         for arguments: [String], environment: [String: String] = [:], interruptAfter: Duration? = nil,
-        timeLimit: Duration = .seconds(180)
+        interruptWhen: (@Sendable (String) -> Bool)? = nil, timeLimit: Duration = .seconds(180)
     ) throws -> CommandOutput {
         let output = try OutputPipe.make()
         let errors = try OutputPipe.make()
@@ -55,7 +58,7 @@ public struct CommandOutput: Sendable {
             close(errors.read)
         }
         let start = ContinuousClock.now
-        var interrupted = interruptAfter == nil
+        var interrupted = interruptAfter == nil && interruptWhen == nil
         var collected = [Data(), Data()]
         var open = [output.read, errors.read]
         var exitStatus: Int32?
@@ -72,7 +75,10 @@ public struct CommandOutput: Sendable {
             // Done once both pipes ended; a daemon the program left holding
             // them gets one second.
             if let exitedAt, open.allSatisfy({ $0 < 0 }) || now - exitedAt > .seconds(1) { break }
-            if exitStatus == nil, let interruptAfter, !interrupted, now - start >= interruptAfter {
+            if exitStatus == nil, !interrupted,
+                interruptAfter.map({ now - start >= $0 }) == true
+                    || interruptWhen.map({ $0(String(decoding: collected[1], as: UTF8.self)) }) == true
+            {
                 kill(pid, SIGINT)
                 interrupted = true
             }
