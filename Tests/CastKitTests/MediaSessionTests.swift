@@ -233,7 +233,9 @@ func movie(_ id: String, duration: Double = 60, breaks: [AdBreakInfo]? = nil, cl
                     try await fixture.client.load(MediaLoadRequestData(mediaInformation: movie("one")))
                 }
             }
-            try await Task.sleep(for: .milliseconds(200))
+            // Time for the first load to go out, with room for a loaded machine (nothing
+            // of the client says a load is pending, and the receiver reads nothing).
+            try await Task.sleep(for: .seconds(1))
             let second = Task { try await fixture.client.load(MediaLoadRequestData(mediaInformation: movie("two"))) }
             #expect(await first.value?.code == .superseded)
             await fixture.emulator.setReadingPaused(false)
@@ -424,10 +426,15 @@ func movie(_ id: String, duration: Double = 60, breaks: [AdBreakInfo]? = nil, cl
             await fixture.emulator.setReadingPaused(true)
             #expect(await caughtError(CastMediaError.self) { try await quick.requestStatus() }?.code == .timedOut)
 
-            let cancelled = Task { await caughtError(CastMediaError.self) { try await quick.requestStatus() } }
+            // Cancelled by the app: a client whose timeout a loaded machine cannot reach first.
+            let patient = RemoteMediaClient(requestTimeout: .seconds(60))
+            patient.attach(
+                to: connection, destinationID: try #require(session.application?.transportID), logger: quietLogger)
+            let cancelled = Task { await caughtError(CastMediaError.self) { try await patient.requestStatus() } }
             try await Task.sleep(for: .milliseconds(50))
             cancelled.cancel()
             #expect(await cancelled.value?.code == .cancelled)
+            patient.detach()
 
             let pending = Task { await caughtError(CastMediaError.self) { try await fixture.client.requestStatus() } }
             try await Task.sleep(for: .milliseconds(100))
