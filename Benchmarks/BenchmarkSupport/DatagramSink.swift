@@ -21,13 +21,7 @@ public final class DatagramSink: Sendable {
             + "print(s.getsockname()[1], flush=True)\nwhile True: s.recv(65536)"
         self.server = try SupervisedServer("exec python3 -u -c \"\(script)\"", output: log)
         self.log = log
-        let deadline = Date().addingTimeInterval(10)
-        var port: Int?
-        while port == nil, Date() < deadline {
-            usleep(20_000)
-            port = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").first
-                .flatMap { Int($0) }
-        }
+        let port = SupervisedServer.first(in: log, within: 10) { $0.split(separator: "\n").first.flatMap { Int($0) } }
         guard let port else {
             self.server.stop()
             throw BenchmarkSupportError(description: "the datagram sink did not start (see \(log))")

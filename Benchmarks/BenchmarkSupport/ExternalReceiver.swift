@@ -42,13 +42,7 @@ public final class ExternalReceiver: Sendable {
             "exec '\(executable)' --profile \(profile) --port 0 --loss \(loss) --jitter \(jitterMilliseconds)\(decodes ? "" : " --no-decode")",
             output: log)
         self.log = log
-        let deadline = Date().addingTimeInterval(20)
-        var port: Int?
-        while port == nil, Date() < deadline {
-            usleep(20_000)
-            port = Self.listeningPort(in: (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
-        }
-        guard let port else {
+        guard let port = SupervisedServer.first(in: log, within: 20, Self.listeningPort(in:)) else {
             self.server.stop()
             throw BenchmarkSupportError(description: "cast-receiver did not start listening (see \(log))")
         }

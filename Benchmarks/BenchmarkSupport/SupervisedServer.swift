@@ -61,6 +61,19 @@ public final class SupervisedServer: Sendable {
         self.supervisor = pid
     }
 
+    /// Reads `output` (the file a server writes) every 20 ms until `parse`
+    /// finds what it looks for (a port it listens on), for at most `seconds`.
+    public static func first<Value>(in output: String, within seconds: TimeInterval, _ parse: (String) -> Value?)
+        -> Value?
+    {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            usleep(20_000)
+            if let value = parse((try? String(contentsOfFile: output, encoding: .utf8)) ?? "") { return value }
+        }
+        return nil
+    }
+
     /// Stops the server (within 0.2 s) before this process ends.
     public func stop() {
         kill(self.supervisor, SIGTERM)

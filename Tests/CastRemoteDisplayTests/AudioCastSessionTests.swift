@@ -136,20 +136,10 @@ extension RemoteDisplayEndToEnd {
                 streaming: streaming, profile: .nestSpeaker, application: CastApplicationID.defaultMediaReceiver
             ) { fixture in
                 // Sessions run one at a time (StreamingFixture); an earlier one's threads may still be ending.
-                let gone = ContinuousClock.now + .seconds(5)
-                while processThreadNames().contains(where: { $0 == "cast.encoder" || $0 == "cast.network" }),
-                    ContinuousClock.now < gone
-                {
-                    try await Task.sleep(for: .milliseconds(20))
-                }
+                _ = try await senderThreadsEnded()
                 let audio = try await AudioCastSession.start(on: fixture.receiver, logger: StreamingFixture.logger)
                 try await streamTone(seconds: 0.5, to: audio.session)
-                var threads = processThreadNames()
-                let named = ContinuousClock.now + .seconds(10)
-                while !threads.contains("cast.network"), ContinuousClock.now < named {
-                    try await Task.sleep(for: .milliseconds(20))
-                    threads = processThreadNames()
-                }
+                let threads = try await processThreadNames(within: .seconds(10)) { $0.contains("cast.network") }
                 #expect(threads.filter { $0 == "cast.network" }.count == 1, "threads: \(threads)")
                 #expect(!threads.contains("cast.encoder"), "threads: \(threads)")
                 // Nothing more from the app: the network thread alone answers the receiver now.

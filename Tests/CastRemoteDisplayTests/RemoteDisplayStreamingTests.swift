@@ -234,17 +234,9 @@ import Testing
         /// perf and the benchmarks' per-thread CPU clocks read them), and
         /// end with the session.
         @Test func theSendersThreadsAreNamedAndEndWithTheSession() async throws {
-            func senderThreadsGone() async throws -> Bool {
-                let deadline = ContinuousClock.now + .seconds(5)
-                while processThreadNames().contains(where: { $0 == "cast.encoder" || $0 == "cast.network" }) {
-                    guard ContinuousClock.now < deadline else { return false }
-                    try await Task.sleep(for: .milliseconds(20))
-                }
-                return true
-            }
             try await StreamingFixture.with { fixture in
                 // Sessions run one at a time (StreamingFixture); an earlier one's threads may still be ending.
-                try #require(try await senderThreadsGone())
+                try #require(try await senderThreadsEnded())
                 let source = try fixture.prepareSource(width: 320, height: 240)
                 let session = try await fixture.channel.beginSession(
                     configuration: RemoteDisplayConfiguration(
@@ -252,18 +244,13 @@ import Testing
                 try await source.stream(seconds: 0.3, to: session)
                 // A thread names itself once it first runs, which on a loaded machine (CI under
                 // ThreadSanitizer once) can come after the first frames were queued.
-                var running = processThreadNames()
-                let deadline = ContinuousClock.now + .seconds(10)
-                while !(running.contains("cast.encoder") && running.contains("cast.network")),
-                    ContinuousClock.now < deadline
-                {
-                    try await Task.sleep(for: .milliseconds(20))
-                    running = processThreadNames()
+                let running = try await processThreadNames(within: .seconds(10)) {
+                    $0.contains("cast.encoder") && $0.contains("cast.network")
                 }
                 #expect(running.filter { $0 == "cast.encoder" }.count == 1, "threads: \(running)")
                 #expect(running.filter { $0 == "cast.network" }.count == 1, "threads: \(running)")
                 session.stop()
-                #expect(try await senderThreadsGone())
+                #expect(try await senderThreadsEnded())
             }
         }
 

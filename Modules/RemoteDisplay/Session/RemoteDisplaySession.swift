@@ -41,7 +41,9 @@ public enum RemoteDisplaySessionEndReason: Sendable, Hashable {
 /// enqueueing only hands a frame over. Audio alone (a speaker),
 /// ``audioWasQueued()`` and ``enqueueAudio(_:pts:)`` encode and send the
 /// queued audio on the calling thread (a fraction of a millisecond per
-/// 10 ms), so no other thread wakes for it. Cast Streaming is connectionless, so the session
+/// 10 ms), so no other thread wakes for it.
+///
+/// Cast Streaming is connectionless, so the session
 /// learns that the receiver app went away from the control connection (its
 /// channel watches the receiver's status); it then ends. Stop it yourself
 /// with ``stop()``; to stop the receiver app too, end the Cast session
