@@ -50,6 +50,8 @@ struct ZeroconfInteropTests {
                 #expect(!device.isGroup)
 
                 advertiser.terminate()
+                // Its goodbyes are all sent, so a missing `lost` is our browser's fault.
+                try await onOwnThread { try Self.waitForLine(from: advertiser, containing: "withdrawn") }
                 let lost = try await log.next("lost") { $0.lossReason != nil }
                 #expect(lost.lossReason == .goodbye)
                 #expect(discovery.devices.isEmpty)

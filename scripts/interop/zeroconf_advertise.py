@@ -4,16 +4,23 @@
 Usage: zeroconf_advertise.py IPV4 DEVICE_ID FRIENDLY_NAME
 
 Registers `_googlecast._tcp` with the TXT record a Chromecast Ultra sends,
-prints "registered" once announced, and on SIGTERM unregisters (sending
-goodbye packets) and exits. The interop tests run it inside a network
+prints "registered" once announced, and on SIGTERM unregisters, prints
+"withdrawn" once its three goodbye packets are sent, and exits. The interop tests run it inside a network
 namespace of their own.
 """
+import asyncio
 import signal
 import socket
 import sys
 import threading
 
 from zeroconf import IPVersion, ServiceInfo, Zeroconf
+
+
+async def withdraw(zeroconf: Zeroconf, info: ServiceInfo) -> None:
+    """Unregisters `info` and waits until all of its goodbyes are sent."""
+    broadcast = await zeroconf.async_unregister_service(info)
+    await broadcast
 
 
 def main() -> None:
@@ -52,7 +59,11 @@ def main() -> None:
     print("registered", flush=True)
     while not stop.wait(0.1):
         pass
-    zeroconf.unregister_service(info)
+    # Zeroconf.unregister_service returns once the goodbyes are scheduled, not sent
+    # (python-zeroconf 0.154, _core.py), and close() stops all sending: closing right
+    # after it sent one goodbye of three, and under load none. Wait for all three.
+    asyncio.run_coroutine_threadsafe(withdraw(zeroconf, info), zeroconf.loop).result(timeout=10)
+    print("withdrawn", flush=True)
     zeroconf.close()
 
 
