@@ -131,18 +131,20 @@ import Testing
         #expect(abs(rms(left[steady]) - 0.354) < 0.04)
     }
 
-    /// Int16, Int32 and Float take paths specialized for them, any other
-    /// sample type the generic one: the same sound in each gives the very
-    /// same Opus packets.
-    @Test func everySampleTypeGivesTheSamePackets() throws {
+    /// Int16, Int32 and Float in the session's channel count are converted a
+    /// block at a time, other sample types and channel counts a sample at a
+    /// time: the same sound in each gives the very same Opus packets.
+    @Test(arguments: [2, 1])
+    func everySampleTypeGivesTheSamePackets(sourceChannels: Int) throws {
         struct Wrapped: AudioSample {
             let value: Int16
             var normalizedFloat: Float { Float(self.value) * (1 / 32_768) }
         }
-        let tone = Self.sine44k()
+        let stereo = Self.sine44k()
+        let tone = sourceChannels == 2 ? stereo : stride(from: 0, to: stereo.count, by: 2).map { stereo[$0] }
         func packets<Sample: AudioSample>(_ samples: [Sample]) throws -> [[UInt8]] {
             let queue = try AudioFrameQueue(bufferCount: 200)
-            var input = try AudioInput(sourceSampleRate: 44_100, sourceChannelCount: 2, queue: queue)
+            var input = try AudioInput(sourceSampleRate: 44_100, sourceChannelCount: sourceChannels, queue: queue)
             var encoder = try AudioEncoder(queue: queue)
             _ = try input.enqueue(interleaved: samples, pts: Self.start)
             var packets: [[UInt8]] = []

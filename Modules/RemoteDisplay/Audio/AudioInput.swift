@@ -1,3 +1,5 @@
+import CSampleRate
+
 /// Converts whatever audio an app has into the session's format and queues it.
 ///
 /// The SDK's `GCKRemoteDisplayAudioInput`. Give it `Int16`, `Int32` or
@@ -83,36 +85,58 @@ public struct AudioInput: ~Copyable, Sendable {
             )
         }
         return try samples.withUnsafeBufferPointer { samples throws(CastRemoteDisplayError) in
-            // The SDK's own sample types take a path specialized for them: called
-            // from another module this method is not, and one call through the
-            // protocol per sample cost about 5 % of the audio path (perf).
+            // The SDK's own sample types are converted a block at a time, the
+            // integers by libsamplerate (÷ 32768 and ÷ 2³¹, as `normalizedFloat`):
+            // called from another module this method is not specialized, and one
+            // call through the protocol per sample cost about 5 % of the audio
+            // path (perf); one closure call per sample still cost a few percent.
             if Sample.self == Int16.self {
                 return try samples.withMemoryRebound(to: Int16.self) { samples throws(CastRemoteDisplayError) in
-                    try self.convert(interleaved: samples, pts: pts)
+                    try self.convert(interleaved: samples, pts: pts) { src_short_to_float_array($0, $1, $2) }
                 }
             }
             if Sample.self == Float.self {
                 return try samples.withMemoryRebound(to: Float.self) { samples throws(CastRemoteDisplayError) in
-                    try self.convert(interleaved: samples, pts: pts)
+                    try self.convert(interleaved: samples, pts: pts) { $1.update(from: $0, count: Int($2)) }
                 }
             }
             if Sample.self == Int32.self {
                 return try samples.withMemoryRebound(to: Int32.self) { samples throws(CastRemoteDisplayError) in
-                    try self.convert(interleaved: samples, pts: pts)
+                    try self.convert(interleaved: samples, pts: pts) { src_int_to_float_array($0, $1, $2) }
                 }
             }
-            return try self.convert(interleaved: samples, pts: pts)
+            return try self.convert(mapping: samples, pts: pts)
         }
     }
 
-    /// Converts and queues whole interleaved frames (already checked).
+    /// Converts and queues whole interleaved frames (already checked) a
+    /// sample at a time, mapping their channels onto the session's.
     private mutating func convert<Sample: AudioSample>(
-        interleaved samples: UnsafeBufferPointer<Sample>,
+        mapping samples: UnsafeBufferPointer<Sample>,
         pts: HostTime
     ) throws(CastRemoteDisplayError) -> AudioEnqueueResult {
         let channels = self.sourceChannelCount
-        return try self.convert(frameCount: samples.count / channels, pts: pts) { frame, channel in
-            samples[frame * channels + channel].normalizedFloat
+        return try self.convert(frameCount: samples.count / channels, pts: pts) { first, frames, scratch in
+            scratch.mapChannels(frames: frames, sourceChannels: channels) { frame, channel in
+                samples[(first + frame) * channels + channel].normalizedFloat
+            }
+        }
+    }
+
+    /// Converts and queues interleaved samples a block at a time by
+    /// `convertBlock(source, target, sampleCount)` when they are already in
+    /// the session's channel count; otherwise as ``convert(mapping:pts:)``.
+    private mutating func convert<Sample: AudioSample>(
+        interleaved samples: UnsafeBufferPointer<Sample>,
+        pts: HostTime,
+        block convertBlock: (UnsafePointer<Sample>, UnsafeMutablePointer<Float>, Int32) -> Void
+    ) throws(CastRemoteDisplayError) -> AudioEnqueueResult {
+        let channels = self.sourceChannelCount
+        guard channels == self.queue.format.channelCount, let base = samples.baseAddress else {
+            return try self.convert(mapping: samples, pts: pts)
+        }
+        return try self.convert(frameCount: samples.count / channels, pts: pts) { first, frames, scratch in
+            convertBlock(base + first * channels, scratch.inputBase, Int32(frames * channels))
         }
     }
 
@@ -131,17 +155,20 @@ public struct AudioInput: ~Copyable, Sendable {
                 "expected \(self.sourceChannelCount) channel arrays of equal length"
             )
         }
-        return try self.convert(frameCount: frames, pts: pts) { frame, channel in
-            channels[channel][frame].normalizedFloat
+        let sourceChannels = self.sourceChannelCount
+        return try self.convert(frameCount: frames, pts: pts) { first, frames, scratch in
+            scratch.mapChannels(frames: frames, sourceChannels: sourceChannels) { frame, channel in
+                channels[channel][first + frame].normalizedFloat
+            }
         }
     }
 
-    /// The conversion pipeline: block by block, map channels into float,
-    /// resample if needed, and queue deinterleaved.
+    /// The conversion pipeline: block by block, `fill` the scratch input with
+    /// float in the session's channels, resample if needed, and queue deinterleaved.
     private mutating func convert(
         frameCount: Int,
         pts: HostTime,
-        sample: (_ frame: Int, _ channel: Int) -> Float
+        fill: (_ firstFrame: Int, _ frames: Int, _ scratch: AudioScratch) -> Void
     ) throws(CastRemoteDisplayError) -> AudioEnqueueResult {
         let outputRate = self.queue.format.sampleRate
         if self.timeline?.isContinuous(at: pts, threshold: Self.discontinuityThreshold) != true {
@@ -152,9 +179,7 @@ public struct AudioInput: ~Copyable, Sendable {
         var block = 0
         while block < frameCount {
             let frames = min(Self.blockFrames, frameCount - block)
-            self.scratch.mapChannels(frames: frames, sourceChannels: self.sourceChannelCount) { frame, channel in
-                sample(block + frame, channel)
-            }
+            fill(block, frames, self.scratch)
             self.timeline?.consumed(frames)
             if let resampler = self.resampler {
                 var consumed = 0

@@ -16,6 +16,8 @@ final class StreamSender {
     /// Resend requests waiting at most; beyond, the oldest are forgotten (the receiver NACKs again).
     static let resendQueueCapacity = 4_096
     static let senderReportInterval: Duration = .milliseconds(500)
+    /// The least round trip taken from a report: a smaller sample counts as this.
+    static let shortestRoundTrip: Duration = .microseconds(75)
 
     let parameters: StreamParameters
     private let cipher: FrameCipher
@@ -91,8 +93,10 @@ final class StreamSender {
         var id = self.checkpoint + 1
         while id <= self.lastEnqueued {
             if let slot = self.slot(id), !slot.isAcknowledged {
-                let limit = self.playoutDelay / 2 + (self.roundTripTime ?? .zero) / 2
-                return slot.captureTime.duration(to: captureTime) <= limit
+                // In nanoseconds, as every per-frame time here: `Duration / Int`
+                // and `Duration * Int` are generic (see `Duration(nanoseconds:)`).
+                let limit = (self.playoutDelay.inNanoseconds + (self.roundTripTime?.inNanoseconds ?? 0)) / 2
+                return captureTime.nanoseconds - slot.captureTime.nanoseconds <= limit
             }
             id += 1
         }
@@ -264,8 +268,8 @@ final class StreamSender {
         let last = slot.packetCount - 1
         let sent = slot.lastSent[last]
         guard sent > 0 else { return }
-        let wait = max(self.playoutDelay / 20, (self.roundTripTime ?? .zero) * 2)
-        if HostTime(nanoseconds: sent).duration(to: now) >= wait {
+        let wait = max(self.playoutDelay.inNanoseconds / 20, (self.roundTripTime?.inNanoseconds ?? 0) * 2)
+        if now.nanoseconds - sent >= wait {
             self.queueResend(slot, last)
         }
     }
@@ -342,11 +346,10 @@ final class StreamSender {
     private func updateRoundTripTime(_ block: ReportBlock, arrival: HostTime) {
         guard let sent = self.reportHistory.last(where: { $0.lsr == block.lastSenderReport }) else { return }
         let delay = NTPTime.duration(compact: block.delaySinceLastSenderReport)
-        var sample = sent.sentAt.duration(to: arrival) - delay
-        sample = max(sample, .microseconds(75))
+        let sample = max(sent.sentAt.duration(to: arrival) - delay, Self.shortestRoundTrip)
         guard sample <= self.playoutDelay else { return }
         if let current = self.roundTripTime {
-            self.roundTripTime = (current * 7 + sample) / 8
+            self.roundTripTime = Duration(nanoseconds: (current.inNanoseconds * 7 + sample.inNanoseconds) / 8)
         } else {
             self.roundTripTime = sample
         }
