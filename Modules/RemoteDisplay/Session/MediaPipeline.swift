@@ -15,7 +15,7 @@ import NIOConcurrencyHelpers
 /// Audio alone: the app's thread encodes and sends each 10 ms in
 /// ``audioQueued()``, then takes the feedback that came meanwhile and the
 /// tick when due; the network thread sleeps until the app has been quiet
-/// for ``quietInterval`` (``QuietTimer``) and serves feedback and ticks until
+/// for ``quietInterval`` to twice that (``QuietTimer``) and serves feedback and ticks until
 /// audio comes again. A 10 ms Opus frame costs so little that waking two
 /// more threads for each was a third of the sender's CPU.
 ///
@@ -48,14 +48,19 @@ final class MediaPipeline: Sendable {
         var buffer = [UInt8](repeating: 0, count: 2_048)
         /// Whether the socket and the timer are still open.
         var isOpen = true
+        /// When the quiet timer, as last armed, runs out.
+        var quietAt = HostTime.now
     }
 
     /// Frames waiting for the encoder at most; a newer frame pushes out the oldest.
     static let encoderBacklog = 2
     static let statisticsInterval: Duration = .milliseconds(500)
-    /// Audio alone: how long after the app's last audio the network thread
-    /// takes feedback and ticks over (the app's audio comes every 10–20 ms).
+    /// Audio alone: how long after the app's last audio, at least, the
+    /// network thread takes feedback and ticks over (the app's audio comes
+    /// every 10–20 ms); at most twice as long.
     static let quietInterval: Duration = .milliseconds(40)
+    /// How far ahead the app's thread arms the quiet timer.
+    static let quietArming: Duration = quietInterval * 2
 
     let engine: NIOLockedValueBox<SenderEngine>
     let socket: UDPSocket
@@ -203,8 +208,15 @@ final class MediaPipeline: Sendable {
             guard side.isOpen, !self.control.withLockedValue({ $0.stopping || $0.paused }) else { return }
             self.encodeAudio()
             self.receiveFeedback(into: &side.buffer)
-            self.runTimers(at: .now)
-            quiet.arm(after: Self.quietInterval)
+            let now = HostTime.now
+            self.runTimers(at: now)
+            // Armed for two intervals whenever less than one is left: one
+            // frame in about four pays the system call, and the timer runs
+            // out 40–80 ms after the last audio.
+            if side.quietAt.nanoseconds - now.nanoseconds < Self.quietInterval.inNanoseconds {
+                quiet.arm(after: Self.quietArming)
+                side.quietAt = now.advanced(by: Self.quietArming)
+            }
         }
     }
 
