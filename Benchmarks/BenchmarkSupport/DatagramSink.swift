@@ -4,21 +4,26 @@ import Foundation
 import Glibc
 #endif
 
-/// A process that receives UDP datagrams on 127.0.0.1 and drops them: the
-/// far end of a baseline that sends what a sender sends, so the baseline
+/// A process that receives UDP datagrams on 127.0.0.1 and drops them, or
+/// answers each with a datagram as a receiver answers a frame with feedback:
+/// the far end of a baseline that sends what a sender sends, so the baseline
 /// pays what sending costs the sender (the system call, the loopback
 /// delivery, waking a receiver in another process) and nothing else.
 public final class DatagramSink: Sendable {
     private let server: SupervisedServer
     private let log: String
-    private let descriptor: Int32
 
-    /// Starts the sink (python3) and connects a socket to it.
-    public init() throws {
+    /// The connected socket, for a baseline in C that sends and receives itself.
+    public let socketDescriptor: Int32
+
+    /// Starts the sink (python3) and connects a socket to it; with
+    /// `replyBytes` above zero, the sink answers each datagram with that many zero bytes.
+    public init(replyBytes: Int = 0) throws {
         let log = NSTemporaryDirectory() + "cast-sink-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
         let script =
             "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(('127.0.0.1', 0)); "
-            + "print(s.getsockname()[1], flush=True)\nwhile True: s.recv(65536)"
+            + "print(s.getsockname()[1], flush=True)\nreply = bytes(\(replyBytes))\nwhile True:\n"
+            + "    data, sender = s.recvfrom(65536)\n    if reply: s.sendto(reply, sender)"
         self.server = try SupervisedServer("exec python3 -u -c \"\(script)\"", output: log)
         self.log = log
         let port = SupervisedServer.first(in: log, within: 10) { $0.split(separator: "\n").first.flatMap { Int($0) } }
@@ -40,17 +45,12 @@ public final class DatagramSink: Sendable {
             self.server.stop()
             throw BenchmarkSupportError(description: "cannot address the datagram sink (errno \(errno))")
         }
-        self.descriptor = descriptor
+        self.socketDescriptor = descriptor
     }
 
     deinit {
-        close(self.descriptor)
+        close(self.socketDescriptor)
         self.server.stop()
         unlink(self.log)
-    }
-
-    /// Sends `count` bytes of `bytes` as one datagram.
-    public func send(_ bytes: UnsafeRawBufferPointer, count: Int) {
-        _ = Glibc.send(self.descriptor, bytes.baseAddress, min(count, bytes.count), Int32(MSG_DONTWAIT))
     }
 }

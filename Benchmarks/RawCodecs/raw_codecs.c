@@ -1,9 +1,12 @@
 #include "raw_codecs.h"
 
+#include <errno.h>
+#include <openssl/evp.h>
 #include <opus/opus.h>
 #include <samplerate.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <vpx/vp8cx.h>
 #include <vpx/vpx_encoder.h>
 
@@ -84,7 +87,7 @@ void raw_vp8_destroy(raw_vp8 *encoder) {
     free(encoder);
 }
 
-enum { kOpusFrame = 480, kMaxInput = 4096, kMaxPacket = 4000 };
+enum { kOpusFrame = 480, kMaxInput = 4096, kMaxPacket = 4000, kCastHeader = 18 };
 
 struct raw_audio {
     SRC_STATE *resampler;
@@ -95,6 +98,14 @@ struct raw_audio {
     float pending[(kMaxInput * 6 + kOpusFrame) * 2];
     int pending_frames;
     unsigned char packet[kMaxPacket];
+    // Set by raw_audio_send_as_cast.
+    EVP_CIPHER_CTX *cipher;
+    int socket;
+    uint8_t mask[16];
+    uint32_t frame_id;
+    uint16_t sequence;
+    unsigned char datagram[kCastHeader + kMaxPacket];
+    unsigned char feedback[1500];
 };
 
 raw_audio *raw_audio_create(int input_rate, int channels, int bitrate) {
@@ -111,6 +122,52 @@ raw_audio *raw_audio_create(int input_rate, int channels, int bitrate) {
     }
     opus_encoder_ctl(audio->opus, OPUS_SET_BITRATE(bitrate));
     return audio;
+}
+
+int raw_audio_send_as_cast(raw_audio *audio, int socket, const uint8_t *key, const uint8_t *mask) {
+    audio->cipher = EVP_CIPHER_CTX_new();
+    if (audio->cipher == NULL) return -1;
+    audio->socket = socket;
+    memcpy(audio->mask, mask, 16);
+    return EVP_EncryptInit_ex(audio->cipher, EVP_aes_128_ctr(), NULL, key, NULL) == 1 ? 0 : -1;
+}
+
+static void put32(unsigned char *bytes, uint32_t value) {
+    bytes[0] = (unsigned char)(value >> 24);
+    bytes[1] = (unsigned char)(value >> 16);
+    bytes[2] = (unsigned char)(value >> 8);
+    bytes[3] = (unsigned char)value;
+}
+
+// One Opus packet as one Cast Streaming datagram (Docs/spec/cast-streaming.md):
+// RTP header (marker, payload type 127, sequence, RTP time, SSRC), Cast header
+// (key frame, frame id, packet 0 of 0), the payload under AES-128-CTR from the
+// IV mask XOR the frame id in bytes 8…11.
+static int raw_cast_send(raw_audio *audio, int length) {
+    unsigned char *datagram = audio->datagram;
+    uint32_t frame = audio->frame_id++;
+    datagram[0] = 0x80;
+    datagram[1] = 0x80 | 127;
+    datagram[2] = (unsigned char)(audio->sequence >> 8);
+    datagram[3] = (unsigned char)audio->sequence;
+    audio->sequence++;
+    put32(datagram + 4, frame * kOpusFrame);
+    put32(datagram + 8, 0x5eed);
+    datagram[12] = 0x80;
+    datagram[13] = (unsigned char)frame;
+    memset(datagram + 14, 0, 4);
+    uint8_t iv[16];
+    memcpy(iv, audio->mask, 16);
+    iv[8] ^= (uint8_t)(frame >> 24);
+    iv[9] ^= (uint8_t)(frame >> 16);
+    iv[10] ^= (uint8_t)(frame >> 8);
+    iv[11] ^= (uint8_t)frame;
+    int written = 0;
+    if (EVP_EncryptInit_ex(audio->cipher, NULL, NULL, NULL, iv) != 1
+        || EVP_EncryptUpdate(audio->cipher, datagram + kCastHeader, &written, audio->packet, length) != 1)
+        return -1;
+    if (send(audio->socket, datagram, (size_t)(kCastHeader + length), MSG_DONTWAIT) < 0 && errno != EAGAIN) return -1;
+    return 0;
 }
 
 int raw_audio_process(raw_audio *audio, const int16_t *samples, int frames, long *bytes) {
@@ -130,6 +187,7 @@ int raw_audio_process(raw_audio *audio, const int16_t *samples, int frames, long
         int length = opus_encode_float(audio->opus, audio->pending + offset * audio->channels, kOpusFrame,
                                        audio->packet, kMaxPacket);
         if (length < 0) return -1;
+        if (audio->cipher && raw_cast_send(audio, length) != 0) return -1;
         *bytes += length;
         packets += 1;
         offset += kOpusFrame;
@@ -137,6 +195,9 @@ int raw_audio_process(raw_audio *audio, const int16_t *samples, int frames, long
     audio->pending_frames -= offset;
     memmove(audio->pending, audio->pending + offset * audio->channels,
             (size_t)audio->pending_frames * audio->channels * sizeof(float));
+    // The receiver's feedback, read and dropped.
+    while (audio->cipher && recv(audio->socket, audio->feedback, sizeof audio->feedback, MSG_DONTWAIT) > 0) {
+    }
     return packets;
 }
 
@@ -144,10 +205,9 @@ void raw_audio_destroy(raw_audio *audio) {
     if (!audio) return;
     if (audio->resampler) src_delete(audio->resampler);
     if (audio->opus) opus_encoder_destroy(audio->opus);
+    if (audio->cipher) EVP_CIPHER_CTX_free(audio->cipher);
     free(audio);
 }
-
-#include <openssl/evp.h>
 
 int raw_aes128_ctr(const uint8_t *key, const uint8_t *iv, const uint8_t *input, uint8_t *output, size_t count) {
     EVP_CIPHER_CTX *context = EVP_CIPHER_CTX_new();

@@ -31,6 +31,14 @@ raw_audio *raw_audio_create(int input_rate, int channels, int bitrate);
 /// returns the number of Opus packets made (their sizes summed in *bytes) or -1.
 int raw_audio_process(raw_audio *audio, const int16_t *samples, int frames, long *bytes);
 
+/// From now on, sends each Opus packet as the least a Cast Streaming sender
+/// does: under AES-128-CTR (`key`; the counter block is `mask` XOR the frame
+/// id) behind an 18-byte RTP and Cast header, as one datagram on the
+/// connected UDP `socket`; and after each call reads and drops every
+/// datagram waiting there, as a sender takes the receiver's feedback.
+/// Returns 0 on success.
+int raw_audio_send_as_cast(raw_audio *audio, int socket, const uint8_t *key, const uint8_t *mask);
+
 void raw_audio_destroy(raw_audio *audio);
 
 /// AES-128-CTR over `count` bytes from the initial counter block `iv`,
