@@ -238,8 +238,7 @@ struct AudioTimeline: Sendable {
     /// Whether input stamped `pts` continues where the last input ended.
     func isContinuous(at pts: HostTime, threshold: Duration) -> Bool {
         let expected = self.start.advanced(byFrames: self.inputFrames, sampleRate: self.inputRate)
-        let drift = expected.duration(to: pts)
-        return drift <= threshold && drift >= .zero - threshold
+        return abs(pts.nanoseconds - expected.nanoseconds) <= threshold.inNanoseconds
     }
 
     mutating func consumed(_ frames: Int) {
