@@ -12,6 +12,9 @@ enum RemoteDisplayLimits {
     /// of at most 1275 bytes (RFC 6716 §3.2.1); 4000 is libopus's recommended
     /// `max_data_bytes`, so the encoder never fails for lack of room.
     static let maximumOpusPacketBytes = 4_000
+    /// The largest packet of one 10 ms Opus frame: a TOC byte and a frame
+    /// of at most 1275 bytes (RFC 6716 §3.2.1).
+    static let largestOpusPacketBytes = 1_276
     /// Audio sample rates AudioInput accepts, Hz.
     static let sourceSampleRates = 8_000...192_000
     /// libvpx timebase: microseconds, so host-time pts map without rounding loss that matters.

@@ -37,7 +37,12 @@ public struct OpusEncoder: ~Copyable, Sendable {
         self.codec = codec
         self.channelCount = channelCount
         self.bitrate = bitrate
-        self.frames = EncodedFramePool(initialBytes: 512)
+        // Every frame made now, each with room for the largest 10 ms packet:
+        // frames are held until acknowledged, and a late acknowledgement
+        // would otherwise make new ones (two allocations each) mid-stream,
+        // as a packet larger than any before would grow one. 128 × 1276
+        // bytes, some 160 KB.
+        self.frames = EncodedFramePool(initialBytes: RemoteDisplayLimits.largestOpusPacketBytes, prefilled: true)
     }
 
     /// How far the encoder's output lags its input.

@@ -48,8 +48,10 @@ public struct EncodedFrame: ~Copyable, Sendable {
 final class EncodedFramePool: Sendable {
     private let pool: BoundedPool<EncodedBytes>
 
-    init(capacity: Int = RemoteDisplayLimits.encodedFramePoolCapacity, initialBytes: Int) {
-        self.pool = BoundedPool(capacity: capacity) { EncodedBytes(capacity: initialBytes) }
+    /// A pool whose frames start with room for `initialBytes`; with
+    /// `prefilled`, all of them are made now (``BoundedPool``).
+    init(capacity: Int = RemoteDisplayLimits.encodedFramePoolCapacity, initialBytes: Int, prefilled: Bool = false) {
+        self.pool = BoundedPool(capacity: capacity, prefilled: prefilled) { EncodedBytes(capacity: initialBytes) }
     }
 
     /// A frame holding a copy of `bytes`, or a ``CastRemoteDisplayError/Code-swift.struct/poolExhausted`` error.

@@ -5,8 +5,9 @@ import NIOConcurrencyHelpers
 /// `take()` hands out a free object, makes a new one while fewer than
 /// `capacity` exist, and returns `nil` once `capacity` are out: the pool
 /// never grows past its bound. `recycle(_:)` returns an object. Once warm,
-/// neither call allocates (the free list's capacity is reserved up front).
-/// Safe from any thread.
+/// neither call allocates (the free list's capacity is reserved up front);
+/// a prefilled pool is warm from the start, however many objects are ever
+/// out at once. Safe from any thread.
 final class BoundedPool<Storage: AnyObject & Sendable>: Sendable {
     private struct State {
         var free: [Storage]
@@ -18,11 +19,16 @@ final class BoundedPool<Storage: AnyObject & Sendable>: Sendable {
     private let makeStorage: @Sendable () -> Storage
     private let state: NIOLockedValueBox<State>
 
-    init(capacity: Int, makeStorage: @escaping @Sendable () -> Storage) {
+    /// A pool of at most `capacity` objects from `makeStorage`; with
+    /// `prefilled`, all of them are made now rather than as first needed.
+    init(capacity: Int, prefilled: Bool = false, makeStorage: @escaping @Sendable () -> Storage) {
         self.capacity = capacity
         self.makeStorage = makeStorage
         var free: [Storage] = []
         free.reserveCapacity(capacity)
+        if prefilled {
+            for _ in 0..<capacity { free.append(makeStorage()) }
+        }
         self.state = NIOLockedValueBox(State(free: free))
     }
 
