@@ -15,9 +15,10 @@ import NIOConcurrencyHelpers
 /// Audio alone: the app's thread encodes and sends each 10 ms in
 /// ``audioQueued()``, then takes the feedback that came meanwhile and the
 /// tick when due; the network thread sleeps until the app has been quiet
-/// for ``quietInterval`` to twice that (``QuietTimer``) and serves feedback and ticks until
-/// audio comes again. A 10 ms Opus frame costs so little that waking two
-/// more threads for each was a third of the sender's CPU.
+/// for ``quietInterval`` to twice that (``QuietTimer``) and serves
+/// feedback and ticks until audio comes again. A 10 ms Opus frame costs so
+/// little that waking two more threads for each was a third of the
+/// sender's CPU.
 ///
 /// The threads hold the pipeline weakly between iterations, so a session
 /// dropped without ``shutdown()`` still winds them down.
