@@ -25,11 +25,8 @@ extension CastCommandLineTests {
         try await body()
         // The emulator's events may trail the process's end on a busy machine: a
         // request that was sent gets 3 s to be seen (one that was not costs the wait).
-        let deadline = ContinuousClock.now + .seconds(3)
         try await Task.sleep(for: .milliseconds(200))
-        while seen.withLockedValue({ $0.isEmpty }), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        _ = try await waitUntil(within: .seconds(3)) { !seen.withLockedValue { $0.isEmpty } }
         watcher.cancel()
         return seen.withLockedValue { $0 }
     }

@@ -169,13 +169,3 @@ private struct Seen {
         }
     }
 }
-
-/// Polls `condition` every 20 ms until it holds or `timeout` passes.
-func waitUntil(within timeout: Duration, _ condition: () -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    return condition()
-}

@@ -172,10 +172,9 @@ struct UnicastDiscoveryTests {
             await first.stop()
             // The cache file is written in the background: both entries within 10 s.
             var remembered = DeviceCache(fileURL: file).entries
-            let written = ContinuousClock.now + .seconds(10)
-            while remembered.count < emulators.count, ContinuousClock.now < written {
-                try await Task.sleep(for: .milliseconds(50))
+            _ = try await waitUntil(within: .seconds(10)) {
                 remembered = DeviceCache(fileURL: file).entries
+                return remembered.count >= emulators.count
             }
             #expect(Set(remembered.map(\.id)) == Set(emulators.map(\.advertisement.id)))
 

@@ -63,3 +63,14 @@ public func caughtError<Failure: Error>(_ type: Failure.Type, _ body: () async t
         return nil
     }
 }
+
+/// Polls `condition` every 20 ms until it holds or `timeout` passes;
+/// whether it held.
+public func waitUntil(within timeout: Duration, _ condition: () -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    return condition()
+}

@@ -43,11 +43,11 @@ public enum RemoteDisplaySessionEndReason: Sendable, Hashable {
 /// queued audio on the calling thread (a fraction of a millisecond per
 /// 10 ms), so no other thread wakes for it.
 ///
-/// Cast Streaming is connectionless, so the session
-/// learns that the receiver app went away from the control connection (its
-/// channel watches the receiver's status); it then ends. Stop it yourself
-/// with ``stop()``; to stop the receiver app too, end the Cast session
-/// stopping the app (by its session id).
+/// Cast Streaming is connectionless, so the session learns that the
+/// receiver app went away from the control connection (its channel watches
+/// the receiver's status); it then ends. Stop it yourself with ``stop()``;
+/// to stop the receiver app too, end the Cast session stopping the app (by
+/// its session id).
 public final class RemoteDisplaySession: Sendable {
     /// The configuration in force: what was offered, within the receiver's constraints.
     public let configuration: RemoteDisplayConfiguration
