@@ -7,7 +7,9 @@ import NIOConcurrencyHelpers
 ///
 /// Key presses step by the receiver's `stepInterval`. Quick presses add up:
 /// each steps from the level last asked for, not from the last status, so
-/// three presses move three steps even before the receiver answers.
+/// three presses move three steps even before the receiver answers. Levels
+/// reach the receiver in the order they were asked for, so the last press
+/// or slider move is the level the device ends at.
 ///
 /// ```swift
 /// let volume = VolumeModel(sessionManager: context.sessionManager)
@@ -18,6 +20,8 @@ public final class VolumeModel: Sendable {
     private struct Target {
         var session: CastSession?
         var requestedLevel: Double?
+        /// The last SET_VOLUME asked for; the next one is sent after it.
+        var lastRequest: Task<Result<Void, CastChannelError>, Never>?
     }
 
     private let state = PublishedState(DeviceVolume.unavailable)
@@ -73,10 +77,8 @@ public final class VolumeModel: Sendable {
     ///   fixed, ``CastChannelError/Code/notConnected`` without a connected session,
     ///   or the receiver's refusal.
     public func setLevel(_ level: Double) async throws(CastChannelError) {
-        let session = try self.requireEnabled()
         let level = min(max(level, 0), 1)
-        self.target.withLockedValue { $0.requestedLevel = level }
-        try await session.receiver.setVolume(level)
+        try await self.request { _, _ in level }
     }
 
     /// Mutes or unmutes the device.
@@ -90,14 +92,36 @@ public final class VolumeModel: Sendable {
     }
 
     private func step(_ steps: Int) async throws(CastChannelError) {
+        try await self.request { volume, requested in volume.level(afterSteps: steps, from: requested) }
+    }
+
+    /// Asks for the level `level` gives from the volume now and the level
+    /// last asked for, and sends it once every level asked for before it has
+    /// been answered. Presses from concurrent tasks would otherwise race to
+    /// the channel, and an earlier, lower step could be the last one applied.
+    private func request(
+        _ level: (DeviceVolume, _ requested: Double?) -> Double
+    ) async throws(CastChannelError) {
         let session = try self.requireEnabled()
-        let volume = self.volume
-        let level = self.target.withLockedValue { target in
-            let level = volume.level(afterSteps: steps, from: target.requestedLevel)
+        let request = self.target.withLockedValue { target in
+            // Read under the lock `publish` holds while it publishes, so the
+            // volume and the pending level are one consistent pair.
+            let level = level(self.volume, target.requestedLevel)
             target.requestedLevel = level
-            return level
+            let previous = target.lastRequest
+            let request = Task { () -> Result<Void, CastChannelError> in
+                _ = await previous?.value
+                do throws(CastChannelError) {
+                    try await session.receiver.setVolume(level)
+                    return .success(())
+                } catch {
+                    return .failure(error)
+                }
+            }
+            target.lastRequest = request
+            return request
         }
-        try await session.receiver.setVolume(level)
+        try await request.value.get()
     }
 
     private func requireEnabled() throws(CastChannelError) -> CastSession {
@@ -128,8 +152,10 @@ public final class VolumeModel: Sendable {
         _ session: CastSession?, into state: PublishedState<DeviceVolume>, target: NIOLockedValueBox<Target>
     ) {
         guard let session, let reported = session.receiver.status?.volume, session.state != .ended else {
-            target.withLockedValue { $0.requestedLevel = nil }
-            state.update { $0 = .unavailable }
+            target.withLockedValue { target in
+                target.requestedLevel = nil
+                state.update { $0 = .unavailable }
+            }
             return
         }
         let volume = DeviceVolume(reported, isConnected: session.state == .connected)
@@ -137,7 +163,7 @@ public final class VolumeModel: Sendable {
             if let requested = target.requestedLevel, abs(requested - volume.level) < 0.001 {
                 target.requestedLevel = nil
             }
+            state.update { $0 = volume }
         }
-        state.update { $0 = volume }
     }
 }
