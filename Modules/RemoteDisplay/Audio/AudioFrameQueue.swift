@@ -19,7 +19,9 @@ public struct AudioEnqueueResult: Sendable, Hashable {
 ///
 /// Audio arrives as ``AudioBuffer``s (from ``makeBuffer()``, taken without
 /// copying; any other buffer is copied) or through an ``AudioInput``, and
-/// leaves as 10 ms frames for the encoder. Memory is fixed: all audio lives
+/// leaves as 10 ms frames for the encoder, interleaved as Opus takes them.
+/// The queue's own copies are kept interleaved, so audio from an
+/// ``AudioInput`` is copied in and out whole rather than a sample at a time. Memory is fixed: all audio lives
 /// in ``bufferCount`` pooled buffers; samples that do not fit are dropped
 /// and counted in ``droppedFrameCount`` — the SDK's rule — and never grow
 /// memory. Safe from any thread: the app enqueues on its audio thread while
@@ -29,8 +31,9 @@ public final class AudioFrameQueue: Sendable {
         var storage: AudioStorage
         var pts: HostTime
         var readOffset = 0
-        /// Whether later audio may be appended (the queue's own copies; never an app's buffer).
-        var isAppendable = false
+        /// The queue's own copy, interleaved, which later audio may top up;
+        /// otherwise an app's buffer, one plane per channel.
+        var isQueueCopy = false
     }
 
     private struct State {
@@ -117,35 +120,35 @@ public final class AudioFrameQueue: Sendable {
             storage.frameCount = 0
             pool?.recycle(storage)
         }
-        return self.append(frameCount: storage.frameCount, pts: pts) { target, targetOffset, sourceOffset, frames in
-            for channel in 0..<storage.channelCount {
-                let source = UnsafeBufferPointer(
-                    rebasing: storage.channel(channel)[sourceOffset..<(sourceOffset + frames)])
-                _ = UnsafeMutableBufferPointer(rebasing: target.channel(channel)[targetOffset...])
-                    .update(fromContentsOf: source)
+        let channels = storage.channelCount
+        return self.append(frameCount: storage.frameCount, pts: pts) { target, sourceOffset, frames in
+            for channel in 0..<channels {
+                let plane = storage.channel(channel).baseAddress! + sourceOffset
+                for frame in 0..<frames { target[frame * channels + channel] = plane[frame] }
             }
         }
     }
 
-    /// Copies `frameCount` frames into pooled buffers and queues them.
-    /// `fill(target, targetOffset, sourceOffset, frames)` writes one run of
-    /// every plane. Audio that continues the last queued copy tops it up
-    /// first, so buffers fill completely however the input is chunked.
+    /// Copies `frameCount` frames into pooled buffers, interleaved, and
+    /// queues them. `fill(target, sourceOffset, frames)` writes `frames`
+    /// interleaved frames from the source's frame `sourceOffset` on at
+    /// `target`. Audio that continues the last queued copy tops it up first,
+    /// so buffers fill completely however the input is chunked.
     func append(
         frameCount: Int,
         pts: HostTime,
-        fill: (AudioStorage, Int, Int, Int) -> Void
+        fill: (_ target: UnsafeMutablePointer<Float>, _ sourceOffset: Int, _ frames: Int) -> Void
     ) -> AudioEnqueueResult {
         let sampleRate = self.format.sampleRate
         var offset = self.state.withLockedValue { state -> Int in
             guard state.count > 0 else { return 0 }
             let tailIndex = (state.head + state.count - 1) % state.ring.count
-            guard let tail = state.ring[tailIndex], tail.isAppendable else { return 0 }
+            guard let tail = state.ring[tailIndex], tail.isQueueCopy else { return 0 }
             let storage = tail.storage
             let continuation = tail.pts.advanced(byFrames: storage.frameCount, sampleRate: sampleRate)
             guard abs(continuation.nanoseconds - pts.nanoseconds) < 1_000_000_000 / Int64(sampleRate) else { return 0 }
             let frames = min(storage.frameCapacity - storage.frameCount, frameCount)
-            fill(storage, storage.frameCount, 0, frames)
+            fill(storage.interleavedFrame(storage.frameCount), 0, frames)
             storage.frameCount += frames
             state.queuedFrames += frames
             return frames
@@ -153,12 +156,12 @@ public final class AudioFrameQueue: Sendable {
         while offset < frameCount {
             guard let storage = self.pool.take() else { break }
             let frames = min(storage.frameCapacity, frameCount - offset)
-            fill(storage, 0, offset, frames)
+            fill(storage.interleavedFrame(0), offset, frames)
             storage.frameCount = frames
             let entry = Entry(
                 storage: storage,
                 pts: pts.advanced(byFrames: offset, sampleRate: sampleRate),
-                isAppendable: true
+                isQueueCopy: true
             )
             self.state.withLockedValue { state in
                 state.ring[(state.head + state.count) % state.ring.count] = entry
@@ -187,10 +190,13 @@ public final class AudioFrameQueue: Sendable {
             while written < frames, var entry = state.ring[state.head] {
                 let available = entry.storage.frameCount - entry.readOffset
                 let take = min(available, frames - written)
-                for channel in 0..<channels {
-                    let source = entry.storage.channel(channel)
-                    for frame in 0..<take {
-                        destination[(written + frame) * channels + channel] = source[entry.readOffset + frame]
+                let target = destination + written * channels
+                if entry.isQueueCopy {
+                    target.update(from: entry.storage.interleavedFrame(entry.readOffset), count: take * channels)
+                } else {
+                    for channel in 0..<channels {
+                        let plane = entry.storage.channel(channel).baseAddress! + entry.readOffset
+                        for frame in 0..<take { target[frame * channels + channel] = plane[frame] }
                     }
                 }
                 written += take

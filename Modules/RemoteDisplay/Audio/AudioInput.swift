@@ -7,8 +7,8 @@ import CSampleRate
 /// 8 kHz to 192 kHz, mono or stereo (more source channels: the first two are
 /// used for stereo, all are averaged for mono). It converts to float, maps
 /// the channels, resamples through libsamplerate — a streaming converter
-/// whose state carries from call to call — and queues deinterleaved buffers
-/// on the ``AudioFrameQueue``.
+/// whose state carries from call to call — and queues it on the
+/// ``AudioFrameQueue``, interleaved as the encoder takes it.
 ///
 /// Capture times follow the samples: each call's `pts` is the capture time
 /// of its first sample. While calls are contiguous the output timeline runs
@@ -164,7 +164,7 @@ public struct AudioInput: ~Copyable, Sendable {
     }
 
     /// The conversion pipeline: block by block, `fill` the scratch input with
-    /// float in the session's channels, resample if needed, and queue deinterleaved.
+    /// float in the session's channels, resample if needed, and queue.
     private mutating func convert(
         frameCount: Int,
         pts: HostTime,
@@ -208,13 +208,8 @@ public struct AudioInput: ~Copyable, Sendable {
     ) {
         guard frames > 0, let pts = self.timeline?.produced(frames) else { return }
         let channels = self.queue.format.channelCount
-        let step = self.queue.append(frameCount: frames, pts: pts) { target, targetOffset, sourceOffset, count in
-            for channel in 0..<channels {
-                let plane = target.channel(channel)
-                for frame in 0..<count {
-                    plane[targetOffset + frame] = source[(sourceOffset + frame) * channels + channel]
-                }
-            }
+        let step = self.queue.append(frameCount: frames, pts: pts) { target, sourceOffset, count in
+            target.update(from: source + sourceOffset * channels, count: count * channels)
         }
         result.acceptedFrames += step.acceptedFrames
         result.droppedFrames += step.droppedFrames

@@ -1,5 +1,6 @@
 /// The samples behind one ``AudioBuffer``: `channelCount` planes of
-/// `frameCapacity` floats, one allocation.
+/// `frameCapacity` floats, one allocation. The queue's own copies use the
+/// same memory interleaved instead (``interleavedFrame(_:)``).
 //
 // @unchecked Sendable: mutable, but each instance has exactly one owner at a
 // time: a noncopyable `AudioBuffer`, one `AudioFrameQueue` entry (the queue
@@ -22,6 +23,11 @@ final class AudioStorage: @unchecked Sendable {
 
     deinit {
         self.samples.deallocate()
+    }
+
+    /// Frame `frame` when the samples are held interleaved.
+    func interleavedFrame(_ frame: Int) -> UnsafeMutablePointer<Float> {
+        self.samples + frame * self.channelCount
     }
 
     func channel(_ index: Int) -> UnsafeMutableBufferPointer<Float> {
