@@ -3,7 +3,8 @@
 # AddressSanitizer, then runs each for FUZZ_SECONDS (default 30) from its
 # committed seed corpus. New inputs go to .build/fuzz/corpus/<target>,
 # crashes to .build/fuzz/artifacts/; a crash fails the run. Prints the
-# executions per target. FUZZ_TARGETS limits the run to some targets.
+# executions per target. FUZZ_TARGETS limits the run to some targets;
+# FUZZ_JOBS sets how many run at once (default: one per core).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,9 +25,10 @@ if [ ! -e Tests/Fuzz/DeviceAuth/Corpus/emulator-reply ]; then
 fi
 
 mkdir -p "$scratch/artifacts"
-status=0
-summary=()
-for target in "${targets[@]}"; do
+
+# Runs one target; its one-line result goes to $scratch/<target>.result.
+fuzz_one() {
+    local target="$1" folder work log result runs
     folder="$(echo "$target" | sed -E 's/(^|-)([a-z])/\U\2/g; s/Dns/DNS/; s/Json/JSON/; s/Rtcp/RTCP/; s/Rtp$/RTP/')"
     work="$scratch/corpus/$target"
     mkdir -p "$work"
@@ -36,11 +38,30 @@ for target in "${targets[@]}"; do
         result="ok"
     else
         result="FAILED (see $log and $scratch/artifacts)"
-        status=1
-        tail -40 "$log" >&2
     fi
     runs="$(grep -Eo 'Done [0-9]+ runs' "$log" | grep -Eo '[0-9]+' || echo '?')"
-    summary+=("fuzz-$target: $runs executions in ${seconds} s, $result")
+    echo "fuzz-$target: $runs executions in ${seconds} s, $result" >"$scratch/$target.result"
+}
+
+# One target per core at a time (FUZZ_JOBS): each libFuzzer process is
+# single-threaded, so two cores halve the wall time and give each target
+# the same time on a core as a serial run.
+jobs_max="${FUZZ_JOBS:-$(nproc)}"
+for target in "${targets[@]}"; do
+    rm -f "$scratch/$target.result"
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+    fuzz_one "$target" &
 done
-printf '%s\n' "${summary[@]}"
+wait
+
+status=0
+for target in "${targets[@]}"; do
+    if ! grep -q ', ok$' "$scratch/$target.result" 2>/dev/null; then
+        status=1
+        tail -40 "$scratch/$target.log" >&2
+    fi
+done
+for target in "${targets[@]}"; do
+    cat "$scratch/$target.result" 2>/dev/null || echo "fuzz-$target: no result"
+done
 exit "$status"
