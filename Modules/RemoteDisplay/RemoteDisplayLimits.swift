@@ -8,8 +8,8 @@ enum RemoteDisplayLimits {
     static let opusSampleRate = 48_000
     /// Audio frames are 10 ms (Docs/spec/cast-streaming.md §5): 480 samples at 48 kHz.
     static let opusFrameSamples = 480
-    /// Packet buffer for one Opus frame, bytes: a 10 ms packet holds one frame
-    /// of at most 1275 bytes (RFC 6716 §3.2.1); 4000 is libopus's recommended
+    /// Packet buffer for one Opus frame, bytes: more than
+    /// ``largestOpusPacketBytes``; 4000 is libopus's recommended
     /// `max_data_bytes`, so the encoder never fails for lack of room.
     static let maximumOpusPacketBytes = 4_000
     /// The largest packet of one 10 ms Opus frame: a TOC byte and a frame

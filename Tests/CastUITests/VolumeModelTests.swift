@@ -1,5 +1,6 @@
 import CastEmulator
 import CastKit
+import CastTestSupport
 import CastUI
 import Foundation
 import Testing
@@ -12,6 +13,8 @@ import Testing
     @Test func concurrentPressesReachTheReceiverInOrder() async throws {
         // The `chromecast` profile: attenuation volume in 0.04 steps (conformance 002).
         let emulator = try CastEmulator(configuration: CastEmulatorConfiguration(profile: .chromecast))
+        // One stream for every round, from before the emulator starts: a new
+        // listener would first be handed the last event seen.
         let events = emulator.events()
         try await emulator.start()
         defer { Task { await emulator.stop() } }
@@ -27,7 +30,6 @@ import Testing
         // request reaching the channel is small, and only sometimes overtaken.
         let presses = 10
         let expected = (0...presses).map { 0.2 + Double($0) * 0.04 }
-        var levels = SetVolumeLevels(events)
         for _ in 0..<10 {
             try await volume.setLevel(0.2)
             #expect(await volumeLog.wait { abs($0.level - 0.2) < 0.001 } != nil)
@@ -37,7 +39,7 @@ import Testing
             }
             #expect(await volumeLog.wait { abs($0.level - 0.6) < 0.001 } != nil)
             #expect(abs((emulator.volume.level ?? 0) - 0.6) < 0.001)
-            let sent = await levels.next(expected.count)
+            let sent = await collect(events, count: expected.count, setVolumeLevel)
             #expect(
                 zip(sent, expected).allSatisfy { abs($0 - $1) < 0.001 } && sent.count == expected.count,
                 "SET_VOLUME levels in order: \(sent)")
@@ -45,24 +47,10 @@ import Testing
     }
 }
 
-/// The levels of the SET_VOLUME requests the emulator received, in order.
-private struct SetVolumeLevels {
-    private var iterator: AsyncStream<EmulatorEvent>.Iterator
-
-    init(_ events: AsyncStream<EmulatorEvent>) {
-        self.iterator = events.makeAsyncIterator()
-    }
-
-    /// The next `count` levels (fewer if the stream ends).
-    mutating func next(_ count: Int) async -> [Double] {
-        var levels: [Double] = []
-        while levels.count < count, let event = await self.iterator.next() {
-            guard case .messageReceived(_, let message) = event, let text = message.text, text.contains("SET_VOLUME"),
-                let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-                let level = (json["volume"] as? [String: Any])?["level"] as? Double
-            else { continue }
-            levels.append(level)
-        }
-        return levels
-    }
+/// The level of a SET_VOLUME request the emulator received; `nil` for any other event.
+@Sendable private func setVolumeLevel(_ event: EmulatorEvent) -> Double? {
+    guard case .messageReceived(_, let message) = event, let text = message.text, text.contains("SET_VOLUME"),
+        let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+    else { return nil }
+    return (json["volume"] as? [String: Any])?["level"] as? Double
 }

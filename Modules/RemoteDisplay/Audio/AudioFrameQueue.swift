@@ -21,10 +21,10 @@ public struct AudioEnqueueResult: Sendable, Hashable {
 /// copying; any other buffer is copied) or through an ``AudioInput``, and
 /// leaves as 10 ms frames for the encoder, interleaved as Opus takes them.
 /// The queue's own copies are kept interleaved, so audio from an
-/// ``AudioInput`` is copied in and out whole rather than a sample at a time. Memory is fixed: all audio lives
-/// in ``bufferCount`` pooled buffers; samples that do not fit are dropped
-/// and counted in ``droppedFrameCount`` — the SDK's rule — and never grow
-/// memory. Safe from any thread: the app enqueues on its audio thread while
+/// ``AudioInput`` is copied in and out whole rather than a sample at a
+/// time. Memory is fixed: all audio lives in ``bufferCount`` pooled
+/// buffers; samples that do not fit are dropped and counted in
+/// ``droppedFrameCount`` — the SDK's rule — and never grow memory. Safe from any thread: the app enqueues on its audio thread while
 /// the encoder drains on its own.
 public final class AudioFrameQueue: Sendable {
     private struct Entry {
@@ -120,12 +120,8 @@ public final class AudioFrameQueue: Sendable {
             storage.frameCount = 0
             pool?.recycle(storage)
         }
-        let channels = storage.channelCount
         return self.append(frameCount: storage.frameCount, pts: pts) { target, sourceOffset, frames in
-            for channel in 0..<channels {
-                let plane = storage.channel(channel).baseAddress! + sourceOffset
-                for frame in 0..<frames { target[frame * channels + channel] = plane[frame] }
-            }
+            storage.interleavePlanes(from: sourceOffset, count: frames, into: target)
         }
     }
 
@@ -194,10 +190,7 @@ public final class AudioFrameQueue: Sendable {
                 if entry.isQueueCopy {
                     target.update(from: entry.storage.interleavedFrame(entry.readOffset), count: take * channels)
                 } else {
-                    for channel in 0..<channels {
-                        let plane = entry.storage.channel(channel).baseAddress! + entry.readOffset
-                        for frame in 0..<take { target[frame * channels + channel] = plane[frame] }
-                    }
+                    entry.storage.interleavePlanes(from: entry.readOffset, count: take, into: target)
                 }
                 written += take
                 entry.readOffset += take

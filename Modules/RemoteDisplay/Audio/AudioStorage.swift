@@ -30,6 +30,15 @@ final class AudioStorage: @unchecked Sendable {
         self.samples + frame * self.channelCount
     }
 
+    /// Writes `count` frames from frame `first` of the planes, interleaved, at `target`.
+    func interleavePlanes(from first: Int, count: Int, into target: UnsafeMutablePointer<Float>) {
+        let channels = self.channelCount
+        for channel in 0..<channels {
+            let plane = self.samples + channel * self.frameCapacity + first
+            for frame in 0..<count { target[frame * channels + channel] = plane[frame] }
+        }
+    }
+
     func channel(_ index: Int) -> UnsafeMutableBufferPointer<Float> {
         UnsafeMutableBufferPointer(start: self.samples + index * self.frameCapacity, count: self.frameCapacity)
     }
