@@ -27,6 +27,15 @@ public enum CPUClock {
         return .seconds(Int64(time.tv_sec)) + .nanoseconds(Int64(time.tv_nsec))
     }
 
+    /// The calling thread's CPU time so far, to the nanosecond
+    /// (`CLOCK_THREAD_CPUTIME_ID`); allocates nothing, so it can bracket
+    /// work whose allocations are counted.
+    public static func thread() -> Duration {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return .seconds(Int64(time.tv_sec)) + .nanoseconds(Int64(time.tv_nsec))
+    }
+
     /// The CPU time so far of this process's threads named `name` (Linux
     /// keeps the first 15 bytes of a thread's name), in nanoseconds from
     /// `/proc/self/task/*/schedstat`.
