@@ -15,7 +15,12 @@ trap 'rm -f "$log"' EXIT
 # suite starting at once on 2 cores, TLS handshakes with device
 # authentication ran past their 10 s connect timeout at the start of the run
 # (about one run in two once the capture tests and their X and sound servers
-# joined). Serial, the run takes about 200 s instead of 100 s and waits on nothing.
+# joined). Serial, the run takes about 410 s (Nov 2026) and waits on nothing.
+# Two serial shards at once (the test bundle run directly, since two
+# `swift test` on one build folder wait on each other's lock, and the
+# real-time tests' turns shared through a file lock) took 360 s: the
+# real-time tests, most of the run, still go one at a time, and 50 s was
+# not worth running every other test beside them.
 source "$(dirname "$0")/watchdog.sh"
 watch_tests "${TEST_TIME_LIMIT:-1800}" "$log" &
 watchdog=$!
