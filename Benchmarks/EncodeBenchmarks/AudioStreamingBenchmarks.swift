@@ -71,17 +71,18 @@ func audioStreamingBenchmarks() {
             ],
             warmupIterations: 0, maxDuration: .seconds(120), maxIterations: 3)
     ) { benchmark in
+        // The two baselines, fed the same chunks in the same ticks; made
+        // first, so that a failure leaves no session to close.
+        let libraries = try RawAudioEncoder(castingTo: nil)
+        // The receiver's compound RTCP a frame (RR, XR reference time, Cast
+        // feedback) is some 70 bytes.
+        let leastSender = try RawAudioEncoder(castingTo: try DatagramSink(replyBytes: 72))
         let receiver = try ExternalReceiver(profile: "nest-speaker")
         let sender = try await MirroringConnection(
             audioOnlyPort: receiver.port, audio: RemoteDisplayConfiguration.Audio(bitrate: 128_000),
             targetDelay: .milliseconds(400))
         let session = sender.session
         var input = try session.makeAudioInput(sourceSampleRate: 44_100, sourceChannelCount: 2)
-        // The two baselines, fed the same chunks in the same ticks.
-        let libraries = try RawAudioEncoder(castingTo: nil)
-        // The receiver's compound RTCP a frame (RR, XR reference time, Cast
-        // feedback) is some 70 bytes.
-        let leastSender = try RawAudioEncoder(castingTo: try DatagramSink(replyBytes: 72))
         let start = HostTime.now
         let pace = RealTimePace(framesPerSecond: 100)
         // The first second: the first round trips, the pools filled.

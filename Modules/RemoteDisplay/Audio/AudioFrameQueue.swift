@@ -24,8 +24,9 @@ public struct AudioEnqueueResult: Sendable, Hashable {
 /// ``AudioInput`` is copied in and out whole rather than a sample at a
 /// time. Memory is fixed: all audio lives in ``bufferCount`` pooled
 /// buffers; samples that do not fit are dropped and counted in
-/// ``droppedFrameCount`` — the SDK's rule — and never grow memory. Safe from any thread: the app enqueues on its audio thread while
-/// the encoder drains on its own.
+/// ``droppedFrameCount`` — the SDK's rule — and never grow memory. Safe
+/// from any thread: the app enqueues on its audio thread while the encoder
+/// drains on its own.
 public final class AudioFrameQueue: Sendable {
     private struct Entry {
         var storage: AudioStorage
