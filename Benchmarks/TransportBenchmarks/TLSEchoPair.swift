@@ -42,7 +42,7 @@ struct TLSEchoPair {
         let clientContext = try NIOSSLContext(configuration: clientConfiguration)
 
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: serverContext))
@@ -52,7 +52,7 @@ struct TLSEchoPair {
             .bind(host: "127.0.0.1", port: 0).get()
         let reader = ReplyReader()
         let client = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(

@@ -118,7 +118,7 @@ public final class CastEmulator: Sendable {
         let makeBootstrap: @Sendable () -> ServerBootstrap = {
             ServerBootstrap(group: loop)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let sync = channel.pipeline.syncOperations

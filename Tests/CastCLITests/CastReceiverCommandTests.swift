@@ -16,10 +16,19 @@ import Testing
         /// What it printed after its first line, as far as ``read(until:)`` read.
         private let printed = Mutex(Data())
 
-        init(_ arguments: [String]) throws {
+        /// Starts the built `cast-receiver` with `arguments`.
+        convenience init(_ arguments: [String]) throws {
+            try self.init(command: [CastCommandLineTests.executable("cast-receiver")] + arguments)
+        }
+
+        /// Runs `command`, which starts `cast-receiver` (behind `setpriv` or
+        /// `ip netns exec`, which exec it) with `environment` added, and
+        /// reads the port it reports.
+        init(command: [String], environment: [String: String] = [:]) throws {
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: CastCommandLineTests.executable("cast-receiver"))
-            process.arguments = arguments
+            process.executableURL = URL(fileURLWithPath: command[0])
+            process.arguments = Array(command.dropFirst())
+            process.environment = childEnvironment(adding: environment)
             let output = Pipe()
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice

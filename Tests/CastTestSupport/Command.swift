@@ -19,18 +19,21 @@ public struct CommandOutput: Sendable {
     /// Runs `arguments[0]` with the rest as its arguments on a thread of its
     /// own and awaits its end. With `interruptAfter`, it gets a SIGINT
     /// (Ctrl-C) that long after it started; with `interruptWhen`, as soon as
-    /// what it printed on standard error satisfies it (`interruptAfter`
-    /// then being the latest). Past `timeLimit` it is killed and this throws
+    /// what it printed on standard error satisfies it, or with
+    /// `interruptWhenPrinted` what it printed on standard output
+    /// (`interruptAfter` then being the latest). Past `timeLimit` it is
+    /// killed and this throws
     /// with what it printed, so a program that hangs fails its test instead
     /// of holding up the run.
     public static func of(
         _ arguments: [String], environment: [String: String] = [:], interruptAfter: Duration? = nil,
-        interruptWhen: (@Sendable (String) -> Bool)? = nil, timeLimit: Duration = .seconds(180)
+        interruptWhen: (@Sendable (String) -> Bool)? = nil,
+        interruptWhenPrinted: (@Sendable (String) -> Bool)? = nil, timeLimit: Duration = .seconds(180)
     ) async throws -> CommandOutput {
         try await onOwnThread {
             try Self.waiting(
                 for: arguments, environment: environment, interruptAfter: interruptAfter,
-                interruptWhen: interruptWhen, timeLimit: timeLimit)
+                interruptWhen: interruptWhen, interruptWhenPrinted: interruptWhenPrinted, timeLimit: timeLimit)
         }
     }
 
@@ -38,7 +41,8 @@ public struct CommandOutput: Sendable {
     /// few milliseconds of `ip` or `tmux`).
     public static func waiting(
         for arguments: [String], environment: [String: String] = [:], interruptAfter: Duration? = nil,
-        interruptWhen: (@Sendable (String) -> Bool)? = nil, timeLimit: Duration = .seconds(180)
+        interruptWhen: (@Sendable (String) -> Bool)? = nil,
+        interruptWhenPrinted: (@Sendable (String) -> Bool)? = nil, timeLimit: Duration = .seconds(180)
     ) throws -> CommandOutput {
         let output = try OutputPipe.make()
         let errors = try OutputPipe.make()
@@ -58,7 +62,7 @@ public struct CommandOutput: Sendable {
             close(errors.read)
         }
         let start = ContinuousClock.now
-        var interrupted = interruptAfter == nil && interruptWhen == nil
+        var interrupted = interruptAfter == nil && interruptWhen == nil && interruptWhenPrinted == nil
         var collected = [Data(), Data()]
         var open = [output.read, errors.read]
         var exitStatus: Int32?
@@ -78,6 +82,7 @@ public struct CommandOutput: Sendable {
             if exitStatus == nil, !interrupted,
                 interruptAfter.map({ now - start >= $0 }) == true
                     || interruptWhen.map({ $0(String(decoding: collected[1], as: UTF8.self)) }) == true
+                    || interruptWhenPrinted.map({ $0(String(decoding: collected[0], as: UTF8.self)) }) == true
             {
                 kill(pid, SIGINT)
                 interrupted = true

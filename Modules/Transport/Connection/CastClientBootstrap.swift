@@ -48,7 +48,7 @@ enum CastClientBootstrap {
         let heartbeat = configuration.heartbeat
         let bootstrap = ClientBootstrap(group: loop)
             .connectTimeout(TimeAmount(configuration.connectTimeout))
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
