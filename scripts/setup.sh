@@ -29,6 +29,8 @@ packages=(
     wireplumber         #   …and its session manager, which links the capture stream
     python3-dbus        # portal tests: the screen-cast portal's stand-in (Debian's python3)…
     python3-gi          #   …and its GLib main loop
+    xdg-desktop-portal  # hermetic tests: the real portal is installed (its D-Bus service file too),
+    xdg-desktop-portal-wlr #   as on a desktop, so every run proves a test's bus never activates it
     pkg-config          # SwiftPM finds the libraries above through it
     curl                # media-server tests: an independent HTTP client (and libcurl for the emulator's fetches)
     ffmpeg              # cast play: ffprobe reads codecs, ffmpeg converts what a device cannot play (and makes test films)

@@ -146,6 +146,7 @@ public final class NamespacePair: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
         process.arguments = ["netns", "exec", namespace] + arguments
+        process.environment = childEnvironment()
         process.standardOutput = Pipe()
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -9,7 +9,7 @@ public import Foundation
 public final class ScreenCastDesktop: Sendable {
     public let directory: URL
     /// The session bus's address, for `ScreenCaptureConfiguration.busAddress`.
-    public var busAddress: String { "unix:path=\(self.directory.path)/bus" }
+    public var busAddress: String { TestBusDaemon.address(in: self.directory) }
     /// PipeWire's socket (which does not exist without PipeWire).
     public var pipeWireSocket: String { "\(self.directory.path)/pipewire-0" }
     private let daemons: [DaemonProcess]
@@ -24,12 +24,15 @@ public final class ScreenCastDesktop: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "cast-desktop-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let bus = "unix:path=\(directory.path)/bus"
+        let bus = TestBusDaemon.address(in: directory)
         let environment = [
             "XDG_RUNTIME_DIR": directory.path, "PIPEWIRE_RUNTIME_DIR": directory.path, "HOME": directory.path,
             "XDG_CONFIG_HOME": directory.path + "/config", "XDG_STATE_HOME": directory.path + "/state",
-            "DBUS_SESSION_BUS_ADDRESS": bus, "DISPLAY": "", "WAYLAND_DISPLAY": "",
+            // The test's bus as the system bus too: RTKit, logind and BlueZ,
+            // which PipeWire and WirePlumber look for there, are absent.
+            "DBUS_SESSION_BUS_ADDRESS": bus, "DBUS_SYSTEM_BUS_ADDRESS": bus,
         ]
+        try Self.writeWirePlumberConfiguration(in: directory.appendingPathComponent("config/wireplumber"))
         var daemons: [DaemonProcess] = []
         func started(_ daemon: DaemonProcess, socket: String) async throws {
             daemons.append(daemon)
@@ -39,15 +42,31 @@ public final class ScreenCastDesktop: Sendable {
                 throw TestDaemonError.didNotStart(daemon.name)
             }
         }
-        try await started(
-            DaemonProcess("dbus-daemon", ["--session", "--nofork", "--nopidfile", "--address=\(bus)"]),
-            socket: directory.path + "/bus")
+        daemons.append(try await TestBusDaemon.start(in: directory))
         if pipeWire {
             try await started(
                 DaemonProcess("pipewire", [], environment: environment), socket: directory.path + "/pipewire-0")
             daemons.append(try DaemonProcess("wireplumber", [], environment: environment))
         }
         return ScreenCastDesktop(directory: directory, daemons: daemons)
+    }
+
+    /// WirePlumber's own configuration (`XDG_CONFIG_HOME` is the test's):
+    /// no monitor of the machine's sound cards, cameras or Bluetooth, so the
+    /// test's PipeWire has only the nodes the test makes, and never opens a
+    /// device the desktop's own sound server holds. (WirePlumber 0.4 reads
+    /// `main.lua.d` and `bluetooth.lua.d` fragments from every configuration
+    /// directory; a later number overrides `50-*-config.lua`.)
+    private static func writeWirePlumberConfiguration(in directory: URL) throws {
+        for (folder, monitors) in [
+            ("main.lua.d", ["alsa_monitor", "v4l2_monitor", "libcamera_monitor"]),
+            ("bluetooth.lua.d", ["bluez_monitor"]),
+        ] {
+            let fragments = directory.appendingPathComponent(folder)
+            try FileManager.default.createDirectory(at: fragments, withIntermediateDirectories: true)
+            let text = monitors.map { "\($0).enabled = false\n" }.joined()
+            try Data(text.utf8).write(to: fragments.appendingPathComponent("90-cast-tests.lua"))
+        }
     }
 
     /// Starts the portal stand-in granting `node` (`answer`: `grant` or

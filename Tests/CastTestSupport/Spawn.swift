@@ -7,7 +7,7 @@ import Musl
 #endif
 
 /// Starts `executable` (found on PATH) with `arguments` and `environment`
-/// added to this process's, with `posix_spawnp`; its stdin is /dev/null, its
+/// added to ``childEnvironment(adding:)``, with `posix_spawnp`; its stdin is /dev/null, its
 /// stdout and stderr the descriptors given (/dev/null without one). The
 /// caller reaps it with `waitpid`.
 ///
@@ -17,19 +17,43 @@ import Musl
 /// server) never closes it, so `waitUntilExit` waited for ever on a fresh CI
 /// machine. `waitpid` on the child's own pid cannot miss its end.
 ///
-/// Children get this test process's own XDG cache directory unless
-/// `environment` names one: `cast` remembers the devices it finds there and
-/// asks their addresses at its next start, and addresses from a test's
-/// namespaces must never be asked from the machine's own network.
+/// Children get ``childEnvironment(adding:)``: this process's environment
+/// without the desktop session's, and the test process's own XDG cache
+/// directory.
 /// The XDG cache directory of this test process's children.
 let testCacheHome = FileManager.default.temporaryDirectory.appendingPathComponent("cast-test-cache-\(getpid())").path
+
+/// The variables through which a program finds the desktop session it runs
+/// in: its X and Wayland displays, session and system buses, sound servers,
+/// compositor sockets and runtime directory. A test's children never see the
+/// developer's own: a test gives each daemon it starts what it needs, so a
+/// `make test` on a desktop neither reaches nor activates the desktop's
+/// portals, sound server or display (issue 32).
+let desktopSessionVariables: Set<String> = [
+    "DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS",
+    "DBUS_SYSTEM_BUS_ADDRESS", "DBUS_STARTER_ADDRESS", "DBUS_STARTER_BUS_TYPE", "XDG_RUNTIME_DIR",
+    "XDG_CURRENT_DESKTOP", "XDG_SESSION_TYPE", "XDG_SESSION_DESKTOP", "XDG_SESSION_ID", "XDG_SEAT",
+    "XDG_VTNR", "DESKTOP_SESSION", "GNOME_SETUP_DISPLAY", "SWAYSOCK", "I3SOCK", "HYPRLAND_INSTANCE_SIGNATURE",
+    "PULSE_SERVER", "PULSE_SINK", "PULSE_SOURCE", "PULSE_RUNTIME_PATH", "PULSE_COOKIE", "PIPEWIRE_REMOTE",
+    "PIPEWIRE_RUNTIME_DIR", "PIPEWIRE_CORE", "SESSION_MANAGER",
+]
+
+/// The environment of a test's child process: this process's, without
+/// ``desktopSessionVariables``, with this test process's XDG cache directory
+/// (`cast` remembers the devices it finds there and asks their addresses at
+/// its next start, and addresses from a test's namespaces must never be
+/// asked from the machine's own network), then `environment` on top.
+public func childEnvironment(adding environment: [String: String] = [:]) -> [String: String] {
+    ProcessInfo.processInfo.environment.filter { !desktopSessionVariables.contains($0.key) }
+        .merging(["XDG_CACHE_HOME": testCacheHome]) { $1 }
+        .merging(environment) { $1 }
+}
 
 func spawnProcess(
     _ executable: String, _ arguments: [String], environment: [String: String] = [:],
     standardOutput: Int32? = nil, standardError: Int32? = nil
 ) throws -> pid_t {
-    let environment = ProcessInfo.processInfo.environment.merging(["XDG_CACHE_HOME": testCacheHome]) { $1 }
-        .merging(environment) { $1 }
+    let environment = childEnvironment(adding: environment)
     let argv = ([executable] + arguments).map { strdup($0) } + [nil]
     let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer {

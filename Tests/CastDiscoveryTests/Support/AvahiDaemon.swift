@@ -51,14 +51,10 @@ final class AvahiDaemon: Sendable {
             publish-workstation=no
             """.utf8
         ).write(to: configuration)
-        let bus = "unix:path=\(directory.path)/bus"
+        let bus = TestBusDaemon.address(in: directory)
         var daemons: [DaemonProcess] = []
         let result = await outcome {
-            daemons.append(
-                try DaemonProcess("dbus-daemon", ["--session", "--nofork", "--nopidfile", "--address=\(bus)"]))
-            guard await DaemonProcess.wait(for: .seconds(10), until: { Self.exists(directory.path + "/bus") }) else {
-                throw TestDaemonError.didNotStart("dbus-daemon")
-            }
+            daemons.append(try await TestBusDaemon.start(in: directory))
             daemons.append(
                 try DaemonProcess(
                     "/usr/sbin/ip",
@@ -104,10 +100,6 @@ final class AvahiDaemon: Sendable {
             try await Task.sleep(for: .milliseconds(100))
         }
         throw TestDaemonError.didNotStart("avahi-daemon (not running on its bus after 10 s)")
-    }
-
-    private static func exists(_ path: String) -> Bool {
-        FileManager.default.fileExists(atPath: path)
     }
 }
 

@@ -1,0 +1,64 @@
+public import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A D-Bus bus daemon for one test, with a configuration of its own.
+///
+/// Not `dbus-daemon --session`: Debian's session configuration adds the
+/// standard service directories (`/usr/share/dbus-1/services`, …), so on a
+/// desktop machine a test's bus activated the machine's real
+/// xdg-desktop-portal when a test asked for the portal it had not started
+/// (issue 32). This bus activates nothing — its only service directory is an
+/// empty one in the test's folder — and lets any user connect, so a sender
+/// a test runs as an unprivileged user reaches it too.
+public enum TestBusDaemon {
+    /// The bus's address for a daemon started in `directory`.
+    public static func address(in directory: URL) -> String {
+        "unix:path=\(directory.path)/bus"
+    }
+
+    /// Writes the configuration to `directory`, starts the daemon listening
+    /// on ``address(in:)`` and waits until its socket exists.
+    public static func start(in directory: URL) async throws -> DaemonProcess {
+        let services = directory.appendingPathComponent("dbus-services")
+        try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
+        let configuration = directory.appendingPathComponent("dbus-bus.conf")
+        try Data(
+            """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <keep_umask/>
+              <listen>\(Self.address(in: directory))</listen>
+              <auth>EXTERNAL</auth>
+              <servicedir>\(services.path)</servicedir>
+              <policy context="default">
+                <allow user="*"/>
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """.utf8
+        ).write(to: configuration)
+        let daemon = try DaemonProcess(
+            "dbus-daemon", ["--config-file=\(configuration.path)", "--nofork", "--nopidfile"])
+        let socket = directory.appendingPathComponent("bus").path
+        let ready = await DaemonProcess.wait(for: .seconds(10)) {
+            daemon.hasExited || FileManager.default.fileExists(atPath: socket)
+        }
+        guard ready, !daemon.hasExited
+        else {
+            await daemon.stop()
+            throw TestDaemonError.didNotStart("dbus-daemon")
+        }
+        // Anyone may connect to the socket: the bus's policy, not the file's mode, decides.
+        chmod(socket, 0o777)
+        return daemon
+    }
+}
