@@ -28,7 +28,9 @@ public enum CastChannelConnectionEvent: Sendable, Hashable {
 /// `CastConnection` yourself with ``attach(to:destinationID:logger:)``.
 ///
 /// Hooks run one at a time, in arrival order, on a background task; the
-/// message streams see each message after the hook has run.
+/// message streams see each message after the hook has run, and
+/// ``connectionEvents()`` each change after ``didConnect()`` or
+/// ``didDisconnect()`` has run.
 ///
 /// Subclasses must be safe to share across tasks (the class is `Sendable`):
 /// keep mutable state behind a lock, as the built-in channels do.
@@ -200,8 +202,10 @@ open class CastChannel: @unchecked Sendable {
             state.logger = Self.makeLogger(logger, namespace: self.namespace)
             return state.generation
         }
-        self.connectivity.yield(.connected)
+        // The hook first, then the listeners: whoever hears `.connected`
+        // (or `.disconnected`, below) finds the subclass or delegate told.
         self.didConnect()
+        self.connectivity.yield(.connected)
         let pump = Task { [weak self] in
             for await message in messages {
                 guard let self else { return }
@@ -228,8 +232,8 @@ open class CastChannel: @unchecked Sendable {
         }
         guard let link else { return }
         link.pump?.cancel()
-        self.connectivity.yield(.disconnected)
         self.didDisconnect()
+        self.connectivity.yield(.disconnected)
     }
 
     /// The connection and endpoint the channel is attached to, if any.
@@ -255,8 +259,8 @@ open class CastChannel: @unchecked Sendable {
             return true
         }
         guard ended else { return }
-        self.connectivity.yield(.disconnected)
         self.didDisconnect()
+        self.connectivity.yield(.disconnected)
     }
 
     private func requireLink() throws(CastChannelError) -> (CastConnection, String) {
