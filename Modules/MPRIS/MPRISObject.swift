@@ -1,12 +1,19 @@
-import CastDBus
-import CastUI
+package import CastDBus
+package import CastUI
 
 /// The MPRIS object at `/org/mpris/MediaPlayer2`: what each method call
 /// answers and does, apart from the bus (so the fuzz target can call it).
-struct MPRISObject: Sendable {
+package struct MPRISObject: Sendable {
     let controller: MediaControllerModel
     let volume: VolumeModel?
     let identity: String
+
+    /// The object for `controller`, with `volume` (if the player has one), named `identity`.
+    package init(controller: MediaControllerModel, volume: VolumeModel?, identity: String) {
+        self.controller = controller
+        self.volume = volume
+        self.identity = identity
+    }
 
     /// The Player interface's properties now.
     func playerProperties() -> [String: DBusValue] {
@@ -14,7 +21,7 @@ struct MPRISObject: Sendable {
     }
 
     /// The answer to `call`; actions start at once and the call is answered without waiting.
-    func handle(_ call: SessionBus.MethodCall) -> SessionBus.MethodResult {
+    package func handle(_ call: SessionBus.MethodCall) -> SessionBus.MethodResult {
         guard call.path == MPRISProperties.objectPath else {
             return .error(name: "org.freedesktop.DBus.Error.UnknownObject", message: "no object at \(call.path)")
         }

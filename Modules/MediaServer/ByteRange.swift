@@ -1,6 +1,6 @@
 /// What a `Range` request header asks of a representation of `size` bytes
 /// (RFC 9110 §14.1.2, §14.2).
-enum ByteRange: Equatable {
+package enum ByteRange: Equatable {
     /// Serve the whole representation with 200: no header, one this server
     /// ignores (not `bytes`, several ranges, malformed — a server may ignore
     /// any, §14.2).
@@ -11,7 +11,7 @@ enum ByteRange: Equatable {
     case unsatisfiable
 
     /// Reads `header` (`nil`: none) for a representation of `size` bytes.
-    init(header: String?, size: Int) {
+    package init(header: String?, size: Int) {
         guard let header else {
             self = .whole
             return

@@ -1,5 +1,5 @@
 import CDBus
-import CastDBus
+package import CastDBus
 
 #if canImport(Glibc)
 import Glibc
@@ -32,7 +32,7 @@ struct ScreenCastGrant {
 //
 // @unchecked Sendable: used by the thread that set the capture up, then
 // only closed, by the capture's thread, once that one owns it.
-final class ScreenCastPortal: @unchecked Sendable {
+package final class ScreenCastPortal: @unchecked Sendable {
     private static let service = "org.freedesktop.portal.Desktop"
     private static let objectPath = "/org/freedesktop/portal/desktop"
     private static let interface = "org.freedesktop.portal.ScreenCast"
@@ -132,7 +132,9 @@ final class ScreenCastPortal: @unchecked Sendable {
     /// The first stream of Start's results — `streams`, `a(ua{sv})`: each a
     /// PipeWire node id and the stream's properties, `size` `(ii)` among
     /// them; `nil` when there is none or it is malformed.
-    static func firstStream(in results: [String: DBusValue]) -> (nodeID: UInt32, size: (width: Int, height: Int)?)? {
+    package static func firstStream(in results: [String: DBusValue]) -> (
+        nodeID: UInt32, size: (width: Int, height: Int)?
+    )? {
         guard let stream = results["streams"]?.elements?.first?.elements, stream.count == 2,
             let node = stream[0].integer, let nodeID = UInt32(exactly: node)
         else { return nil }
@@ -146,7 +148,7 @@ final class ScreenCastPortal: @unchecked Sendable {
 
     /// A `Request.Response` signal's arguments — `u` code, `a{sv}` results —
     /// as the results when the code is 0 (granted), or the error it means.
-    static func results(ofResponse response: [DBusValue], to method: String) -> Result<
+    package static func results(ofResponse response: [DBusValue], to method: String) -> Result<
         [String: DBusValue], CaptureError
     > {
         guard let code = response.first?.integer else {

@@ -1,4 +1,4 @@
-import NIOCore
+package import NIOCore
 
 /// The querier's logic for one service type, without sockets or clocks.
 ///
@@ -17,9 +17,9 @@ import NIOCore
 /// - refresh queries at 80/85/90/95 % of each record's TTL (§5.2);
 /// - resolution of each instance's SRV and TXT and its host's A/AAAA when the
 ///   cache lacks them, retried with back-off, and again when records change.
-struct BrowserEngine {
+package struct BrowserEngine {
     /// What one step produced.
-    struct Step {
+    package struct Step {
         /// Queries to send, each on one interface.
         var queries: [(message: DNSMessage, interfaceIndex: Int)] = []
         /// Why instances whose devices may have gone were removed, by instance name.
@@ -29,7 +29,7 @@ struct BrowserEngine {
     }
 
     /// The timing the scan modes use.
-    struct Timing {
+    package struct Timing {
         var initialQueryInterval: TimeAmount = .seconds(1)
         /// The wait before an interface's first query, 20-120 ms at random, so hosts joining a network
         /// together do not query together (RFC 6762 §5.2).
@@ -62,7 +62,7 @@ struct BrowserEngine {
     /// What device addresses may be on each interface, by index.
     private var scopes: [Int: AddressScope] = [:]
 
-    init(serviceType: DNSName, scanMode: ScanMode, timing: Timing, cache: RecordCache = RecordCache()) {
+    package init(serviceType: DNSName, scanMode: ScanMode, timing: Timing, cache: RecordCache = RecordCache()) {
         self.serviceType = serviceType
         self.scanMode = scanMode
         self.timing = timing
@@ -80,7 +80,7 @@ struct BrowserEngine {
 
     /// Starts querying on a new interface: a first query after the start delay, and the back-off
     /// restarted from it (§5.2, §10.3).
-    mutating func addInterface(index: Int, name: String, scope: AddressScope = .unknown, now: NIODeadline) {
+    package mutating func addInterface(index: Int, name: String, scope: AddressScope = .unknown, now: NIODeadline) {
         self.interfaces[index] = name
         self.scopes[index] = scope
         let firstAt = now + self.timing.startDelay()
@@ -115,7 +115,8 @@ struct BrowserEngine {
     }
 
     /// Takes in a received message; only responses from port 5353 count (§6, §11).
-    mutating func receive(_ message: DNSMessage, interfaceIndex: Int, sourcePort: Int, now: NIODeadline) -> Step {
+    package mutating func receive(_ message: DNSMessage, interfaceIndex: Int, sourcePort: Int, now: NIODeadline) -> Step
+    {
         guard message.isResponse, message.opcode == 0, message.responseCode == 0,
             sourcePort == 5353, self.interfaces[interfaceIndex] != nil
         else { return Step() }
@@ -155,7 +156,7 @@ struct BrowserEngine {
     }
 
     /// Does what is due at `now`: expiries, refreshes, the continuous query, resolution.
-    mutating func advance(to now: NIODeadline) -> Step {
+    package mutating func advance(to now: NIODeadline) -> Step {
         var step = Step()
         let removals = self.cache.removeExpired(now: now)
         step.lossReasons = self.rebuildDevices(after: removals)
@@ -349,5 +350,18 @@ struct BrowserEngine {
         }
         let (left, right) = (rank(lhs), rank(rhs))
         return left.0 != right.0 ? left.0 < right.0 : left.1.lexicographicallyPrecedes(right.1)
+    }
+}
+
+extension BrowserEngine.Timing {
+    /// The timing with the given query intervals and first-query delay, the rest defaults
+    /// (in an extension, so that the memberwise initializer stays).
+    package init(
+        startDelay: @escaping () -> TimeAmount, activeMaximumQueryInterval: TimeAmount,
+        passiveMaximumQueryInterval: TimeAmount
+    ) {
+        self.startDelay = startDelay
+        self.activeMaximumQueryInterval = activeMaximumQueryInterval
+        self.passiveMaximumQueryInterval = passiveMaximumQueryInterval
     }
 }

@@ -9,7 +9,7 @@ import NIOCore
 ///   arrived more than a second earlier one more second (§10.2).
 /// - Each record asks for a refresh query at 80, 85, 90 and 95 % of its TTL,
 ///   plus up to 2 % of jitter so queriers on a network do not ask together (§5.2).
-struct RecordCache {
+package struct RecordCache {
     /// One record heard on one interface.
     struct Entry {
         var record: DNSResourceRecord
@@ -54,7 +54,7 @@ struct RecordCache {
     let capacity: Int
 
     /// Creates an empty cache; `jitter` gives a fraction in 0...0.02 added to each refresh point.
-    init(capacity: Int = 4096, jitter: @escaping () -> Double = { Double.random(in: 0...0.02) }) {
+    package init(capacity: Int = 4096, jitter: @escaping () -> Double = { Double.random(in: 0...0.02) }) {
         self.capacity = capacity
         self.jitter = jitter
     }

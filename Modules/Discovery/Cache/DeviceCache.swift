@@ -116,7 +116,7 @@ public final class DeviceCache: Sendable {
     }
 
     /// The entries in `data`, or `nil` when it is not a cache file.
-    static func decode(_ data: Data) -> [Entry]? {
+    package static func decode(_ data: Data) -> [Entry]? {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         return try? decoder.decode([Entry].self, from: data)

@@ -5,11 +5,17 @@
 /// multicast (`224.0.0.0/4`, `ff00::/8`), broadcast (`255.255.255.255` and
 /// the interface's subnet broadcast), and IPv4 addresses outside every
 /// subnet of the interface when it has any (mDNS answers come from the link).
-struct AddressScope: Hashable, Sendable {
+package struct AddressScope: Hashable, Sendable {
     /// One IPv4 subnet of the interface.
-    struct Subnet: Hashable, Sendable {
+    package struct Subnet: Hashable, Sendable {
         var address: IPAddress.V4
         var netmask: IPAddress.V4
+
+        /// The subnet of `address` under `netmask`.
+        package init(address: IPAddress.V4, netmask: IPAddress.V4) {
+            self.address = address
+            self.netmask = netmask
+        }
 
         func contains(_ other: IPAddress.V4) -> Bool {
             zip(zip(self.address.bytes, self.netmask.bytes), other.bytes).allSatisfy { pair, byte in
@@ -26,6 +32,12 @@ struct AddressScope: Hashable, Sendable {
 
     var isLoopback: Bool
     var subnets: [Subnet]
+
+    /// An interface's scope: whether it is loopback, and its IPv4 subnets.
+    package init(isLoopback: Bool, subnets: [Subnet]) {
+        self.isLoopback = isLoopback
+        self.subnets = subnets
+    }
 
     /// An interface about which nothing is known: only the address rules apply.
     static let unknown = AddressScope(isLoopback: false, subnets: [])

@@ -1,4 +1,4 @@
-import CastTransport
+package import CastTransport
 import Foundation
 import SwiftProtobuf
 import _CryptoExtras
@@ -7,13 +7,19 @@ import _CryptoExtras
 /// `sender_nonce`, the device certificate and intermediate, and an
 /// RSASSA-PKCS1-v1_5 SHA-256 signature over `nonce ‖ TLS certificate DER`
 /// (Docs/spec/castv2-control.md §2) — or misbehaves as a ``DeviceAuthFault`` says.
-struct DeviceAuthResponder {
+package struct DeviceAuthResponder {
     let identity: ReceiverIdentity
     let tlsCertificateDER: [UInt8]
 
+    /// A responder signing with `identity` for the TLS certificate `tlsCertificateDER`.
+    package init(identity: ReceiverIdentity, tlsCertificateDER: [UInt8]) {
+        self.identity = identity
+        self.tlsCertificateDER = tlsCertificateDER
+    }
+
     /// The reply to `challenge`, or `nil` when there should be none (the fault
     /// says so, or the message is not a challenge).
-    func reply(to challenge: CastMessage, fault: DeviceAuthFault) -> CastMessage? {
+    package func reply(to challenge: CastMessage, fault: DeviceAuthFault) -> CastMessage? {
         guard let bytes = challenge.bytes,
             let envelope = try? Cast_Channel_DeviceAuthMessage(serializedBytes: bytes),
             envelope.hasChallenge

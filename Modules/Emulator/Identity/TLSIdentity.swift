@@ -18,13 +18,13 @@ public enum TLSCertificateValidity: Sendable, Hashable {
 
 /// The emulator's TLS server credentials: a fresh self-signed P-256
 /// certificate, as real receivers present.
-struct TLSIdentity {
+package struct TLSIdentity {
     /// The certificate, DER: what device auth signs.
-    let certificateDER: [UInt8]
+    package let certificateDER: [UInt8]
     /// The server context built from it.
     let context: NIOSSLContext
 
-    init(validity: TLSCertificateValidity, name: String) throws(CastEmulatorError) {
+    package init(validity: TLSCertificateValidity, name: String) throws(CastEmulatorError) {
         let now = Date()
         let (notBefore, notAfter): (Date, Date) =
             switch validity {

@@ -1,4 +1,4 @@
-import CastRemoteDisplay
+package import CastRemoteDisplay
 
 /// One stream on the emulator's receiving side, as Open Screen's receiver
 /// behaves: packets into frames (up to 256 frames past the checkpoint),
@@ -10,7 +10,7 @@ import CastRemoteDisplay
 // @unchecked Sendable: mutable, with C decoder contexts, and no lock of its
 // own. Every instance lives in `StreamingReceiver`'s state box and is read
 // or changed only inside its `withLockedValue`, so one thread at a time.
-final class ReceiverStream: @unchecked Sendable {
+package final class ReceiverStream: @unchecked Sendable {
     private struct PartialFrame {
         var packets: [[UInt8]?]
         var received = 0
@@ -28,7 +28,7 @@ final class ReceiverStream: @unchecked Sendable {
     static let latencySampleLimit = 20_000
 
     let kind: MediaKind
-    let senderSSRC: UInt32
+    package let senderSSRC: UInt32
     let receiverSSRC: UInt32
     let payloadType: UInt8
     let timebase: Int
@@ -59,7 +59,7 @@ final class ReceiverStream: @unchecked Sendable {
     private(set) var report = StreamReport()
     var feedbackCount: UInt8 = 0
 
-    init(
+    package init(
         kind: MediaKind, senderSSRC: UInt32, payloadType: UInt8, timebase: Int, key: StreamKey, channels: Int,
         playoutDelay: Duration, decodes: Bool, reference: StreamingReceiverConfiguration.VideoReference?,
         observer: DecodedMediaObserver = DecodedMediaObserver(), codec: VideoCodec? = nil
@@ -88,7 +88,7 @@ final class ReceiverStream: @unchecked Sendable {
     // MARK: Input
 
     /// Takes a sender report for this stream.
-    func receive(_ report: SenderReport, at arrival: HostTime) {
+    package func receive(_ report: SenderReport, at arrival: HostTime) {
         let senderClock = NTPTime.hostTime(report.ntpTimestamp)
         self.lastReport = (senderClock, report.rtpTimestamp, report.ntpTimestamp, arrival)
         let offset = senderClock.duration(to: arrival)
@@ -99,7 +99,7 @@ final class ReceiverStream: @unchecked Sendable {
     /// first Sender Report, packet 0 of every frame is dropped, as Open
     /// Screen's receiver does ("The Sender will have to re-transmit this
     /// dropped packet", receiver_impl.cc:323-329).
-    func receive(_ header: RTPPacketHeader, payload: ArraySlice<UInt8>, at arrival: HostTime) -> Bool {
+    package func receive(_ header: RTPPacketHeader, payload: ArraySlice<UInt8>, at arrival: HostTime) -> Bool {
         guard self.lastReport != nil || header.packetID != 0 else {
             self.report.packetsDroppedBeforeSenderReport += 1
             return false
@@ -149,7 +149,7 @@ final class ReceiverStream: @unchecked Sendable {
     /// stalled one whose playout time passed when a later frame can be
     /// decoded instead (a key frame for video). Returns whether the checkpoint moved.
     @discardableResult
-    func advance(at now: HostTime) -> Bool {
+    package func advance(at now: HostTime) -> Bool {
         let start = self.checkpoint
         while true {
             let next = self.checkpoint + 1
@@ -288,7 +288,7 @@ final class ReceiverStream: @unchecked Sendable {
     /// This stream's compound RTCP: RR (with LSR/DLSR once an SR came), XR
     /// reference time, PLI while a key frame is needed, and Cast feedback
     /// with NACKs and CST2 ACKs.
-    func writeFeedback(at now: HostTime, into bytes: inout [UInt8]) {
+    package func writeFeedback(at now: HostTime, into bytes: inout [UInt8]) {
         var block: ReportBlock?
         if let report = self.lastReport {
             block = ReportBlock(
@@ -368,7 +368,7 @@ final class ReceiverStream: @unchecked Sendable {
     }
 
     /// The report with latency percentiles filled in.
-    var currentReport: StreamReport {
+    package var currentReport: StreamReport {
         var report = self.report
         if !self.latencies.isEmpty {
             let sorted = self.latencies.sorted()

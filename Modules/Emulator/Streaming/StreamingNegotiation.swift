@@ -1,9 +1,9 @@
-import CastChannels
-import CastRemoteDisplay
+package import CastChannels
+package import CastRemoteDisplay
 
 /// Reads an OFFER as Open Screen's receiver does and writes the ANSWER
 /// (Docs/spec/cast-streaming.md §1).
-struct StreamingNegotiation {
+package struct StreamingNegotiation {
     /// A stream the receiver takes.
     struct SelectedStream {
         var index: Int
@@ -19,7 +19,7 @@ struct StreamingNegotiation {
     }
 
     /// A refusal: the ANSWER's error code and description.
-    struct Refusal: Error {
+    package struct Refusal: Error {
         var code: Int
         var description: String
     }
@@ -38,7 +38,7 @@ struct StreamingNegotiation {
     ///
     /// - Throws: ``Refusal`` when a stream lacks its AES key or mask (the
     ///   whole offer is unencrypted), or nothing is left to receive.
-    init(offer message: JSONValue, audioOnly: Bool, videoCodecs: [VideoCodec] = [.vp8]) throws(Refusal) {
+    package init(offer message: JSONValue, audioOnly: Bool, videoCodecs: [VideoCodec] = [.vp8]) throws(Refusal) {
         self.sequenceNumber = message["seqNum"]?.intValue ?? 0
         guard let supported = message["offer"]?["supportedStreams"]?.arrayValue else {
             throw Refusal(code: Self.invalidParameter, description: "the OFFER has no supportedStreams")
@@ -100,7 +100,7 @@ struct StreamingNegotiation {
     /// Screen's `Answer::ToJson` (answer_messages.cc:541-569): ssrcs are the
     /// offered ones + 1 (receiver_session.cc:514, :577), `rtpExtensions` and
     /// `receiverRtcpEventLog` are left out when empty, no `castMode`.
-    func answer(
+    package func answer(
         port: Int, constraints: StreamingReceiverConfiguration.Constraints?,
         display: StreamingReceiverConfiguration.Display?
     ) -> JSONValue {

@@ -1,4 +1,4 @@
-import CastChannels
+package import CastChannels
 
 /// The OFFER a session sends (Docs/spec/cast-streaming.md §1): audio first
 /// (when configured), then one video stream per codec in the configuration's
@@ -7,7 +7,7 @@ import CastChannels
 /// its own, and one fresh AES key and IV mask for all streams, as Chrome's
 /// mirroring session sends ("The random AES key and initialization vector
 /// pair used by all streams in this session", session.cc `CreateAndSendOffer`).
-struct StreamingOffer: Sendable {
+package struct StreamingOffer: Sendable {
     struct Stream: Sendable {
         var index: Int
         var kind: MediaKind
@@ -25,7 +25,7 @@ struct StreamingOffer: Sendable {
     static let audioSSRCs: ClosedRange<UInt32> = 1...500_000
     static let videoSSRCs: ClosedRange<UInt32> = 500_001...1_000_000
 
-    init(configuration: RemoteDisplayConfiguration, sequenceNumber: Int) throws(CastRemoteDisplayError) {
+    package init(configuration: RemoteDisplayConfiguration, sequenceNumber: Int) throws(CastRemoteDisplayError) {
         var streams: [Stream] = []
         let key = try StreamKey.random()
         if configuration.audio != nil {
@@ -110,7 +110,7 @@ public struct OfferRejection: Error, Sendable, Hashable, CustomStringConvertible
 
 /// What the ANSWER settled: where media goes, the accepted streams, and the
 /// configuration after the receiver's constraints.
-struct StreamingAnswer: Sendable {
+package struct StreamingAnswer: Sendable {
     var udpPort: Int
     var streams: [StreamParameters]
     var configuration: RemoteDisplayConfiguration
@@ -124,7 +124,7 @@ struct StreamingAnswer: Sendable {
     ///   an ANSWER without a usable port or stream lists;
     ///   ``CastRemoteDisplayError/Code-swift.struct/noAcceptableStream`` when it
     ///   accepts none of the offered streams.
-    init(_ json: JSONValue, offer: StreamingOffer) throws(CastRemoteDisplayError) {
+    package init(_ json: JSONValue, offer: StreamingOffer) throws(CastRemoteDisplayError) {
         guard json["result"]?.stringValue == "ok" else {
             let error = json["error"]
             let rejection = OfferRejection(code: error?["code"]?.intValue, reason: error?["description"]?.stringValue)

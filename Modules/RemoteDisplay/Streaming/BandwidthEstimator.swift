@@ -71,7 +71,7 @@ struct BandwidthEstimator {
 /// VP8 undershoots on easy pictures; raising a target nobody uses would let
 /// it drift far above what the path carries, and the next hard picture
 /// would flood the path.
-struct BitrateController {
+package struct BitrateController {
     static let interval: Duration = .milliseconds(500)
     static let floor = 384_000
 

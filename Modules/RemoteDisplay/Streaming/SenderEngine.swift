@@ -11,7 +11,7 @@
 // it in `MediaPipeline.engine`, a NIOLockedValueBox, and touches it only inside
 // `withLockedValue`; tests use one from a single task. So no two threads ever run
 // its methods at once.
-final class SenderEngine: @unchecked Sendable {
+package final class SenderEngine: @unchecked Sendable {
     /// Packets per 10 ms burst: max(1, (24·2²⁰ / 8 / packet size) / 100) — 21 at 1472 bytes.
     static let burstSize = max(1, (24 * 1_048_576 / 8 / RTPPacketHeader.maximumPacketSize) / 100)
     static let burstInterval: Duration = .milliseconds(10)
@@ -35,7 +35,7 @@ final class SenderEngine: @unchecked Sendable {
     private var videoBytesAtStep = 0
     private(set) var malformedFeedback = 0
 
-    init(
+    package init(
         streams: [StreamParameters], epoch: HostTime, playoutDelay: Duration, bitrate: BitrateController?,
         adaptation: VideoAdaptation? = nil, transmit: @escaping (UnsafeRawBufferPointer) -> Void
     ) throws(CastRemoteDisplayError) {
@@ -70,7 +70,7 @@ final class SenderEngine: @unchecked Sendable {
     /// the current burst allows. Returns `false` when the in-flight limits
     /// refuse it (dropped; a dropped video frame makes the next a key frame).
     @discardableResult
-    func enqueue(
+    package func enqueue(
         _ bytes: UnsafeRawBufferPointer, kind: MediaKind, isKeyFrame: Bool, captureTime: HostTime, now: HostTime
     ) throws(CastRemoteDisplayError) -> Bool {
         guard let stream = self.stream(kind) else { return false }
@@ -152,7 +152,7 @@ final class SenderEngine: @unchecked Sendable {
     /// The 10 ms tick: kickstart stalled frames, send, and step the bitrate
     /// (and with it the video's size and rate, ``VideoAdaptation``).
     /// Returns the new video bitrate when it changed.
-    func tick(at now: HostTime) -> Int? {
+    package func tick(at now: HostTime) -> Int? {
         for stream in self.streams { stream.kickstartIfStalled(at: now) }
         self.flush(at: now)
         guard var controller = self.bitrate else { return nil }
@@ -181,7 +181,7 @@ final class SenderEngine: @unchecked Sendable {
     /// receiver wrote it (by SSRC, as Open Screen's sender_packet_router.cc:103,
     /// :113 routes); malformed ones, and ones from no stream's receiver, are
     /// counted and dropped.
-    func handleFeedback(_ bytes: UnsafeRawBufferPointer, arrival: HostTime) {
+    package func handleFeedback(_ bytes: UnsafeRawBufferPointer, arrival: HostTime) {
         guard RTCPCompound.parse(bytes, into: &self.feedback), let author = self.feedback.authorSSRC,
             let stream = self.streams.first(where: { $0.parameters.receiverSSRC == author })
         else {

@@ -23,7 +23,7 @@
 /// The levels: the negotiated size, then ¾, ½, ⅜ of it (never narrower than
 /// ``minimumWidth``), all at the negotiated frame rate; then, at the
 /// smallest size, ⅔, ½ and ⅓ of the frame rate (never below 5).
-struct VideoAdaptation {
+package struct VideoAdaptation {
     /// One step of the ladder: a scale of the negotiated size and a frame rate.
     struct Level: Equatable {
         var scale: Double

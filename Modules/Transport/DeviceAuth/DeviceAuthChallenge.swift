@@ -4,18 +4,18 @@ import SwiftProtobuf
 /// A device-auth challenge: a fresh 16-byte nonce, SHA-256, RSASSA-PKCS1-v1_5
 /// (what Chrome and Open Screen send), as a binary message from `sender-0`
 /// to `receiver-0`.
-struct DeviceAuthChallenge {
+package struct DeviceAuthChallenge {
     /// The nonce the reply must echo and sign.
     let nonce: [UInt8]
 
     /// Creates a challenge with a nonce from `generator`.
-    init(using generator: inout some RandomNumberGenerator) {
+    package init(using generator: inout some RandomNumberGenerator) {
         self.nonce = (0..<TransportConstants.nonceLength).map { _ in UInt8.random(in: .min ... .max, using: &generator)
         }
     }
 
     /// The challenge message.
-    func message() throws(CastTransportError) -> CastMessage {
+    package func message() throws(CastTransportError) -> CastMessage {
         var challenge = Cast_Channel_AuthChallenge()
         challenge.senderNonce = Data(self.nonce)
         challenge.hashAlgorithm = .sha256

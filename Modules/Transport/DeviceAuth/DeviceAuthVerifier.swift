@@ -1,6 +1,6 @@
-import Foundation
+package import Foundation
 import SwiftProtobuf
-@_spi(FixedExpiryValidationTime) import X509
+@_spi(FixedExpiryValidationTime) package import X509
 
 /// Checks a device's reply to a ``DeviceAuthChallenge``
 /// (Docs/spec/castv2-control.md §2) as Chrome does (cast_auth_util.cc
@@ -8,7 +8,7 @@ import SwiftProtobuf
 /// certificate's validity window, the signature over
 /// `echoed nonce ‖ TLS certificate DER`, and the device certificate's chain
 /// to the trust anchors. Each failure is its own ``CastTransportError/Code``.
-struct DeviceAuthVerifier {
+package struct DeviceAuthVerifier {
     /// The certificates a device certificate must chain to.
     var trustAnchors: [Certificate]
     /// Whether the echoed nonce must be the challenge's; otherwise an empty
@@ -16,12 +16,18 @@ struct DeviceAuthVerifier {
     /// made over what the device echoed, is still checked.
     var requiresNonce = false
 
+    /// A verifier trusting `trustAnchors`, requiring the challenge's nonce back when `requiresNonce`.
+    package init(trustAnchors: [Certificate], requiresNonce: Bool = false) {
+        self.trustAnchors = trustAnchors
+        self.requiresNonce = requiresNonce
+    }
+
     /// Verifies `reply` against the challenge's `nonce` and the TLS peer
     /// certificate `peerCertificateDER`, every date judged at `now`.
     ///
     /// - Returns: what the verified chain says of the device.
     @discardableResult
-    func verify(
+    package func verify(
         reply: CastMessage,
         nonce: [UInt8],
         peerCertificateDER: [UInt8],

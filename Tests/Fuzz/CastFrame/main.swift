@@ -1,8 +1,7 @@
+import CastTransport
 import Foundation
 import FuzzSupport
 import NIOCore
-
-@testable import CastTransport
 
 /// Length-prefixed Cast frames as they arrive on the TLS stream: every
 /// message the framer finds, its protobuf decoded, its connection and

@@ -1,8 +1,7 @@
+import CastDiscovery
 import Foundation
 import FuzzSupport
 import NIOCore
-
-@testable import CastDiscovery
 
 /// DNS message decoding, then the browser taking the message in as a
 /// response heard on a LAN interface: the device list it builds.

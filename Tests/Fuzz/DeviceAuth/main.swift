@@ -1,10 +1,8 @@
+import CastEmulator
 import CastTransport
 import Dispatch
 import Foundation
 import FuzzSupport
-
-@testable import CastEmulator
-@testable import CastTransport
 
 /// A device's reply to the device-auth challenge, verified as a sender does:
 /// the DeviceAuthMessage protobuf, the algorithms, the TLS certificate's

@@ -1,7 +1,6 @@
+import CastDiscovery
 import Foundation
 import FuzzSupport
-
-@testable import CastDiscovery
 
 /// What a user or another process can put in front of discovery's unicast
 /// side: the device cache file (read back, then written and read again when

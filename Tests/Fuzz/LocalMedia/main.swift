@@ -1,7 +1,6 @@
+import CastMediaServer
 import Foundation
 import FuzzSupport
-
-@testable import CastMediaServer
 
 /// What `cast play` reads from the user's disk and the media server from
 /// the network: subtitles (SubRip → WebVTT, WebVTT as it is), playlists

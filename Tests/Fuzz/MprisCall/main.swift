@@ -1,11 +1,10 @@
 import CDBus
 import CastDBus
 import CastKit
+import CastMPRIS
 import CastUI
 import Foundation
 import FuzzSupport
-
-@testable import CastMPRIS
 
 /// What a desktop (or any peer on the session bus) sends the MPRIS player:
 /// a whole message demarshalled by libdbus (which validates it), read into

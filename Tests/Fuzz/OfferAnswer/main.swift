@@ -1,9 +1,8 @@
 import CastChannels
+import CastEmulator
+import CastRemoteDisplay
 import Foundation
 import FuzzSupport
-
-@testable import CastEmulator
-@testable import CastRemoteDisplay
 
 /// An ANSWER read by the sender against its OFFER (constraints, display,
 /// letterbox, pixel rate), and the same text read by the emulator as an

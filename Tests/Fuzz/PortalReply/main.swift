@@ -1,9 +1,8 @@
 import CDBus
+import CastCapture
 import CastDBus
 import Foundation
 import FuzzSupport
-
-@testable import CastCapture
 
 /// What the screen-cast portal sends back over D-Bus, on the capture side:
 /// a whole message demarshalled by libdbus (which validates it), read into

@@ -1,7 +1,6 @@
+import CastRemoteDisplay
 import Foundation
 import FuzzSupport
-
-@testable import CastRemoteDisplay
 
 /// RTCP from a receiver, on the sender: the compound parser, then the engine
 /// applying it (ACKs, NACKs, PLI, RTT) with frames in flight on both streams.

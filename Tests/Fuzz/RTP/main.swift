@@ -1,8 +1,7 @@
+import CastEmulator
+import CastRemoteDisplay
 import Foundation
 import FuzzSupport
-
-@testable import CastEmulator
-@testable import CastRemoteDisplay
 
 /// RTP and RTCP from a sender, on the emulator's receiving side: several
 /// datagrams per input, each after its 2-byte big-endian length, parsed,
