@@ -48,8 +48,10 @@ bench: setup
 bench-check:
 	scripts/bench-summary.py --strict .build/bench-report.txt .build/session-start.txt
 
+# Formatting, then every import a declared dependency (scripts/check-imports.py).
 lint:
 	$(SWIFT) format lint --strict --recursive --configuration .swift-format $(LINT_PATHS)
+	scripts/check-imports.py .
 
 format:
 	$(SWIFT) format format --in-place --recursive --configuration .swift-format $(LINT_PATHS)

@@ -64,6 +64,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Modules/Discovery",
             swiftSettings: strictSettings
@@ -80,6 +81,7 @@ let package = Package(
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Modules/Transport",
             swiftSettings: strictSettings
@@ -220,6 +222,8 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             path: "Modules/Emulator",
             swiftSettings: strictSettings
@@ -233,6 +237,7 @@ let package = Package(
                 "CastKit", "CastUI", "CastMPRIS", "CastRemoteDisplay", "CastCapture", "CastMediaServer", "CastEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "CastTransport",
             ],
             path: "Examples/Cast",
             swiftSettings: strictSettings
@@ -335,13 +340,15 @@ let package = Package(
 
         .target(name: "FuzzSupport", path: "Tests/Fuzz/FuzzSupport", swiftSettings: strictSettings),
         .executableTarget(
-            name: "fuzz-dns-message", dependencies: ["FuzzSupport", "CastDiscovery"],
+            name: "fuzz-dns-message",
+            dependencies: ["FuzzSupport", "CastDiscovery", .product(name: "NIOCore", package: "swift-nio")],
             path: "Tests/Fuzz/DNSMessage", exclude: ["Corpus"], swiftSettings: strictSettings),
         .executableTarget(
             name: "fuzz-device-cache", dependencies: ["FuzzSupport", "CastDiscovery"],
             path: "Tests/Fuzz/DeviceCache", exclude: ["Corpus"], swiftSettings: strictSettings),
         .executableTarget(
-            name: "fuzz-cast-frame", dependencies: ["FuzzSupport", "CastTransport"],
+            name: "fuzz-cast-frame",
+            dependencies: ["FuzzSupport", "CastTransport", .product(name: "NIOCore", package: "swift-nio")],
             path: "Tests/Fuzz/CastFrame", exclude: ["Corpus"], swiftSettings: strictSettings),
         .executableTarget(
             name: "fuzz-status-json", dependencies: ["FuzzSupport", "CastChannels", "CastMedia"],
@@ -406,7 +413,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CastLoggingTests",
-            dependencies: ["CastLogging"],
+            dependencies: ["CastLogging", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -416,6 +423,7 @@ let package = Package(
                 "CastTransport",
                 "CastEmulator",
                 "CastLogging",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -443,7 +451,10 @@ let package = Package(
         ),
         .testTarget(
             name: "CastChannelsTests",
-            dependencies: ["CastTestSupport", "CastChannels", "CastEmulator", "CastLogging", "CastTransport"],
+            dependencies: [
+                "CastTestSupport", "CastChannels", "CastEmulator", "CastLogging", "CastTransport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -456,6 +467,9 @@ let package = Package(
             dependencies: [
                 "CastTestSupport", "CastKit", "CastEmulator", "CastRemoteDisplay", "CastMediaServer",
                 .product(name: "NIOPosix", package: "swift-nio"),
+                "CastChannels",
+                "CastMedia",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             // Payloads real receivers sent, verbatim with their sources (Conformance/README.md).
             resources: [.copy("Conformance")],
@@ -463,12 +477,15 @@ let package = Package(
         ),
         .testTarget(
             name: "CastUITests",
-            dependencies: ["CastTestSupport", "CastUI", "CastKit", "CastEmulator", "CastMediaServer"],
+            dependencies: [
+                "CastTestSupport", "CastUI", "CastKit", "CastEmulator", "CastMediaServer",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "CastMPRISTests",
-            dependencies: ["CastTestSupport", "CastMPRIS", "CastUI", "CastKit", "CastEmulator"],
+            dependencies: ["CastTestSupport", "CastMPRIS", "CastUI", "CastKit", "CastEmulator", "CastDBus"],
             swiftSettings: strictSettings
         ),
         // README.md's snippets, compiled (and checked to be the README's).
@@ -493,6 +510,7 @@ let package = Package(
             dependencies: [
                 "CastRemoteDisplay", "CVPX", "COpus", "CastEmulator", "CastChannels", "CastTransport", "CastLogging",
                 "CastTestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
@@ -509,6 +527,7 @@ let package = Package(
                 "CastCapture", "CastRemoteDisplay", "CastEmulator", "CastTestSupport", "CastX11TestSupport",
                 "CXCB", "CYUV", "CPipeWire",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "CastChannels",
             ],
             swiftSettings: strictSettings
         ),
