@@ -28,6 +28,10 @@ public struct CastOptions: Sendable {
     public var sessionStore: (any SessionStore)?
     /// The log hub.
     public var logger: CastLogger
+    /// The clock every timer of the sessions runs on: request and launch
+    /// timeouts, reconnection back-off. Default: `ContinuousClock`; tests
+    /// pass a clock they advance themselves.
+    public var clock: any Clock<Duration>
 
     /// Creates options.
     public init(
@@ -39,7 +43,8 @@ public struct CastOptions: Sendable {
         requestTimeout: Duration = .seconds(10),
         launchTimeout: Duration = .seconds(60),
         sessionStore: (any SessionStore)? = FileSessionStore.standard,
-        logger: CastLogger = .shared
+        logger: CastLogger = .shared,
+        clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.receiverApplicationID = receiverApplicationID
         self.launchOptions = launchOptions
@@ -50,6 +55,7 @@ public struct CastOptions: Sendable {
         self.launchTimeout = launchTimeout
         self.sessionStore = sessionStore
         self.logger = logger
+        self.clock = clock
     }
 
     /// Whether and how the receiver's identity is checked; the connection's setting.

@@ -14,12 +14,37 @@ import Testing
         #expect(!tracker.resolve(requestID: 7, with: .success("late")))
     }
 
-    @Test func aRequestWithoutAReplyTimesOut() async {
-        let tracker = RequestTracker<String>()
-        let error = await caughtError(CastChannelError.self) {
-            _ = try await tracker.perform(requestID: 1, timeout: .milliseconds(50)) { () throws(CastChannelError) in }
+    /// At virtual time: still waiting a nanosecond before the timeout, timed out at it.
+    @Test func aRequestWithoutAReplyTimesOutAtItsTimeout() async {
+        let clock = ManualClock()
+        let tracker = RequestTracker<String>(clock: clock)
+        let waiter = Task {
+            await caughtError(CastChannelError.self) {
+                _ = try await tracker.perform(requestID: 1, timeout: .seconds(10)) { () throws(CastChannelError) in }
+            }
         }
+        await clock.sleepers(atLeast: 1)
+        clock.advance(by: .seconds(10) - .nanoseconds(1))
+        #expect(tracker.pendingCount == 1)
+        clock.advance(by: .nanoseconds(1))
+        let error = await waiter.value
         #expect(error?.code == .timedOut)
+        #expect(error?.message.contains("within 10.0 seconds") == true, "\(String(describing: error))")
+        #expect(tracker.pendingCount == 0)
+    }
+
+    /// A reply that comes before the timeout wins, and the timer stops sleeping.
+    @Test func aReplyBeforeTheTimeoutCancelsTheTimer() async throws {
+        let clock = ManualClock()
+        let tracker = RequestTracker<String>(clock: clock)
+        let waiter = Task {
+            try await tracker.perform(requestID: 4, timeout: .seconds(10)) { () throws(CastChannelError) in }
+        }
+        await clock.sleepers(atLeast: 1)
+        clock.advance(by: .seconds(9))
+        #expect(tracker.resolve(requestID: 4, with: .success("four")))
+        #expect(try await waiter.value == "four")
+        clock.advance(by: .seconds(5))
         #expect(tracker.pendingCount == 0)
     }
 

@@ -52,12 +52,23 @@ import Testing
         }
     }
 
+    /// At virtual time: the launch's timer is armed for the launch timeout
+    /// (60 s, the default) and the start fails when it runs out, not before.
+    /// (Before: a 400 ms launch timeout in real time.)
     @Test func aLaunchWithoutReplyTimesOut() async throws {
-        try await SessionFixture.with(SessionFixture.options(launchTimeout: .milliseconds(400))) { fixture in
+        let clock = ManualClock()
+        try await SessionFixture.with(SessionFixture.options(launchTimeout: .seconds(60), clock: clock)) { fixture in
             fixture.emulator.faults.launch = .noReply
-            let error = await caughtError(CastSessionError.self) {
-                try await fixture.manager.startSession(on: fixture.device)
+            let starting = Task {
+                await caughtError(CastSessionError.self) {
+                    try await fixture.manager.startSession(on: fixture.device)
+                }
             }
+            await clock.sleeper(until: ManualClock.Instant(offset: .seconds(60)))
+            clock.advance(by: .seconds(60) - .nanoseconds(1))
+            #expect(!fixture.log.labels.contains { $0.hasPrefix("failed") }, "\(fixture.log.labels)")
+            clock.advance(by: .nanoseconds(1))
+            let error = await starting.value
             #expect(error?.code == .requestFailed)
             #expect((error?.cause as? CastChannelError)?.code == .timedOut)
         }
@@ -153,17 +164,31 @@ import Testing
         }
     }
 
+    /// At virtual time: the back-off waits 2 s, then 4 s (the policy's
+    /// multiplier), each attempt fails against the stopped receiver, and the
+    /// session ends after the second. (Before: 50 ms delays in real time,
+    /// and only the end was checked.)
     @Test func reconnectionGivesUpAfterThePolicysAttempts() async throws {
-        let policy = ReconnectPolicy(initialDelay: .milliseconds(50), jitter: 0, maximumAttempts: 2)
-        try await SessionFixture.with(SessionFixture.options(reconnect: policy)) { fixture in
+        let clock = ManualClock()
+        let policy = ReconnectPolicy(initialDelay: .seconds(2), multiplier: 2, jitter: 0, maximumAttempts: 2)
+        try await SessionFixture.with(SessionFixture.options(reconnect: policy, clock: clock)) { fixture in
             _ = try await fixture.manager.startSession(on: fixture.device)
             await fixture.emulator.stop()
+            await clock.sleeper(until: ManualClock.Instant(offset: .seconds(2)))
+            #expect(await fixture.log.wait(for: "resuming") != nil)
+            clock.advance(by: .seconds(2))
+            // The first attempt failed; the second waits 4 s more.
+            await clock.sleeper(until: ManualClock.Instant(offset: .seconds(6)))
+            clock.advance(by: .seconds(4) - .nanoseconds(1))
+            #expect(!fixture.log.labels.contains { $0.hasPrefix("ended") }, "\(fixture.log.labels)")
+            clock.advance(by: .nanoseconds(1))
             guard case .ended(_, .reconnectFailed(let error))? = await fixture.log.wait(for: "ended(reconnectFailed)")
             else {
                 Issue.record("the session did not give up; events: \(fixture.log.labels)")
                 return
             }
             #expect(error.code == .reconnectFailed)
+            #expect(error.message == "could not reconnect after 2 attempts")
             #expect((error.cause as? CastSessionError)?.code == .connectionFailed)
         }
     }

@@ -1,4 +1,5 @@
 import CastLogging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
 import NIOTLS
@@ -147,5 +148,109 @@ import Testing
         try channel.writeInbound(HeartbeatMessage.ping.message(from: "receiver-0", to: "sender-0"))
         channel.embeddedEventLoop.advanceTime(by: .seconds(6))
         #expect(try self.readOutboundMessage(channel) == nil)
+    }
+}
+
+/// A sender's and a receiver's heartbeat handlers joined in memory, their
+/// clocks advanced together: what a real connection does over minutes,
+/// checked in milliseconds and at exact instants.
+@Suite struct HeartbeatPairTests {
+    /// The sender's and receiver's channels; frames written by one are read by the other.
+    struct Pair {
+        let sender: EmbeddedChannel
+        let receiver: EmbeddedChannel
+        /// The heartbeat messages each side wrote, in order.
+        var fromSender: [HeartbeatMessage] = []
+        var fromReceiver: [HeartbeatMessage] = []
+
+        /// Chrome's timing on the sender; a Chromecast's PING ids and the
+        /// emulator's timing on the receiver; `receiverSilenced` hangs it.
+        init(receiverSilenced: @escaping @Sendable () -> Bool = { false }) throws {
+            func channel(_ handler: HeartbeatHandler) throws -> EmbeddedChannel {
+                let channel = EmbeddedChannel()
+                try channel.pipeline.syncOperations.addHandler(handler)
+                try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+                channel.pipeline.fireUserInboundEventTriggered(TLSUserEvent.handshakeCompleted(negotiatedProtocol: nil))
+                return channel
+            }
+            let timing = HeartbeatConfiguration(pingInterval: .seconds(5), timeout: .seconds(10))
+            self.sender = try channel(
+                HeartbeatHandler(
+                    configuration: timing, addressing: .sender, logger: HeartbeatHandlerTests.logger))
+            self.receiver = try channel(
+                HeartbeatHandler(
+                    configuration: timing,
+                    addressing: HeartbeatAddressing(ping: ("Tr@n$p0rt-0", "Tr@n$p0rt-0"), pong: nil),
+                    isSilenced: receiverSilenced, logger: HeartbeatHandlerTests.logger))
+        }
+
+        /// Moves every frame written so far to the other side, until neither writes more.
+        mutating func deliver() throws {
+            var moved = true
+            while moved {
+                moved = false
+                for (from, to) in [(self.sender, self.receiver), (self.receiver, self.sender)] {
+                    while var frame = try from.readOutbound(as: ByteBuffer.self) {
+                        let message = try #require(try CastMessageFramer.nextMessage(from: &frame))
+                        if let heartbeat = message.text.flatMap(HeartbeatMessage.init(text:)) {
+                            if from === self.sender {
+                                self.fromSender.append(heartbeat)
+                            } else {
+                                self.fromReceiver.append(heartbeat)
+                            }
+                        }
+                        if to.isActive { try to.writeInbound(message) }
+                        moved = true
+                    }
+                }
+            }
+        }
+
+        /// Advances both clocks by `duration` in steps of 100 ms, delivering after each.
+        mutating func run(for duration: Duration) throws {
+            let step = Duration.milliseconds(100)
+            for _ in 0..<Int(duration / step) {
+                self.sender.embeddedEventLoop.advanceTime(by: .milliseconds(100))
+                self.receiver.embeddedEventLoop.advanceTime(by: .milliseconds(100))
+                try self.deliver()
+            }
+        }
+    }
+
+    /// Two minutes, twelve heartbeat timeouts, with nothing but heartbeats
+    /// on the wire: each side PINGs after 5 s of silence, the other
+    /// answers, and neither ever declares the other dead. (This replaced a
+    /// test that held a real connection for 21 s of wall time.)
+    @Test func twoAnsweringSidesKeepTheConnectionUpForMinutes() throws {
+        var pair = try Pair()
+        try pair.run(for: .seconds(120))
+        #expect(pair.sender.isActive)
+        #expect(pair.receiver.isActive)
+        // Every PING on either side was answered, and PINGs went out for the whole run.
+        let senderPings = pair.fromSender.count { $0 == .ping }
+        let receiverPings = pair.fromReceiver.count { $0 == .ping }
+        #expect(senderPings + receiverPings >= 120 / 5 - 1, "\(pair.fromSender) \(pair.fromReceiver)")
+        #expect(pair.fromReceiver.count { $0 == .pong } == senderPings)
+        #expect(pair.fromSender.count { $0 == .pong } == receiverPings)
+    }
+
+    /// A receiver that hangs after a minute: the sender PINGs once after
+    /// 5 s of silence and closes with a typed error 10 s after that PING.
+    @Test func aReceiverThatHangsIsDeclaredDeadOneTimeoutAfterTheLastPing() throws {
+        let hung = NIOLockedValueBox(false)
+        var pair = try Pair(receiverSilenced: { hung.withLockedValue { $0 } })
+        try pair.run(for: .seconds(60))
+        hung.withLockedValue { $0 = true }
+        let before = pair.fromSender.count
+        try pair.run(for: .milliseconds(14_900))
+        #expect(pair.sender.isActive)
+        try pair.run(for: .seconds(1))
+        #expect(!pair.sender.isActive)
+        #expect(pair.fromSender.dropFirst(before) == [.ping])
+        #expect {
+            try pair.sender.throwIfErrorCaught()
+        } throws: { error in
+            (error as? CastTransportError)?.code == .heartbeatTimedOut
+        }
     }
 }

@@ -15,9 +15,13 @@ public final class RequestTracker<Reply: Sendable>: Sendable {
     }
 
     private let slots = NIOLockedValueBox<[Int: Slot]>([:])
+    private let clock: any Clock<Duration>
 
-    /// Creates an empty tracker.
-    public init() {}
+    /// Creates an empty tracker whose timeouts run on `clock` (tests pass
+    /// a clock they advance themselves).
+    public init(clock: any Clock<Duration> = ContinuousClock()) {
+        self.clock = clock
+    }
 
     /// How many requests are waiting.
     public var pendingCount: Int {
@@ -36,8 +40,9 @@ public final class RequestTracker<Reply: Sendable>: Sendable {
         timeout: Duration,
         send: () async throws(CastChannelError) -> Void
     ) async throws(CastChannelError) -> Reply {
+        let clock = self.clock
         let timer = Task { [weak self] in
-            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            guard (try? await clock.sleep(for: timeout)) != nil else { return }
             self?.resolve(
                 requestID: requestID,
                 with: .failure(CastChannelError(.timedOut, "no reply to request \(requestID) within \(timeout)")))

@@ -46,18 +46,21 @@ public final class ReceiverChannel: CastChannel, @unchecked Sendable {
         }
     }
 
-    private let requests = RequestTracker<ReceiverReply>()
+    private let requests: RequestTracker<ReceiverReply>
     private let expectations = NIOLockedValueBox<[Int: Expectation]>([:])
     private let latest = NIOLockedValueBox<ReceiverStatus?>(nil)
     private let broadcaster = EventBroadcaster<ReceiverEvent>(
         initial: nil, replaysLatest: false, buffering: .bufferingNewest(CastChannel.listenerBufferLimit))
 
-    /// Creates a receiver channel; attach it to `receiver-0`.
+    /// Creates a receiver channel; attach it to `receiver-0`. Its requests
+    /// time out on `clock` (tests pass a clock they advance themselves).
     public init(
         requestTimeout: Duration = .seconds(10),
         launchTimeout: Duration = .seconds(60),
-        availabilityTimeout: Duration = .seconds(5)
+        availabilityTimeout: Duration = .seconds(5),
+        clock: any Clock<Duration> = ContinuousClock()
     ) {
+        self.requests = RequestTracker(clock: clock)
         self.requestTimeout = requestTimeout
         self.launchTimeout = launchTimeout
         self.availabilityTimeout = availabilityTimeout

@@ -52,14 +52,16 @@ public final class CastSession: Sendable, CustomStringConvertible {
     private let logger: CastLogger
 
     private let mediaRequestTimeout: Duration
+    private let clock: any Clock<Duration>
 
     init(
         device: CastDevice, applicationID: String, receiver: ReceiverChannel, requestTimeout: Duration,
-        logger: CastLogger
+        clock: any Clock<Duration>, logger: CastLogger
     ) {
         self.applicationID = applicationID
         self.receiver = receiver
         self.mediaRequestTimeout = requestTimeout
+        self.clock = clock
         self.logger = logger
         self.storage = NIOLockedValueBox(Storage(device: device))
     }
@@ -144,7 +146,7 @@ public final class CastSession: Sendable, CustomStringConvertible {
     {
         let (channels, generation) = self.storage.withLockedValue { storage in
             if application.supports(namespace: CastNamespace.media), storage.remoteMediaClient == nil {
-                let client = RemoteMediaClient(requestTimeout: self.mediaRequestTimeout)
+                let client = RemoteMediaClient(requestTimeout: self.mediaRequestTimeout, clock: self.clock)
                 storage.remoteMediaClient = client
                 storage.channels[ObjectIdentifier(client)] = client
             }

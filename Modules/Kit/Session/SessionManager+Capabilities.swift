@@ -18,7 +18,7 @@ extension SessionManager {
             return (try? await session.receiver.availability(of: [appID]))?[appID] ?? .unknown
         }
         guard let connection = try? await self.connect(to: device) else { return .unknown }
-        let probe = ReceiverChannel(requestTimeout: self.options.requestTimeout)
+        let probe = ReceiverChannel(requestTimeout: self.options.requestTimeout, clock: self.options.clock)
         defer { probe.detach() }
         var answer = AppAvailability.unknown
         if (try? await connection.openVirtualConnection(to: TransportConstants.receiverPlatformID)) != nil {

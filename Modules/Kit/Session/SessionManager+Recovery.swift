@@ -19,7 +19,7 @@ extension SessionManager {
         var attempt = 1
         var lastError: CastSessionError?
         while let delay = self.options.reconnectPolicy.delay(beforeAttempt: attempt) {
-            try? await Task.sleep(for: delay)
+            try? await self.options.clock.sleep(for: delay)
             guard !Task.isCancelled, self.currentSession === session, session.state == .suspended else { return }
             let device = self.resolve(session.device)
             do {

@@ -402,8 +402,10 @@ public actor SessionManager {
             device: device,
             applicationID: self.options.receiverApplicationID,
             receiver: ReceiverChannel(
-                requestTimeout: self.options.requestTimeout, launchTimeout: self.options.launchTimeout),
+                requestTimeout: self.options.requestTimeout, launchTimeout: self.options.launchTimeout,
+                clock: self.options.clock),
             requestTimeout: self.options.requestTimeout,
+            clock: self.options.clock,
             logger: self.options.logger
         )
     }

@@ -36,13 +36,15 @@ public final class RemoteMediaClient: CastChannel, @unchecked Sendable {
     /// How long a request waits for its reply. Default 10 s.
     public let requestTimeout: Duration
 
-    private let requests = RequestTracker<MediaReply>()
+    private let requests: RequestTracker<MediaReply>
     private let state = NIOLockedValueBox(State())
     private let broadcaster = EventBroadcaster<MediaEvent>(
         initial: nil, replaysLatest: false, buffering: .bufferingNewest(CastChannel.listenerBufferLimit))
 
-    /// Creates a media client; attach it to the app's transport.
-    public init(requestTimeout: Duration = .seconds(10)) {
+    /// Creates a media client; attach it to the app's transport. Its
+    /// requests time out on `clock` (tests pass a clock they advance themselves).
+    public init(requestTimeout: Duration = .seconds(10), clock: any Clock<Duration> = ContinuousClock()) {
+        self.requests = RequestTracker(clock: clock)
         self.requestTimeout = requestTimeout
         super.init(platformNamespace: CastNamespace.media)
     }

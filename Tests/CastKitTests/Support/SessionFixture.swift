@@ -93,7 +93,8 @@ struct SessionFixture {
         reconnect: ReconnectPolicy = quickReconnect,
         heartbeat: HeartbeatConfiguration = HeartbeatConfiguration(),
         launchTimeout: Duration = .seconds(10),
-        store: (any SessionStore)? = nil
+        store: (any SessionStore)? = nil,
+        clock: any Clock<Duration> = ContinuousClock()
     ) -> CastOptions {
         CastOptions(
             receiverApplicationID: applicationID,
@@ -103,7 +104,8 @@ struct SessionFixture {
             requestTimeout: .seconds(5),
             launchTimeout: launchTimeout,
             sessionStore: store,
-            logger: quietLogger
+            logger: quietLogger,
+            clock: clock
         )
     }
 
