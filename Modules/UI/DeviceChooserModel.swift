@@ -29,7 +29,9 @@ public final class DeviceChooserModel: Sendable {
         var isOpen = false
         var listenFailure: String?
         var queriedInterfaces: [String]?
-        var searchingSince: ContinuousClock.Instant?
+        /// Which opening the current search belongs to; `nil` while closed.
+        var search: Int?
+        var searchesStarted = 0
         var quietPeriodOver = false
     }
 
@@ -54,6 +56,7 @@ public final class DeviceChooserModel: Sendable {
     ///     the receiver app (asked once per device).
     ///   - quietPeriod: how long an open chooser searches before an empty
     ///     list is diagnosed as ``DeviceChooserState/NoDevicesReason/nothingAnswers``.
+    ///     It runs on the context's ``CastOptions/clock``.
     ///   - maximumConcurrentChecks: how many devices are asked about the app at once.
     public init(
         context: CastContext, filtersByApplication: Bool = true, quietPeriod: Duration = .seconds(10),
@@ -122,20 +125,29 @@ public final class DeviceChooserModel: Sendable {
         self.inputs.withLockedValue { inputs in
             inputs.isOpen = true
             inputs.listenFailure = failure
-            inputs.searchingSince = .now
+            inputs.searchesStarted += 1
+            inputs.search = inputs.searchesStarted
             inputs.quietPeriodOver = false
         }
+        let search = self.inputs.withLockedValue { $0.search }
         await self.checkInterfaces()
         let quietPeriod = self.quietPeriod
+        let clock = self.context.options.clock
         Task { [weak self] in
-            // While open: the interfaces every second, and the end of the quiet period.
-            let tick = min(quietPeriod, .seconds(1))
-            while let searchingSince = self?.inputs.withLockedValue({ $0.searchingSince }) {
-                try? await Task.sleep(for: tick)
-                guard let self, self.inputs.withLockedValue({ $0.searchingSince == searchingSince }) else { return }
-                self.inputs.withLockedValue { $0.quietPeriodOver = ContinuousClock.now - searchingSince >= quietPeriod }
-                await self.checkInterfaces()
+            // While open: the interfaces every second, and the end of the
+            // quiet period, on the context's clock.
+            func watch(_ clock: some Clock<Duration>) async {
+                let start = clock.now
+                let tick = min(quietPeriod, .seconds(1))
+                while self?.inputs.withLockedValue({ $0.search }) == search {
+                    try? await clock.sleep(for: tick)
+                    guard let model = self, model.inputs.withLockedValue({ $0.search == search }) else { return }
+                    let over = start.duration(to: clock.now) >= quietPeriod
+                    model.inputs.withLockedValue { $0.quietPeriodOver = over }
+                    await model.checkInterfaces()
+                }
             }
+            await watch(clock)
         }
     }
 
@@ -151,7 +163,7 @@ public final class DeviceChooserModel: Sendable {
         let wasOpen = self.inputs.withLockedValue { inputs in
             defer {
                 inputs.isOpen = false
-                inputs.searchingSince = nil
+                inputs.search = nil
             }
             return inputs.isOpen
         }
