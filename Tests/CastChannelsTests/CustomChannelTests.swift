@@ -98,14 +98,17 @@ final class RecordingDelegate: GenericChannelDelegate {
             let delegate = RecordingDelegate()
             let channel = try GenericChannel(namespace: Self.namespace)
             channel.delegate = delegate
-            let events = channel.connectionEvents()
             let messages = channel.messages()
             channel.attach(to: fixture.connection, destinationID: "web-echo", logger: quietLogger)
+            // Subscribed once attached: the stream opens with the current state, `.connected`.
+            // (Subscribed before, it opened with the initial `.disconnected`, which the wait
+            // below took for the end of the connection: CI under TSan failed on that.)
+            let events = channel.connectionEvents()
             try await channel.sendTextMessage("ping")
             _ = await first(messages) { _ in true }
             await fixture.connection.close()
-            let disconnected = await first(events) { $0 == .disconnected }
-            #expect(disconnected == .disconnected)
+            let changes = await collect(events, count: 2) { $0 }
+            #expect(changes == [.connected, .disconnected])
             #expect(delegate.log.withLockedValue { $0 } == ["connected", "text:echo:ping", "disconnected"])
             #expect(!channel.isConnected)
         }
