@@ -33,16 +33,28 @@ import Testing
         try await Self.run(Self.executable("cast"), arguments)
     }
 
-    /// Runs `executable` with `arguments`. With `interruptAfter`, it gets a
-    /// SIGINT (Ctrl-C) that long after it started; with `interruptWhen`, once
-    /// its standard error so far satisfies it (`interruptAfter` the latest).
+    /// The ordinary user the built executables run as (issue 32): the
+    /// suite runs as root in CI, and root hid a bug that only users met.
+    static let user: UnprivilegedUser? = UnprivilegedUser.isAvailable ? try? UnprivilegedUser.make() : nil
+
+    /// Runs `executable` with `arguments`; the built executables (`cast`,
+    /// `cast-receiver`) run as ``user``, with a home of their own, other
+    /// programs (`ip netns exec` among them) as this process. With
+    /// `interruptAfter`, it gets a SIGINT (Ctrl-C) that long after it
+    /// started; with `interruptWhen`, once its standard error so far
+    /// satisfies it (`interruptAfter` the latest).
     static func run(
         _ executable: String, _ arguments: [String], interruptAfter: Duration? = nil,
         interruptWhen: (@Sendable (String) -> Bool)? = nil, environment: [String: String] = [:]
     ) async throws -> Run {
+        var command = [executable] + arguments
+        var environment = environment
+        if let user = Self.user, ["cast", "cast-receiver"].map(Self.executable).contains(executable) {
+            command = try user.command(command)
+            environment = user.environment.merging(environment) { $1 }
+        }
         let output = try await CommandOutput.of(
-            [executable] + arguments, environment: environment, interruptAfter: interruptAfter,
-            interruptWhen: interruptWhen)
+            command, environment: environment, interruptAfter: interruptAfter, interruptWhen: interruptWhen)
         return Run(status: output.status, stdout: output.stdout, stderr: output.stderr)
     }
 

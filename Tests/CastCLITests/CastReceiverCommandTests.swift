@@ -16,9 +16,15 @@ import Testing
         /// What it printed after its first line, as far as ``read(until:)`` read.
         private let printed = Mutex(Data())
 
-        /// Starts the built `cast-receiver` with `arguments`.
+        /// Starts the built `cast-receiver` with `arguments`, as the suite's
+        /// ordinary user (``CastCommandLineTests/user``) where there is one.
         convenience init(_ arguments: [String]) throws {
-            try self.init(command: [CastCommandLineTests.executable("cast-receiver")] + arguments)
+            let command = [CastCommandLineTests.executable("cast-receiver")] + arguments
+            guard let user = CastCommandLineTests.user else {
+                try self.init(command: command)
+                return
+            }
+            try self.init(command: try user.command(command), environment: user.environment)
         }
 
         /// Runs `command`, which starts `cast-receiver` (behind `setpriv` or
