@@ -23,8 +23,9 @@ import Testing
                 fixture.emulator.streaming.observer.picture = { witness.observe(capturedAt: $0, picture: $1) }
                 let show = { (number: Int) in
                     let pixels = scene.pixels(number)
-                    source.show(pixels)
+                    // Known to the witness before it is shown (see ScreenStreamingTests).
                     witness.showed(number, pixels)
+                    source.show(pixels)
                 }
                 show(0)
                 let capture = try await ScreenCapture.open(

@@ -26,7 +26,9 @@ final class SceneWitness: Sendable {
         self.scene = scene
     }
 
-    /// Records that picture `number`, `pixels`, went on screen just now.
+    /// Records that picture `number`, `pixels`, goes on screen now: called
+    /// just before it is drawn, so the receiver can never decode a picture
+    /// the witness does not know.
     func showed(_ number: Int, _ pixels: [UInt8]) {
         let luma = self.scene.luma(of: pixels)
         self.shown.withLockedValue { $0[number] = (HostTime.now, luma) }
