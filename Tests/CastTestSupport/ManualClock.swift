@@ -5,7 +5,7 @@ import NIOConcurrencyHelpers
 /// microseconds of wall time, however busy the machine.
 ///
 /// Code under test sleeps on it as on `ContinuousClock`; the test waits
-/// until that code is asleep (``sleepers(atLeast:)``), then ``advance(by:)``
+/// until that code is asleep (``sleeper(until:)``, ``sleepers(atLeast:)``), then ``advance(by:)``
 /// wakes every sleeper whose deadline has come, in deadline order.
 public final class ManualClock: Clock, Sendable {
     /// A point on the clock: the time advanced since it was made.
@@ -60,12 +60,6 @@ public final class ManualClock: Clock, Sendable {
 
     /// Virtual time has no resolution limit.
     public var minimumResolution: Duration { .zero }
-
-    /// Time advanced since the clock was made.
-    public var elapsed: Duration { self.now.offset }
-
-    /// How many tasks sleep on the clock now.
-    public var sleeperCount: Int { self.state.withLockedValue { $0.sleepers.count } }
 
     /// Suspends until the clock has been advanced to `deadline`; throws
     /// `CancellationError` when the task is cancelled first.

@@ -10,6 +10,8 @@ package import CastRemoteDisplay
 // @unchecked Sendable: mutable, with C decoder contexts, and no lock of its
 // own. Every instance lives in `StreamingReceiver`'s state box and is read
 // or changed only inside its `withLockedValue`, so one thread at a time.
+// (The RTP fuzz target, which reaches it through `package` access, uses one
+// alone from its single thread.)
 package final class ReceiverStream: @unchecked Sendable {
     private struct PartialFrame {
         var packets: [[UInt8]?]
