@@ -334,51 +334,24 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
-        // MARK: Fuzz targets (Tests/Fuzz): one per parser. Built normally they
-        // replay a corpus; `make fuzz` builds them with libFuzzer and ASan
-        // (`-sanitize=fuzzer,address -DFUZZING`: libFuzzer brings the `main`).
-
-        .target(name: "FuzzSupport", path: "Tests/Fuzz/FuzzSupport", swiftSettings: strictSettings),
+        // MARK: Fuzz targets (Tests/Fuzz): one executable, `cast-fuzz TARGET`,
+        // with a folder per parser. Built normally it replays a corpus;
+        // `make fuzz` builds it once with libFuzzer and ASan
+        // (`-sanitize=fuzzer,address -DFUZZING`) and runs each target.
         .executableTarget(
-            name: "fuzz-dns-message",
-            dependencies: ["FuzzSupport", "CastDiscovery", .product(name: "NIOCore", package: "swift-nio")],
-            path: "Tests/Fuzz/DNSMessage", exclude: ["Corpus"], swiftSettings: strictSettings),
-        .executableTarget(
-            name: "fuzz-device-cache", dependencies: ["FuzzSupport", "CastDiscovery"],
-            path: "Tests/Fuzz/DeviceCache", exclude: ["Corpus"], swiftSettings: strictSettings),
-        .executableTarget(
-            name: "fuzz-cast-frame",
-            dependencies: ["FuzzSupport", "CastTransport", .product(name: "NIOCore", package: "swift-nio")],
-            path: "Tests/Fuzz/CastFrame", exclude: ["Corpus"], swiftSettings: strictSettings),
-        .executableTarget(
-            name: "fuzz-status-json", dependencies: ["FuzzSupport", "CastChannels", "CastMedia"],
-            path: "Tests/Fuzz/StatusJSON", exclude: ["Corpus"], swiftSettings: strictSettings),
-        .executableTarget(
-            name: "fuzz-offer-answer",
-            dependencies: ["FuzzSupport", "CastChannels", "CastRemoteDisplay", "CastEmulator"],
-            path: "Tests/Fuzz/OfferAnswer", exclude: ["Corpus"], swiftSettings: strictSettings),
-        .executableTarget(
-            name: "fuzz-rtcp", dependencies: ["FuzzSupport", "CastRemoteDisplay"],
-            path: "Tests/Fuzz/RTCP", exclude: ["Corpus"], swiftSettings: strictSettings),
-        .executableTarget(
-            name: "fuzz-rtp", dependencies: ["FuzzSupport", "CastRemoteDisplay", "CastEmulator"],
-            path: "Tests/Fuzz/RTP", exclude: ["Corpus"], swiftSettings: strictSettings),
-        .executableTarget(
-            name: "fuzz-media-files", dependencies: ["FuzzSupport", "CastRemoteDisplay"],
-            path: "Tests/Fuzz/MediaFiles", exclude: ["Corpus"], swiftSettings: strictSettings),
-        .executableTarget(
-            name: "fuzz-device-auth", dependencies: ["FuzzSupport", "CastTransport", "CastEmulator"],
-            path: "Tests/Fuzz/DeviceAuth", exclude: ["Corpus"], swiftSettings: strictSettings),
-        .executableTarget(
-            name: "fuzz-local-media", dependencies: ["FuzzSupport", "CastMediaServer"],
-            path: "Tests/Fuzz/LocalMedia", exclude: ["Corpus"], swiftSettings: strictSettings),
-        .executableTarget(
-            name: "fuzz-portal-reply", dependencies: ["FuzzSupport", "CastCapture", "CastDBus", "CDBus"],
-            path: "Tests/Fuzz/PortalReply", exclude: ["Corpus"], swiftSettings: strictSettings),
-        .executableTarget(
-            name: "fuzz-mpris-call",
-            dependencies: ["FuzzSupport", "CastMPRIS", "CastUI", "CastKit", "CastDBus", "CDBus"],
-            path: "Tests/Fuzz/MprisCall", exclude: ["Corpus"], swiftSettings: strictSettings),
+            name: "cast-fuzz",
+            dependencies: [
+                "CastDiscovery", "CastTransport", "CastChannels", "CastMedia", "CastRemoteDisplay", "CastEmulator",
+                "CastMediaServer", "CastCapture", "CastDBus", "CDBus", "CastMPRIS", "CastUI", "CastKit",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/Fuzz",
+            exclude: [
+                "CastFrame/Corpus", "DNSMessage/Corpus", "DeviceAuth/Corpus", "DeviceCache/Corpus", "LocalMedia/Corpus",
+                "MediaFiles/Corpus", "MprisCall/Corpus", "OfferAnswer/Corpus", "PortalReply/Corpus", "RTCP/Corpus",
+                "RTP/Corpus", "StatusJSON/Corpus", "lsan.supp",
+            ],
+            swiftSettings: strictSettings),
 
         // `make soak` (Tests/Soak): 30 minutes of streaming, reconnections and media, memory sampled.
         .executableTarget(

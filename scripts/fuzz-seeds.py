@@ -2,7 +2,7 @@
 """Writes the seed corpora of the fuzz targets (Tests/Fuzz/*/Corpus): real
 payloads from Tests/CastKitTests/Conformance and hand-built packets in the
 wire formats of Docs/spec. The device-auth seed is written by the target
-itself (`fuzz-device-auth --seed FILE`, see scripts/fuzz.sh)."""
+itself (`cast-fuzz device-auth --seed FILE`, see scripts/fuzz.sh)."""
 import json
 import os
 import struct

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `make fuzz`: builds every fuzz target (Tests/Fuzz) with libFuzzer and
-# AddressSanitizer, then runs each for FUZZ_SECONDS (default 30) from its
-# committed seed corpus. New inputs go to .build/fuzz/corpus/<target>,
+# `make fuzz`: builds the fuzz targets (Tests/Fuzz, one executable,
+# `cast-fuzz TARGET`) with libFuzzer and AddressSanitizer, then runs each
+# for FUZZ_SECONDS (default 30) from its committed seed corpus. New inputs go to .build/fuzz/corpus/<target>,
 # crashes to .build/fuzz/artifacts/; a crash fails the run. Prints the
 # executions per target. FUZZ_TARGETS limits the run to some targets;
 # FUZZ_JOBS sets how many run at once (default: one per core).
@@ -13,15 +13,14 @@ targets=(${FUZZ_TARGETS:-dns-message device-cache cast-frame status-json offer-a
 scratch=.build/fuzz
 swift="${SWIFT:-swift}"
 
-for target in "${targets[@]}"; do
-    "$swift" build --scratch-path "$scratch" --product "fuzz-$target" \
-        -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld 2>&1 | grep -E "error|warning: |Compiling fuzz|Build complete" || true
-    test -x "$scratch/debug/fuzz-$target" || { echo "fuzz: fuzz-$target did not build" >&2; exit 1; }
-done
+# One executable holds every target (`cast-fuzz TARGET`): one build, one link.
+"$swift" build --scratch-path "$scratch" --product cast-fuzz \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld 2>&1 | grep -E "error|warning: |Compiling cast_fuzz|Build of product" || true
+test -x "$scratch/debug/cast-fuzz" || { echo "fuzz: cast-fuzz did not build" >&2; exit 1; }
 
 # The device-auth seed is a reply the emulator makes, written by the replayer.
 if [ ! -e Tests/Fuzz/DeviceAuth/Corpus/emulator-reply ]; then
-    "$swift" run fuzz-device-auth --seed Tests/Fuzz/DeviceAuth/Corpus/emulator-reply
+    "$swift" run cast-fuzz device-auth --seed Tests/Fuzz/DeviceAuth/Corpus/emulator-reply
 fi
 
 mkdir -p "$scratch/artifacts"
@@ -33,7 +32,7 @@ fuzz_one() {
     work="$scratch/corpus/$target"
     mkdir -p "$work"
     log="$scratch/$target.log"
-    if ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$PWD/Tests/Fuzz/lsan.supp" "$scratch/debug/fuzz-$target" -max_total_time="$seconds" -rss_limit_mb=2048 \
+    if ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$PWD/Tests/Fuzz/lsan.supp" "$scratch/debug/cast-fuzz" "$target" -max_total_time="$seconds" -rss_limit_mb=2048 \
         -timeout=10 -artifact_prefix="$scratch/artifacts/$target-" "$work" "Tests/Fuzz/$folder/Corpus" >"$log" 2>&1; then
         result="ok"
     else

@@ -1,6 +1,5 @@
 import CastTransport
 import Foundation
-import FuzzSupport
 import NIOCore
 
 /// Length-prefixed Cast frames as they arrive on the TLS stream: every
@@ -16,6 +15,3 @@ func fuzzCastFrame(_ bytes: [UInt8]) {
         }
     }
 }
-
-// The entry point (see `FuzzReplay`).
-exit(FuzzReplay.run(CommandLine.argc, CommandLine.unsafeArgv, fuzzCastFrame))

@@ -1,6 +1,5 @@
 import CastMediaServer
 import Foundation
-import FuzzSupport
 
 /// What `cast play` reads from the user's disk and the media server from
 /// the network: subtitles (SubRip → WebVTT, WebVTT as it is), playlists
@@ -42,6 +41,3 @@ func fuzzLocalMedia(_ bytes: [UInt8]) {
         }
     }
 }
-
-// The entry point (see `FuzzReplay`).
-exit(FuzzReplay.run(CommandLine.argc, CommandLine.unsafeArgv, fuzzLocalMedia))

@@ -1,6 +1,5 @@
 import CastDiscovery
 import Foundation
-import FuzzSupport
 import NIOCore
 
 /// DNS message decoding, then the browser taking the message in as a
@@ -21,6 +20,3 @@ func fuzzDNSMessage(_ bytes: [UInt8]) {
     _ = engine.advance(to: now + .seconds(200))
     _ = try? message.encoded()
 }
-
-// The entry point (see `FuzzReplay`).
-exit(FuzzReplay.run(CommandLine.argc, CommandLine.unsafeArgv, fuzzDNSMessage))

@@ -1,7 +1,6 @@
 import CastChannels
 import CastMedia
 import Foundation
-import FuzzSupport
 
 /// Receiver, media and multizone messages — several per input, cut at 0x00,
 /// so partial statuses merge onto earlier ones — through the channels' own
@@ -23,6 +22,3 @@ func fuzzStatusJSON(_ bytes: [UInt8]) {
     }
     _ = media.approximateStreamPosition()
 }
-
-// The entry point (see `FuzzReplay`).
-exit(FuzzReplay.run(CommandLine.argc, CommandLine.unsafeArgv, fuzzStatusJSON))

@@ -2,7 +2,6 @@ import CDBus
 import CastCapture
 import CastDBus
 import Foundation
-import FuzzSupport
 
 /// What the screen-cast portal sends back over D-Bus, on the capture side:
 /// a whole message demarshalled by libdbus (which validates it), read into
@@ -21,6 +20,3 @@ func fuzzPortalReply(_ bytes: [UInt8]) {
         _ = results["restore_token"]?.string
     }
 }
-
-// The entry point (see `FuzzReplay`).
-exit(FuzzReplay.run(CommandLine.argc, CommandLine.unsafeArgv, fuzzPortalReply))

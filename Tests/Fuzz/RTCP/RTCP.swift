@@ -1,6 +1,5 @@
 import CastRemoteDisplay
 import Foundation
-import FuzzSupport
 
 /// RTCP from a receiver, on the sender: the compound parser, then the engine
 /// applying it (ACKs, NACKs, PLI, RTT) with frames in flight on both streams.
@@ -31,6 +30,3 @@ func fuzzRTCP(_ bytes: [UInt8]) {
     bytes.withUnsafeBytes { engine.handleFeedback($0, arrival: start.advanced(by: .milliseconds(120))) }
     _ = engine.tick(at: start.advanced(by: .milliseconds(200)))
 }
-
-// The entry point (see `FuzzReplay`).
-exit(FuzzReplay.run(CommandLine.argc, CommandLine.unsafeArgv, fuzzRTCP))

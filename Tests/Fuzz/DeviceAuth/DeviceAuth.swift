@@ -2,7 +2,6 @@ import CastEmulator
 import CastTransport
 import Dispatch
 import Foundation
-import FuzzSupport
 
 /// A device's reply to the device-auth challenge, verified as a sender does:
 /// the DeviceAuthMessage protobuf, the algorithms, the TLS certificate's
@@ -36,13 +35,3 @@ enum DeviceAuthFuzzing {
         return responder.reply(to: challenge, fault: .none)?.bytes
     }
 }
-
-// The entry point (see `FuzzReplay`); `--seed FILE` writes a well-formed reply
-// there instead. The identity is made first: swift-crypto's key set-up
-// allocates once for the process, which libFuzzer would count against an input.
-let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.first == "--seed", arguments.count == 2, let seed = DeviceAuthFuzzing.seed() {
-    exit(FileManager.default.createFile(atPath: arguments[1], contents: Data(seed)) ? 0 : 1)
-}
-guard DeviceAuthFuzzing.identity != nil, DeviceAuthFuzzing.tls != nil else { exit(1) }
-exit(FuzzReplay.run(CommandLine.argc, CommandLine.unsafeArgv, DeviceAuthFuzzing.verify))

@@ -1,6 +1,5 @@
 import CastRemoteDisplay
 import Foundation
-import FuzzSupport
 
 /// The media files `cast screen` streams: the bytes as a WAV file, then as a
 /// Y4M video (through a file, as the reader takes a handle) of which up to
@@ -19,6 +18,3 @@ func fuzzMediaFiles(_ bytes: [UInt8]) {
         guard (try? video.readFrame(into: &buffer)) == true else { break }
     }
 }
-
-// The entry point (see `FuzzReplay`).
-exit(FuzzReplay.run(CommandLine.argc, CommandLine.unsafeArgv, fuzzMediaFiles))

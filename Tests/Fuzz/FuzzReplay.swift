@@ -1,33 +1,37 @@
 import Foundation
 
-/// What every fuzz target shares. SwiftPM names an executable's entry point
-/// `<module>_main` (and points `main` at it), so each target defines only
-/// that, with `@_cdecl`, and calls ``run(_:_:_:)`` with its function: built
-/// with `-sanitize=fuzzer -DFUZZING` it runs libFuzzer's driver on it;
-/// built normally it replays each file (or every file of each directory)
-/// named on its command line, so a corpus, or a crash libFuzzer saved, is
-/// rerun with `swift run`.
-public enum FuzzReplay {
+/// What every fuzz target shares: the entry point that runs one of them.
+/// Built with `-sanitize=fuzzer -DFUZZING`, `cast-fuzz TARGET` runs
+/// libFuzzer's driver on the target's function with the options and corpus
+/// folders that follow; built normally it replays each file (or every file
+/// of each directory) named after the target, so a corpus, or a crash
+/// libFuzzer saved, is rerun with `swift run cast-fuzz TARGET FILE`.
+enum FuzzReplay {
     /// The target's function, set once before libFuzzer starts.
     nonisolated(unsafe) static var target: ([UInt8]) -> Void = { _ in }
 
-    /// The entry point: libFuzzer under `FUZZING`, else the replayer.
-    public static func run(
-        _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, _ body: @escaping ([UInt8]) -> Void
-    ) -> CInt {
+    /// Runs `body` on `arguments` (the command line after the target's
+    /// name): libFuzzer under `FUZZING`, else the replayer. Returns the
+    /// process's exit status.
+    static func run(_ arguments: [String], _ body: @escaping ([UInt8]) -> Void) -> CInt {
         #if FUZZING
         Self.target = body
-        var count = argc
+        // libFuzzer keeps argv for the whole run: the copies are never freed.
+        var pointers: [UnsafeMutablePointer<CChar>?] = ([CommandLine.arguments[0]] + arguments).map { strdup($0) }
+        pointers.append(nil)
+        var count = CInt(pointers.count - 1)
+        let argv = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: pointers.count)
+        argv.initialize(from: pointers, count: pointers.count)
         var arguments = argv
         return runFuzzerDriver(&count, &arguments, fuzzOneInput)
         #else
-        Self.main(Array(CommandLine.arguments.dropFirst()), body)
+        Self.main(arguments, body)
         return 0
         #endif
     }
 
     /// Runs `body` on every input file under `paths`; prints how many.
-    public static func main(_ paths: [String], _ body: ([UInt8]) -> Void) {
+    static func main(_ paths: [String], _ body: ([UInt8]) -> Void) {
         var files: [URL] = []
         for path in paths {
             let url = URL(fileURLWithPath: path)
@@ -48,7 +52,7 @@ public enum FuzzReplay {
     }
 
     /// `bytes` cut at every 0x00 into up to `limit` pieces: one input, several messages.
-    public static func messages(_ bytes: [UInt8], limit: Int = 16) -> [[UInt8]] {
+    static func messages(_ bytes: [UInt8], limit: Int = 16) -> [[UInt8]] {
         Array(bytes.split(separator: 0, maxSplits: limit - 1, omittingEmptySubsequences: false).map(Array.init))
     }
 }

@@ -2,7 +2,6 @@ import CastChannels
 import CastEmulator
 import CastRemoteDisplay
 import Foundation
-import FuzzSupport
 
 /// An ANSWER read by the sender against its OFFER (constraints, display,
 /// letterbox, pixel rate), and the same text read by the emulator as an
@@ -21,6 +20,3 @@ func fuzzOfferAnswer(_ bytes: [UInt8]) {
         }
     }
 }
-
-// The entry point (see `FuzzReplay`).
-exit(FuzzReplay.run(CommandLine.argc, CommandLine.unsafeArgv, fuzzOfferAnswer))

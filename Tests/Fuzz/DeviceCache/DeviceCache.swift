@@ -1,6 +1,5 @@
 import CastDiscovery
 import Foundation
-import FuzzSupport
 
 /// What a user or another process can put in front of discovery's unicast
 /// side: the device cache file (read back, then written and read again when
@@ -22,6 +21,3 @@ func fuzzDeviceCache(_ bytes: [UInt8]) {
         }
     }
 }
-
-// The entry point (see `FuzzReplay`).
-exit(FuzzReplay.run(CommandLine.argc, CommandLine.unsafeArgv, fuzzDeviceCache))

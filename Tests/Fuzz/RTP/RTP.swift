@@ -1,7 +1,6 @@
 import CastEmulator
 import CastRemoteDisplay
 import Foundation
-import FuzzSupport
 
 /// RTP and RTCP from a sender, on the emulator's receiving side: several
 /// datagrams per input, each after its 2-byte big-endian length, parsed,
@@ -37,6 +36,3 @@ func fuzzRTP(_ bytes: [UInt8]) {
     }
     _ = stream.currentReport
 }
-
-// The entry point (see `FuzzReplay`).
-exit(FuzzReplay.run(CommandLine.argc, CommandLine.unsafeArgv, fuzzRTP))

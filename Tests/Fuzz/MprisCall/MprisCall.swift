@@ -4,7 +4,6 @@ import CastKit
 import CastMPRIS
 import CastUI
 import Foundation
-import FuzzSupport
 
 /// What a desktop (or any peer on the session bus) sends the MPRIS player:
 /// a whole message demarshalled by libdbus (which validates it), read into
@@ -12,7 +11,7 @@ import FuzzSupport
 /// fail quietly), and the answer written back into a reply message.
 ///
 /// The seed corpus is one well-formed call of each method and property
-/// access the player serves, written by `fuzz-mpris-call --seed DIR`.
+/// access the player serves, written by `cast-fuzz mpris-call --seed DIR`.
 enum MPRISFuzzing {
     static let object = MPRISObject(
         controller: MediaControllerModel(sessionManager: SessionManager(options: CastOptions(sessionStore: nil))),
@@ -64,13 +63,3 @@ enum MPRISFuzzing {
         return seeds
     }
 }
-
-// The entry point (see `FuzzReplay`); `--seed DIR` writes the seed corpus.
-let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.first == "--seed", arguments.count == 2 {
-    for (name, bytes) in MPRISFuzzing.seeds() {
-        guard FileManager.default.createFile(atPath: arguments[1] + "/" + name, contents: Data(bytes)) else { exit(1) }
-    }
-    exit(0)
-}
-exit(FuzzReplay.run(CommandLine.argc, CommandLine.unsafeArgv, MPRISFuzzing.call))
