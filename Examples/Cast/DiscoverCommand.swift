@@ -20,6 +20,8 @@ struct DiscoverCommand: AsyncParsableCommand {
 
     @Option(help: "Stop after this many seconds.") var timeout: Double?
 
+    @Option(help: "Stop once this many devices have been found (or at --timeout, if sooner).") var count: Int?
+
     @Option(name: .customLong("known"), help: "Also probe HOST or HOST:PORT by unicast (repeatable).")
     var knownHosts: [String] = []
 
@@ -27,6 +29,10 @@ struct DiscoverCommand: AsyncParsableCommand {
     var scan: String?
 
     @Flag(help: "One JSON object per event on stdout.") var json = false
+
+    func validate() throws {
+        if let count, count < 1 { throw ValidationError("--count needs at least 1, not \(count)") }
+    }
 
     func run() async throws {
         try await self.reportingFailures {
@@ -48,13 +54,17 @@ struct DiscoverCommand: AsyncParsableCommand {
             let events = manager.events()
             let started = ContinuousClock.now
             try await manager.start()
-            // Printed as they come, while a scan still runs.
+            // Printed as they come, while a scan still runs; ends at the
+            // --count-th device found.
             let printing = Task {
+                var found = 0
                 for await event in events {
                     let seconds = (ContinuousClock.now - started) / .seconds(1)
                     // Written straight to the descriptor, so a pipe sees each line at once.
                     FileHandle.standardOutput.write(
                         Data((try Self.line(for: event, at: seconds, json: self.json) + "\n").utf8))
+                    if case .found = event { found += 1 }
+                    if let count = self.count, found >= count { return }
                 }
             }
             for (address, port) in known { await manager.addKnownHost(address, port: port) }
@@ -63,13 +73,15 @@ struct DiscoverCommand: AsyncParsableCommand {
                 let found = try await manager.scan(network)
                 Output.progress("scanned \(network): \(found.count) device(s)")
             }
-            if let timeout {
-                // Counted from the start; a scan that takes longer ends first.
-                let end = started + .milliseconds(Int(timeout * 1_000))
-                if end > ContinuousClock.now { try await Task.sleep(until: end) }
-                printing.cancel()
+            // Counted from the start; a scan that takes longer ends first.
+            let timer = self.timeout.map { timeout in
+                Task {
+                    try await Task.sleep(until: started + .milliseconds(Int(timeout * 1_000)))
+                    printing.cancel()
+                }
             }
             try await printing.value
+            timer?.cancel()
             await manager.stop()
         }
     }

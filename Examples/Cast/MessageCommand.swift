@@ -12,9 +12,11 @@ struct MessageCommand: AsyncParsableCommand {
     @Option(help: "The app to talk to; launched when it is not running (default: the running app).")
     var app: String?
     @Option(help: "Seconds to print replies for.") var wait: Double = 2
+    @Option(help: "Stop once this many replies have arrived (or at --wait, if sooner).") var count: Int?
     @OptionGroup var options: DeviceOptions
 
     func validate() throws {
+        if let count, count < 1 { throw ValidationError("--count needs at least 1, not \(count)") }
         do {
             _ = try JSONValue(parsing: self.payload)
         } catch {
@@ -35,14 +37,19 @@ struct MessageCommand: AsyncParsableCommand {
                         guard case .string(let text) = payload else { continue }
                         replies.append((try? JSONValue(parsing: text)) ?? .string(text))
                         if !self.options.json { print(text) }
+                        if let count = self.count, replies.count >= count { break }
                     }
                     return replies
                 }
                 try await channel.sendTextMessage(try message.jsonText())
-                try await Task.sleep(for: .milliseconds(Int(self.wait * 1_000)))
+                let timer = Task {
+                    try await Task.sleep(for: .milliseconds(Int(self.wait * 1_000)))
+                    collector.cancel()
+                }
+                let replies = await collector.value
+                timer.cancel()
                 channel.detach()
-                collector.cancel()
-                return await collector.value
+                return replies
             }
             if self.options.json { print(try JSONValue.array(replies).jsonText()) }
             Output.progress("\(replies.count) repl\(replies.count == 1 ? "y" : "ies")")

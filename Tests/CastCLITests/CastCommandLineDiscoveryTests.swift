@@ -18,7 +18,8 @@ struct CastCommandLineDiscoveryTests {
             ) { emulator in
                 let inA = ["netns", "exec", pair.a, CastCommandLineTests.executable("cast")]
                 let discover = try await CastCommandLineTests.run(
-                    "/usr/sbin/ip", inA + ["discover", "--interface", "vA", "--ipv4", "--json", "--timeout", "8"])
+                    "/usr/sbin/ip",
+                    inA + ["discover", "--interface", "vA", "--ipv4", "--json", "--count", "1", "--timeout", "8"])
                 #expect(discover.status == 0, "\(discover.stderr)")
                 let found = try #require(discover.stdout.split(separator: "\n").first)
                 let event = try JSONValue(parsing: String(found))

@@ -283,7 +283,7 @@ import Testing
             }
             let run = try await Self.cast(
                 "message", "--namespace", namespace, "--payload", #"{"type":"PING","n":1}"#, "--app", "5C3F0A3C",
-                "--wait", "5", "--device", device, "--json")
+                "--wait", "5", "--count", "1", "--device", device, "--json")
             #expect(run.status == 0, "\(run.stderr)")
             let replies = try #require(try run.json().arrayValue)
             #expect(replies.count == 1)
@@ -502,6 +502,10 @@ import Testing
 
             let unknownType = try await Self.cast("play", "https://media.example/stream", "--device", "127.0.0.1:1")
             #expect(unknownType.status == 64)
+
+            let noDevices = try await Self.cast("discover", "--count", "0")
+            #expect(noDevices.status == 64)
+            #expect(noDevices.stderr.contains("--count needs at least 1"))
         }
         try await Self.withEmulator { emulator, device in
             let noApp = try await Self.cast("stop-app", "--device", device)

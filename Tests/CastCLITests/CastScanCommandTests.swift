@@ -43,7 +43,7 @@ struct CastScanCommandTests {
 
                 let discover = try await CastCommandLineTests.run(
                     "/usr/sbin/ip",
-                    cast + ["discover", "--scan", lan.network, "--json", "--timeout", "4"] + options)
+                    cast + ["discover", "--scan", lan.network, "--json", "--count", "1", "--timeout", "4"] + options)
                 #expect(discover.status == 0, "\(discover.stderr)")
                 let found = try #require(discover.stdout.split(separator: "\n").first)
                 let event = try JSONValue(parsing: String(found))

@@ -1,3 +1,5 @@
+import Testing
+
 /// Tests that run in real time on most of the machine (Remote Display
 /// streaming, the `cast` demo, third-party senders with their own timeouts)
 /// take turns across every suite and test target of the process: on a
@@ -6,9 +8,21 @@
 public enum RealTimeTurns {
     private static let gate = TurnGate()
 
-    /// Runs `body` once no other real-time test runs.
+    /// Runs `body` once no other real-time test runs, then prints how long
+    /// the test waited for its turn and held it: the turns add up to the
+    /// floor of the suite's wall time, and CI's log shows which test holds
+    /// the most.
     public static func take<Result: Sendable>(_ body: () async throws -> Result) async throws -> Result {
+        let clock = ContinuousClock()
+        let asked = clock.now
         await Self.gate.enter()
+        let started = clock.now
+        defer {
+            let name = Test.current.map { "\($0.id)" } ?? "a real-time test"
+            print(
+                "real-time turn: \(name) waited \(Self.seconds(started - asked)), held \(Self.seconds(clock.now - started))"
+            )
+        }
         do {
             let result = try await body()
             await Self.gate.leave()
@@ -17,6 +31,12 @@ public enum RealTimeTurns {
             await Self.gate.leave()
             throw error
         }
+    }
+
+    /// `duration` in seconds with one decimal, "12.3 s".
+    private static func seconds(_ duration: Duration) -> String {
+        let tenths = duration.components.seconds * 10 + duration.components.attoseconds / 100_000_000_000_000_000
+        return "\(tenths / 10).\(tenths % 10) s"
     }
 }
 
