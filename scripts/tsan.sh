@@ -11,21 +11,20 @@ scratch=.build/tsan
 "$swift" build --build-tests --sanitize=thread --scratch-path "$scratch" 2>&1 | grep -E "error|warning: |Build complete" || true
 log="$(mktemp "${TMPDIR:-/tmp}/cast-tsan.XXXXXX")"
 trap 'rm -f "$log"' EXIT
-# One test at a time: a TSan build is 5–15 times slower, and with every
-# suite starting at once on 2 cores, TLS handshakes with device
-# authentication ran past their 10 s connect timeout at the start of the run
-# (about one run in two once the capture tests and their X and sound servers
-# joined). Serial, the run takes about 410 s (Nov 2026) and waits on nothing.
-# Two serial shards at once (the test bundle run directly, since two
-# `swift test` on one build folder wait on each other's lock, and the
-# real-time tests' turns shared through a file lock) took 360 s: the
-# real-time tests, most of the run, still go one at a time, and 50 s was
-# not worth running every other test beside them.
+# Two tests at a time (Swift Testing's maximum parallelization width): a
+# TSan build is 5-15 times slower, and with every suite starting at once on
+# 2 cores, TLS handshakes with device authentication ran past their 10 s
+# connect timeout at the start of the run. One at a time (--no-parallel)
+# that never happened, but the run took 298 s on a fresh clone (Nov 2026),
+# most of it the real-time tests' turns with the other core idle; two at a
+# time it took 222 s (114 s of CPU), an ordinary test running beside each
+# real-time one. TSAN_WIDTH sets another width.
 source "$(dirname "$0")/watchdog.sh"
 watch_tests "${TEST_TIME_LIMIT:-1800}" "$log" &
 watchdog=$!
 CAST_SANITIZER=thread TSAN_OPTIONS="${TSAN_OPTIONS:-second_deadlock_stack=1}" \
-    stdbuf -oL -eL "$swift" test --skip-build --sanitize=thread --scratch-path "$scratch" --no-parallel "$@" >"$log" 2>&1
+    SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${TSAN_WIDTH:-2}" \
+    stdbuf -oL -eL "$swift" test --skip-build --sanitize=thread --scratch-path "$scratch" "$@" >"$log" 2>&1
 status=$?
 kill "$watchdog" 2>/dev/null
 reports=$(grep -c "WARNING: ThreadSanitizer" "$log" || true)
