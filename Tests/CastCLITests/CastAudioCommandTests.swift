@@ -2,6 +2,7 @@ import CastEmulator
 import CastKit
 import CastTestSupport
 import Foundation
+import NIOConcurrencyHelpers
 import Testing
 
 /// `cast audio` against the emulator's Nest speaker: a WAV file and raw PCM
@@ -175,12 +176,30 @@ import Testing
             #expect(run.stderr.contains("group member: Kitchen (volume 80%)"), "\(run.stderr)")
             #expect(abs(tone.frequency - 1_000) < 5, "\(tone.frequency) Hz")
             #expect((emulator.streamingReport?.audio?.framesDecoded ?? 0) >= 200)
-            let launchCount = await collect(launches, count: 3, within: .milliseconds(300)) { event -> String? in
-                guard case .messageReceived(_, let message) = event, message.text?.contains(#""LAUNCH""#) == true
-                else { return nil }
-                return "LAUNCH"
+            // Every LAUNCH the run sent is in once the socket its STOP came on has closed: the
+            // emulator reports a connection's messages in order and its end after them, and one
+            // sent on the dropped connection came before the drop.
+            let launchCount = NIOLockedValueBox(0)
+            let stopConnection = NIOLockedValueBox<Int?>(nil)
+            let ended = await first(launches) { event in
+                switch event {
+                case .messageReceived(let connection, let message):
+                    if message.text?.contains(#""LAUNCH""#) == true { launchCount.withLockedValue { $0 += 1 } }
+                    if message.namespace == CastNamespace.receiver,
+                        let json = try? JSONValue(parsing: message.text ?? ""), json["type"] == "STOP",
+                        json["sessionId"]?.stringValue == droppedSession
+                    {
+                        stopConnection.withLockedValue { $0 = connection }
+                    }
+                    return false
+                case .connectionClosed(let connection):
+                    return stopConnection.withLockedValue { $0 } == connection
+                default:
+                    return false
+                }
             }
-            #expect(launchCount.count == 1)
+            #expect(ended != nil, "the connection the app was stopped on did not end")
+            #expect(launchCount.withLockedValue { $0 } == 1)
             #expect(droppedSession != nil)
             #expect(run.stderr.contains("stopping 85CDB22F"))
             #expect(emulator.runningApplication == nil)

@@ -42,10 +42,12 @@ import Testing
     /// programs (`ip netns exec` among them) as this process. With
     /// `interruptAfter`, it gets a SIGINT (Ctrl-C) that long after it
     /// started; with `interruptWhen`, once its standard error so far
-    /// satisfies it (`interruptAfter` the latest).
+    /// satisfies it, with `interruptWhenPrinted` its standard output
+    /// (`interruptAfter` the latest).
     static func run(
         _ executable: String, _ arguments: [String], interruptAfter: Duration? = nil,
-        interruptWhen: (@Sendable (String) -> Bool)? = nil, environment: [String: String] = [:]
+        interruptWhen: (@Sendable (String) -> Bool)? = nil,
+        interruptWhenPrinted: (@Sendable (String) -> Bool)? = nil, environment: [String: String] = [:]
     ) async throws -> Run {
         var command = [executable] + arguments
         var environment = environment
@@ -54,7 +56,8 @@ import Testing
             environment = user.environment.merging(environment) { $1 }
         }
         let output = try await CommandOutput.of(
-            command, environment: environment, interruptAfter: interruptAfter, interruptWhen: interruptWhen)
+            command, environment: environment, interruptAfter: interruptAfter, interruptWhen: interruptWhen,
+            interruptWhenPrinted: interruptWhenPrinted)
         return Run(status: output.status, stdout: output.stdout, stderr: output.stderr)
     }
 
@@ -137,7 +140,15 @@ import Testing
     @Test func watchPrintsReceiverAppAndMediaEventsAsJSONLines() async throws {
         try await Self.withEmulator { emulator, device in
             let observed = emulator.events()
-            async let watching = Self.cast("watch", "--device", device)
+            // What cast watch has printed so far, to wait for its lines as they come; never interrupted,
+            // it ends when the emulator stops.
+            let printed = Mutex("")
+            async let watching = Self.run(
+                Self.executable("cast"), ["watch", "--device", device],
+                interruptWhenPrinted: { text in
+                    printed.withLock { $0 = text }
+                    return false
+                })
             // The watcher is the first connection; wait for its GET_STATUS.
             let opened = await first(observed) { if case .connectionOpened = $0 { true } else { false } }
             guard case .connectionOpened(let watcherID)? = opened else {
@@ -158,10 +169,22 @@ import Testing
                 return id == watcherID && message.namespace == CastNamespace.media
                     && message.text?.contains("GET_STATUS") == true
             }
-            try await Task.sleep(for: .milliseconds(300))
+            // The app is stopped once the watcher has printed the media's metadata and status,
+            // and the emulator stops once it has printed the app stopping.
+            let mediaPrinted = try await waitUntil(within: .seconds(10)) {
+                let events = Self.jsonLines(printed.withLock { $0 })
+                return events.contains { $0["event"] == "media.metadata" }
+                    && events.contains { $0["event"] == "media.status" && $0["status"]?["playerState"] != nil }
+            }
+            let printedBeforeStop = printed.withLock { $0 }
+            #expect(mediaPrinted, "cast watch printed: \(printedBeforeStop)")
             let stop = try await Self.cast("stop-app", "--device", device)
             #expect(stop.status == 0, "\(stop.stderr)")
-            try await Task.sleep(for: .milliseconds(300))
+            let stopPrinted = try await waitUntil(within: .seconds(10)) {
+                Self.jsonLines(printed.withLock { $0 }).contains { $0["event"] == "app.stopped" }
+            }
+            let printedAfterStop = printed.withLock { $0 }
+            #expect(stopPrinted, "cast watch printed: \(printedAfterStop)")
             await emulator.stop()
 
             let run = try await watching
@@ -182,6 +205,11 @@ import Testing
             let positions = order.compactMap { events.firstIndex(of: $0) }
             #expect(positions == positions.sorted() && positions.count == order.count, "\(events)")
         }
+    }
+
+    /// The whole JSON lines of `text`: a line still being printed is left out.
+    static func jsonLines(_ text: String) -> [JSONValue] {
+        text.split(separator: "\n").compactMap { try? JSONValue(parsing: String($0)) }
     }
 
     /// `cast play --mpris`: the desktop's controls (dbus-send on a private session bus) pause the TV.
@@ -217,7 +245,18 @@ import Testing
                 return message.namespace == CastNamespace.media && message.text?.contains(#""LOAD""#) == true
             }
             #expect(load != nil)
-            try await Task.sleep(for: .milliseconds(500))
+            // The player can pause once it follows the playing media (MPRIS's CanPause: the
+            // controller's play/pause button pauses).
+            var canPause = false
+            let playingBy = ContinuousClock.now + .seconds(20)
+            while !canPause, ContinuousClock.now < playingBy {
+                canPause = try await Self.dbusSend(
+                    desktop.busAddress, "--dest=\(name)", "/org/mpris/MediaPlayer2",
+                    "org.freedesktop.DBus.Properties.Get", "string:org.mpris.MediaPlayer2.Player", "string:CanPause"
+                ).contains("boolean true")
+                if !canPause { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(canPause)
             _ = try await Self.dbusSend(
                 desktop.busAddress, "--dest=\(name)", "/org/mpris/MediaPlayer2",
                 "org.mpris.MediaPlayer2.Player.PlayPause")
@@ -415,7 +454,6 @@ import Testing
                     {
                         try await Task.sleep(for: .milliseconds(50))
                     }
-                    try await Task.sleep(for: .milliseconds(500))
                     window.destroyWindow()
                 }
                 let closed = try await Self.cast(

@@ -8,27 +8,40 @@ import Testing
 /// `cast play` with what is on this machine: files served to an emulator
 /// that fetches what it is told to play, as a receiver does.
 extension CastCommandLineTests {
-    /// The media-namespace requests of `type` the emulator receives while `body` runs.
+    /// The media-namespace requests of `type` the emulator receives while `body` runs `cast`.
+    ///
+    /// The process has ended when `body` returns, but the emulator's events may trail it on a
+    /// busy machine. They are all in once the emulator has seen the socket `cast` opened close:
+    /// it reports a connection's messages in the order they came, and its end after them.
     static func mediaRequests(
         _ type: String, to emulator: CastEmulator, during body: () async throws -> Void
     ) async throws -> [JSONValue] {
-        let seen = NIOLockedValueBox([JSONValue]())
+        let seen = NIOLockedValueBox((requests: [JSONValue](), opened: Set<Int>(), closed: Set<Int>()))
         let events = emulator.events()
         let watcher = Task {
             for await event in events {
-                guard case .messageReceived(_, let message) = event, message.namespace == CastNamespace.media,
-                    let json = try? JSONValue(parsing: message.text ?? ""), json["type"] == .string(type)
-                else { continue }
-                seen.withLockedValue { $0.append(json) }
+                switch event {
+                case .connectionOpened(let connection):
+                    seen.withLockedValue { _ = $0.opened.insert(connection) }
+                case .connectionClosed(let connection):
+                    seen.withLockedValue { _ = $0.closed.insert(connection) }
+                case .messageReceived(_, let message):
+                    guard message.namespace == CastNamespace.media,
+                        let json = try? JSONValue(parsing: message.text ?? ""), json["type"] == .string(type)
+                    else { continue }
+                    seen.withLockedValue { $0.requests.append(json) }
+                default:
+                    continue
+                }
             }
         }
+        defer { watcher.cancel() }
         try await body()
-        // The emulator's events may trail the process's end on a busy machine: a
-        // request that was sent gets 3 s to be seen (one that was not costs the wait).
-        try await Task.sleep(for: .milliseconds(200))
-        _ = try await waitUntil(within: .seconds(3)) { !seen.withLockedValue { $0.isEmpty } }
-        watcher.cancel()
-        return seen.withLockedValue { $0 }
+        let ended = try await waitUntil(within: .seconds(10)) {
+            seen.withLockedValue { !$0.opened.isEmpty && $0.opened.isSubset(of: $0.closed) }
+        }
+        #expect(ended, "the emulator did not see cast's connection open and close")
+        return seen.withLockedValue { $0.requests }
     }
 
     @Test func playServesALocalFileWithItsSubtitlesUntilCtrlC() async throws {

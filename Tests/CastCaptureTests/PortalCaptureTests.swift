@@ -42,7 +42,11 @@ import Testing
                     show(number)
                     try await Task.sleep(until: start + .milliseconds(33 * number))
                 }
-                try await Task.sleep(for: .milliseconds(800))
+                // Stopped once the last picture is decoded: the receiver decodes in order, so every
+                // picture before it that arrives has arrived.
+                #expect(
+                    try await waitUntil(within: .seconds(10)) { witness.result.numbers.contains(90) },
+                    "the last picture was not decoded")
                 capture.stop()
                 #expect(await capture.finished() == nil)
                 let result = witness.result

@@ -51,7 +51,11 @@ private struct Seen {
                     painter.draw(pixels)
                     try await Task.sleep(until: start + .milliseconds(33 * number))
                 }
-                try await Task.sleep(for: .milliseconds(800))
+                // Stopped once the last picture is decoded: the receiver decodes in order, so every
+                // picture before it that arrives has arrived.
+                #expect(
+                    try await waitUntil(within: .seconds(10)) { witness.result.numbers.contains(120) },
+                    "the last picture was not decoded")
                 capture.stop()
                 #expect(await capture.finished() == nil)
                 let result = witness.result
@@ -99,8 +103,14 @@ private struct Seen {
                 let capture = try ScreenCapture(
                     configuration: ScreenCaptureConfiguration(display: display.name, frameRate: 30, idleFrameRate: 1))
                 try capture.start(streamingTo: session)
-                try await Task.sleep(for: .seconds(1))
+                // Counted from the first tick that found the screen unchanged: the start's picture is taken.
+                #expect(
+                    try await waitUntil(within: .seconds(5)) {
+                        let statistics = capture.statistics
+                        return statistics.framesCaptured > 0 && statistics.ticksUnchanged > 0
+                    })
                 let before = capture.statistics
+                // What this checks is the rate over time: a still screen's pictures in 3 s.
                 try await Task.sleep(for: .seconds(3))
                 let still = capture.statistics
                 let stillFrames = still.framesCaptured - before.framesCaptured

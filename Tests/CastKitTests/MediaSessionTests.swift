@@ -51,6 +51,16 @@ struct MediaFixture {
     ) async throws -> JSONValue? {
         let observed = self.emulator.events()
         try await body()
+        return try await self.receivedJSON(type, in: observed, matching: matching)
+    }
+
+    /// The JSON of the first `type` message in the media namespace, `matching`, among the
+    /// emulator's `observed` events (waiting for it at most 10 s).
+    func receivedJSON(
+        _ type: String,
+        in observed: AsyncStream<EmulatorEvent>,
+        matching: @escaping @Sendable (JSONValue) -> Bool = { _ in true }
+    ) async throws -> JSONValue? {
         let event = await first(observed) { event in
             guard case .messageReceived(_, let message) = event, message.namespace == CastNamespace.media,
                 let json = try? JSONValue(parsing: message.text ?? "")
@@ -226,20 +236,25 @@ func movie(_ id: String, duration: Double = 60, breaks: [AdBreakInfo]? = nil, cl
 
     @Test func aNewerLoadSupersedesAPendingOne() async throws {
         try await MediaFixture.with { fixture in
-            // The receiver reads nothing for a while, so the first load is certainly pending when the second goes.
-            await fixture.emulator.setReadingPaused(true)
-            let first = Task {
+            // The receiver app takes the first load and answers nothing: once the receiver has
+            // it, the client has sent it, so it is certainly pending when the second goes.
+            fixture.emulator.respond(to: CastNamespace.media) { _ in [] }
+            let observed = fixture.emulator.events()
+            let firstLoad = Task {
                 await caughtError(CastMediaError.self) {
                     try await fixture.client.load(MediaLoadRequestData(mediaInformation: movie("one")))
                 }
             }
-            // Time for the first load to go out, with room for a loaded machine (nothing
-            // of the client says a load is pending, and the receiver reads nothing).
-            try await Task.sleep(for: .seconds(1))
-            let second = Task { try await fixture.client.load(MediaLoadRequestData(mediaInformation: movie("two"))) }
-            #expect(await first.value?.code == .superseded)
-            await fixture.emulator.setReadingPaused(false)
-            let loaded = try await second.value
+            let received = try await fixture.receivedJSON(
+                "LOAD", in: observed, matching: { $0["media"]?["contentId"] == "https://media.example/one.mp4" })
+            #expect(received != nil)
+            // The receiver's media player answers the second.
+            fixture.emulator.respond(to: CastNamespace.media, with: nil)
+            let secondLoad = Task {
+                try await fixture.client.load(MediaLoadRequestData(mediaInformation: movie("two")))
+            }
+            #expect(await firstLoad.value?.code == .superseded)
+            let loaded = try await secondLoad.value
             #expect(loaded?.media?.contentID == "https://media.example/two.mp4")
         }
     }
@@ -426,22 +441,36 @@ func movie(_ id: String, duration: Double = 60, breaks: [AdBreakInfo]? = nil, cl
             await fixture.emulator.setReadingPaused(true)
             #expect(await caughtError(CastMediaError.self) { try await quick.requestStatus() }?.code == .timedOut)
 
-            // Cancelled by the app: a client whose timeout a loaded machine cannot reach first.
-            let patient = RemoteMediaClient(requestTimeout: .seconds(60))
+            // Cancelled by the app while the request is out: a client whose timeout never comes
+            // (its clock moves only when told).
+            let patientClock = ManualClock()
+            let patient = RemoteMediaClient(requestTimeout: .seconds(60), clock: patientClock)
             patient.attach(
                 to: connection, destinationID: try #require(session.application?.transportID), logger: quietLogger)
             let cancelled = Task { await caughtError(CastMediaError.self) { try await patient.requestStatus() } }
-            try await Task.sleep(for: .milliseconds(50))
+            // Two timeouts armed, for the GET_STATUS a client sends on attaching and for this
+            // one: the request is under way.
+            await patientClock.sleepers(atLeast: 2)
             cancelled.cancel()
             #expect(await cancelled.value?.code == .cancelled)
             patient.detach()
 
+            // Disconnected under a pending request: the receiver app now reads every message and
+            // answers none, so a request the receiver has is pending when the connection closes.
+            fixture.emulator.respond(to: CastNamespace.media) { _ in [] }
+            await fixture.emulator.setReadingPaused(false)
+            // A round trip on the same socket: the receiver has read the requests that waited
+            // (the other clients'), so the next GET_STATUS it gets is this one.
+            _ = try await session.receiver.requestStatus()
+            let observed = fixture.emulator.events()
             let pending = Task { await caughtError(CastMediaError.self) { try await fixture.client.requestStatus() } }
-            try await Task.sleep(for: .milliseconds(100))
+            let asked = try await fixture.receivedJSON(
+                "GET_STATUS", in: observed, matching: { $0["mediaSessionId"] != nil })
+            #expect(asked != nil)
             await fixture.emulator.closeConnections()
             #expect(await pending.value?.code == .disconnected)
             quick.detach()
-            await fixture.emulator.setReadingPaused(false)
+            fixture.emulator.respond(to: CastNamespace.media, with: nil)
         }
     }
 

@@ -142,14 +142,23 @@ import Testing
         }
     }
 
+    /// At virtual time: the first attempt, 2 s on, fails against the stopped receiver; the
+    /// receiver is back before the second, 4 s later. (Before: 300 ms real time with the
+    /// receiver down, whatever the attempts did meanwhile.)
     @Test func anEmulatorRestartedMidSessionIsRejoined() async throws {
-        try await SessionFixture.with { fixture in
+        let clock = ManualClock()
+        let policy = ReconnectPolicy(initialDelay: .seconds(2), multiplier: 2, jitter: 0, maximumAttempts: 5)
+        try await SessionFixture.with(SessionFixture.options(reconnect: policy, clock: clock)) { fixture in
             let session = try await fixture.manager.startSession(on: fixture.device)
             let sessionID = session.sessionID
             await fixture.emulator.stop()
             #expect(await fixture.log.wait(for: "suspended(connectionLost)") != nil)
-            try await Task.sleep(for: .milliseconds(300))
+            await clock.sleeper(until: ManualClock.Instant(offset: .seconds(2)))
+            clock.advance(by: .seconds(2))
+            // The first attempt failed: the second is armed.
+            await clock.sleeper(until: ManualClock.Instant(offset: .seconds(6)))
             try await fixture.emulator.start()
+            clock.advance(by: .seconds(4))
             guard case .resumed(let resumed, let device)? = await fixture.log.wait(for: "resumed") else {
                 Issue.record("the session did not resume; events: \(fixture.log.labels)")
                 return

@@ -10,32 +10,24 @@ extension RemoteDisplayEndToEnd {
     /// fallback to screen mirroring, and a 1 kHz tone decoded at its pitch and level.
     @Suite struct AudioCastSessionTests {
         /// The `supportedStreams` types of every OFFER the emulator received while `body` ran.
-        static func offeredStreams(_ emulator: CastEmulator, during body: () async throws -> Void) async throws
+        static func offeredStreams(_ fixture: StreamingFixture, during body: () async throws -> Void) async throws
             -> [[String]]
         {
-            let events = emulator.events()
-            let collected = Task {
-                var offers: [[String]] = []
-                for await event in events {
-                    guard case .messageReceived(_, let message) = event, message.namespace == CastNamespace.webrtc,
-                        let json = try? JSONValue(parsing: message.text ?? ""), json["type"] == "OFFER"
-                    else { continue }
-                    let streams = json["offer"]?["supportedStreams"]?.arrayValue ?? []
-                    offers.append(streams.compactMap { $0["type"]?.stringValue })
+            let messages = try await fixture.messagesReceived(on: CastNamespace.webrtc, during: body)
+            return messages.compactMap { message -> [String]? in
+                guard let json = try? JSONValue(parsing: message.text ?? ""), json["type"] == "OFFER" else {
+                    return nil
                 }
-                return offers
+                let streams = json["offer"]?["supportedStreams"]?.arrayValue ?? []
+                return streams.compactMap { $0["type"]?.stringValue }
             }
-            try await body()
-            try await Task.sleep(for: .milliseconds(200))
-            collected.cancel()
-            return await collected.value
         }
 
         /// Starts a session on `fixture`'s receiver: `app` runs it, and its one OFFER has the audio stream alone.
         static func startAudioOnly(_ fixture: StreamingFixture, expecting app: String) async throws -> AudioCastSession
         {
             var audio: AudioCastSession?
-            let offers = try await Self.offeredStreams(fixture.emulator) {
+            let offers = try await Self.offeredStreams(fixture) {
                 audio = try await AudioCastSession.start(on: fixture.receiver, logger: StreamingFixture.logger)
             }
             let session = try #require(audio)

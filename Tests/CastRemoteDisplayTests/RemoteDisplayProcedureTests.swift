@@ -2,7 +2,9 @@ import CastChannels
 import CastEmulator
 import CastRemoteDisplay
 import CastTestSupport
+import CastTransport
 import Foundation
+import NIOConcurrencyHelpers
 import Testing
 
 extension RemoteDisplayEndToEnd {
@@ -10,22 +12,12 @@ extension RemoteDisplayEndToEnd {
     /// by its session id, and the 15 s first-frame deadline on both sides.
     @Suite struct RemoteDisplayProcedureTests {
         /// The session ids of the STOPs the emulator received while `body` ran.
-        static func stops(_ emulator: CastEmulator, during body: () async throws -> Void) async throws -> [String] {
-            let events = emulator.events()
-            let collected = Task {
-                var ids: [String] = []
-                for await event in events {
-                    guard case .messageReceived(_, let message) = event, message.namespace == CastNamespace.receiver,
-                        let json = try? JSONValue(parsing: message.text ?? ""), json["type"] == "STOP"
-                    else { continue }
-                    ids.append(json["sessionId"]?.stringValue ?? "")
-                }
-                return ids
+        static func stops(_ fixture: StreamingFixture, during body: () async throws -> Void) async throws -> [String] {
+            let messages = try await fixture.messagesReceived(on: CastNamespace.receiver, during: body)
+            return messages.compactMap { message -> String? in
+                guard let json = try? JSONValue(parsing: message.text ?? ""), json["type"] == "STOP" else { return nil }
+                return json["sessionId"]?.stringValue ?? ""
             }
-            try await body()
-            try await Task.sleep(for: .milliseconds(200))
-            collected.cancel()
-            return await collected.value
         }
 
         /// Against a Chromecast and against Open Screen's receiver (which ignores a LAUNCH of the
@@ -40,7 +32,7 @@ extension RemoteDisplayEndToEnd {
                 let configuration = RemoteDisplayConfiguration(
                     resolutions: [RemoteDisplayConfiguration.Resolution(width: 640, height: 360)], audio: nil)
                 var session: RemoteDisplaySession?
-                let stopped = try await Self.stops(fixture.emulator) {
+                let stopped = try await Self.stops(fixture) {
                     session = try await channel.launchSession(configuration: configuration, on: fixture.receiver)
                 }
                 #expect(stopped == [running])
@@ -50,7 +42,7 @@ extension RemoteDisplayEndToEnd {
                 try await source.stream(seconds: 0.5, to: try #require(session))
                 #expect(try await fixture.report { ($0.video?.framesDecoded ?? 0) >= 10 } != nil)
 
-                let ended = try await Self.stops(fixture.emulator) { await channel.endSession() }
+                let ended = try await Self.stops(fixture) { await channel.endSession() }
                 #expect(ended == [relaunched.sessionID])
                 #expect(session?.state == .ended(.stopped))
                 #expect(fixture.emulator.runningApplication == nil)
@@ -116,5 +108,36 @@ extension RemoteDisplayEndToEnd {
                 #expect(fixture.emulator.runningApplication == nil)
             }
         }
+    }
+}
+
+extension StreamingFixture {
+    /// A namespace no receiver handles, for ``messagesReceived(on:during:)``'s marker.
+    static let markerNamespace = "urn:x-cast:com.example.test-marker"
+
+    /// The messages on `namespace` the emulator received while `body` ran, every one of them
+    /// without a fixed wait for its events to catch up: once `body` is done, a marker goes to
+    /// the receiver on the fixture's connection, behind what `body` sent on it, and the emulator
+    /// reports a connection's messages in the order they came.
+    func messagesReceived(on namespace: String, during body: () async throws -> Void) async throws -> [CastMessage] {
+        let events = self.emulator.events()
+        try await body()
+        let marker = UUID().uuidString
+        try await self.connection.send(namespace: Self.markerNamespace, to: "receiver-0", text: marker)
+        let received = NIOLockedValueBox([CastMessage]())
+        let marked = await first(events) { event in
+            switch event {
+            case .messageReceived(_, let message) where message.namespace == Self.markerNamespace,
+                .messageDropped(_, let message) where message.namespace == Self.markerNamespace:
+                return message.text == marker
+            case .messageReceived(_, let message) where message.namespace == namespace:
+                received.withLockedValue { $0.append(message) }
+                return false
+            default:
+                return false
+            }
+        }
+        #expect(marked != nil, "the marker sent after \(namespace) messages did not reach the emulator")
+        return received.withLockedValue { $0 }
     }
 }

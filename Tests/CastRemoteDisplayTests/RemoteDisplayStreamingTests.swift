@@ -445,19 +445,19 @@ import Testing
 }
 
 /// The sender's statistics once it has settled: nothing in flight and
-/// nothing more sent over one statistics period (the encoder's backlog is
-/// drained); after 10 s, whatever they are.
+/// nothing more sent between two statistics the session publishes, one
+/// statistics period apart (the encoder's backlog is drained); after 10 s,
+/// whatever they are.
 func settled(_ session: RemoteDisplaySession) async -> RemoteDisplayStatistics? {
-    var previous = session.currentStatistics
-    for _ in 0..<16 {
-        try? await Task.sleep(for: .milliseconds(600))
-        let statistics = session.currentStatistics
-        let quiet =
-            statistics.video?.framesSent == previous.video?.framesSent
-            && statistics.audio?.framesSent == previous.audio?.framesSent
-            && statistics.video?.framesInFlight ?? 0 == 0 && statistics.audio?.framesInFlight ?? 0 == 0
-        if quiet { return statistics }
-        previous = statistics
+    let previous = NIOLockedValueBox<RemoteDisplayStatistics?>(nil)
+    let quiet = await first(session.statistics(), within: .seconds(10)) { statistics in
+        previous.withLockedValue { last in
+            defer { last = statistics }
+            guard let before = last else { return false }
+            return statistics.video?.framesSent == before.video?.framesSent
+                && statistics.audio?.framesSent == before.audio?.framesSent
+                && statistics.video?.framesInFlight ?? 0 == 0 && statistics.audio?.framesInFlight ?? 0 == 0
+        }
     }
-    return session.currentStatistics
+    return quiet ?? session.currentStatistics
 }

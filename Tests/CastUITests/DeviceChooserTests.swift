@@ -43,8 +43,16 @@ private final class HeldUDPPort: Sendable {
         let emulator = try CastEmulator(configuration: CastEmulatorConfiguration(name: "Kitchen"), logger: quietLogger)
         try await emulator.start()
         defer { Task { await emulator.stop() } }
+        // A second device, which runs the app: asked only after the first has answered.
+        let hall = try CastEmulator(
+            configuration: CastEmulatorConfiguration(
+                name: "Hall",
+                applications: [EmulatedApplication(appID: "ABCD1234", displayName: "App", namespaces: [])]),
+            logger: quietLogger)
+        try await hall.start()
+        defer { Task { await hall.stop() } }
         let context = CastContext(options: uiOptions(applicationID: "ABCD1234"))
-        let filtered = DeviceChooserModel(context: context)
+        let filtered = DeviceChooserModel(context: context, maximumConcurrentChecks: 1)
         let unfiltered = DeviceChooserModel(context: context, filtersByApplication: false)
         let filteredLog = StateLog(filtered.updates())
         let observed = emulator.events()
@@ -59,9 +67,13 @@ private final class HeldUDPPort: Sendable {
             return text.contains("GET_APP_AVAILABILITY") && text.contains("ABCD1234")
         }
         #expect(asked != nil)
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(filteredLog.latest?.entries.isEmpty == true)
-        #expect(filteredLog.all.allSatisfy { $0.entries.isEmpty })
+        // One check at a time: the second device is asked once the first's answer is in, so the
+        // chooser that lists it has that answer too.
+        await context.discoveryManager.addKnownHost(
+            try #require(IPAddress("127.0.0.1")), port: hall.port, friendlyName: "Hall")
+        let listed = await filteredLog.wait { !$0.entries.isEmpty }
+        #expect(listed?.entries.map(\.device.friendlyName) == ["Hall"])
+        #expect(filteredLog.all.allSatisfy { $0.entries.allSatisfy { $0.device.friendlyName != "Kitchen" } })
         withExtendedLifetime((filtered, unfiltered)) {}
     }
 
@@ -133,7 +145,16 @@ private final class HeldUDPPort: Sendable {
         #expect(FileManager.default.fileExists(atPath: flag.path))
 
         let again = IntroductionPrompt(context: context, flagFile: flag)
-        try await Task.sleep(for: .milliseconds(100))
+        let againLog = StateLog(again.updates())
+        // A prompt never shown, made just after it, hears of the device already listed and shows;
+        // the one shown before stays hidden.
+        let fresh = IntroductionPrompt(
+            context: context,
+            flagFile: FileManager.default.temporaryDirectory.appendingPathComponent(
+                "cast-ui-\(UUID().uuidString)/introduction-shown"))
+        let freshLog = StateLog(fresh.updates())
+        #expect(await freshLog.wait { $0 } == true)
         #expect(!again.shouldShow)
+        #expect(againLog.all.allSatisfy { !$0 })
     }
 }

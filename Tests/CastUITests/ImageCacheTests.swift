@@ -24,9 +24,12 @@ import Testing
         server.withdraw(urls[0])
         #expect(try await cache.localFile(for: urls[0]) == first)
 
-        try await Task.sleep(for: .milliseconds(20))
+        // Each image used after the one before as the file system dates them (its clock may be coarse).
+        let probe = directory.deletingLastPathComponent().appendingPathComponent(directory.lastPathComponent + "-probe")
+        defer { try? FileManager.default.removeItem(at: probe) }
+        try await waitForLaterModificationTime(than: first, probe: probe)
         let second = try await cache.localFile(for: urls[1])
-        try await Task.sleep(for: .milliseconds(20))
+        try await waitForLaterModificationTime(than: second, probe: probe)
         let third = try await cache.localFile(for: urls[2])
         // 3 000 bytes > 2 500: the least recently used (the first) goes.
         #expect(!FileManager.default.fileExists(atPath: first.path))
@@ -76,4 +79,21 @@ import Testing
         await emulator.stop()
         await server.stop()
     }
+}
+
+/// When `url`'s file was last modified, as the cache reads it (a fresh URL: nothing cached).
+private func modificationDate(of url: URL) -> Date? {
+    try? URL(fileURLWithPath: url.path).resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate
+}
+
+/// Returns once a file written now is dated after `file`: writes `probe` (beside the cache's
+/// folder, so the cache never counts it) until its modification time is later. Fails the test
+/// if the file system's clock does not move on within 10 s.
+private func waitForLaterModificationTime(than file: URL, probe: URL) async throws {
+    let earlier = try #require(modificationDate(of: file))
+    let later = try await waitUntil(within: .seconds(10)) {
+        guard (try? Data([0]).write(to: probe, options: .atomic)) != nil else { return false }
+        return modificationDate(of: probe).map { $0 > earlier } ?? false
+    }
+    #expect(later, "no file written after \(earlier) was dated later")
 }
