@@ -62,12 +62,21 @@ extension RemoteDisplayEndToEnd {
             }
         }
 
-        /// The sender side of the deadline: no frame, and the session ends by itself.
+        /// The sender side of the deadline: no frame, and the session ends by itself at the
+        /// deadline, not before (at virtual time).
         @Test func aSessionWithoutAFrameEndsAtTheFirstFrameDeadline() async throws {
-            try await StreamingFixture.with { fixture in
+            let clock = ManualClock()
+            try await StreamingFixture.with(clock: clock) { fixture in
                 let session = try await fixture.channel.beginSession(
                     configuration: RemoteDisplayConfiguration(audio: nil, firstFrameDeadline: .milliseconds(400)))
                 let states = session.stateUpdates()
+                // The warning at half the deadline, then the end at the deadline.
+                await clock.sleeper(until: ManualClock.Instant(offset: .milliseconds(200)))
+                clock.advance(by: .milliseconds(200))
+                // Asleep until the deadline: the half-way check did not end it.
+                await clock.sleeper(until: ManualClock.Instant(offset: .milliseconds(400)))
+                #expect(session.state == .active)
+                clock.advance(by: .milliseconds(200))
                 let ended = await first(states, within: .seconds(5)) { if case .ended = $0 { true } else { false } }
                 #expect(ended == .ended(.noFirstFrame))
                 let error = #expect(throws: CastRemoteDisplayError.self) {
@@ -77,16 +86,20 @@ extension RemoteDisplayEndToEnd {
             }
         }
 
+        /// A frame before the deadline: the watchdog, woken past the deadline (at virtual
+        /// time), leaves the session active.
         @Test func aFrameInTimeKeepsTheSession() async throws {
-            try await StreamingFixture.with { fixture in
+            let clock = ManualClock()
+            try await StreamingFixture.with(clock: clock) { fixture in
                 let source = try fixture.prepareSource(width: 640, height: 360)
                 let session = try await fixture.channel.beginSession(
                     configuration: RemoteDisplayConfiguration(
                         resolutions: [RemoteDisplayConfiguration.Resolution(width: 640, height: 360)], audio: nil,
                         firstFrameDeadline: .milliseconds(1_500)))
-                // The source's first frame is due 300 ms after it was prepared: well within the deadline.
                 try await source.stream(seconds: 0.1, to: session)
-                try await Task.sleep(for: .milliseconds(1_700))
+                await clock.sleeper(until: ManualClock.Instant(offset: .milliseconds(750)))
+                clock.advance(by: .seconds(2))
+                await session.firstFrameWatchdogFinished()
                 #expect(session.state == .active)
             }
         }

@@ -20,22 +20,24 @@ public struct StreamingFixture {
     public static let logger = CastLogger(filter: CastLogFilter(minimumLevel: .none))
 
     /// Runs `body` with the fixture, in its turn among the real-time tests;
-    /// tears everything down whatever happens.
+    /// tears everything down whatever happens. The channel's ANSWER wait and
+    /// first-frame deadline run on `clock`.
     public static func with(
         streaming: StreamingReceiverConfiguration? = StreamingReceiverConfiguration(),
         profile: ReceiverProfile = .chromecastWithGoogleTV,
         application: String = CastApplicationID.mirroring,
+        clock: any Clock<Duration> = ContinuousClock(),
         _ body: (StreamingFixture) async throws -> Void
     ) async throws {
         try await RealTimeTurns.take {
-            try await Self.run(streaming: streaming, profile: profile, application: application, body)
+            try await Self.run(streaming: streaming, profile: profile, application: application, clock: clock, body)
         }
     }
 
     /// `streaming` replaces the profile's streaming behaviour unless `nil`.
     private static func run(
         streaming: StreamingReceiverConfiguration?, profile: ReceiverProfile, application: String,
-        _ body: (StreamingFixture) async throws -> Void
+        clock: any Clock<Duration>, _ body: (StreamingFixture) async throws -> Void
     ) async throws {
         let emulator = try CastEmulator(
             configuration: CastEmulatorConfiguration(profile: profile), logger: StreamingFixture.logger)
@@ -45,7 +47,7 @@ public struct StreamingFixture {
             host: "127.0.0.1", port: emulator.port,
             configuration: CastConnectionConfiguration(deviceAuthentication: .off), logger: StreamingFixture.logger)
         let receiver = ReceiverChannel()
-        let channel = try #require(RemoteDisplayChannel(logger: StreamingFixture.logger))
+        let channel = try #require(RemoteDisplayChannel(logger: StreamingFixture.logger, clock: clock))
         let result: Result<Void, any Error>
         do {
             try await connection.connect()

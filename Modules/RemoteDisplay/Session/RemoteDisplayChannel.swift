@@ -41,15 +41,20 @@ public final class RemoteDisplayChannel: CastChannel, @unchecked Sendable {
         var launched: (receiver: ReceiverChannel, sessionID: String)?
     }
 
-    private let answers = RequestTracker<JSONValue>()
+    private let answers: RequestTracker<JSONValue>
     private let state = NIOLockedValueBox(State())
+    private let clock: any Clock<Duration>
     let castLogger: CastLogger
 
     /// Creates a channel, or `nil` when this machine cannot run Remote
     /// Display (``isRemoteDisplaySupported``), as the SDK's `-init` returns nil.
-    public init?(logger: CastLogger = .shared) {
+    /// The wait for an ANSWER and each session's first-frame deadline run on
+    /// `clock` (tests pass a clock they advance themselves).
+    public init?(logger: CastLogger = .shared, clock: any Clock<Duration> = ContinuousClock()) {
         guard Self.isRemoteDisplaySupported else { return nil }
         self.castLogger = logger
+        self.clock = clock
+        self.answers = RequestTracker(clock: clock)
         super.init(platformNamespace: CastNamespace.webrtc)
     }
 
@@ -119,7 +124,7 @@ public final class RemoteDisplayChannel: CastChannel, @unchecked Sendable {
         }
         let answer = try StreamingAnswer(reply, offer: offer)
         let session = try RemoteDisplaySession(
-            answer: answer, host: connection.host, transportID: transportID, logger: self.castLogger)
+            answer: answer, host: connection.host, transportID: transportID, clock: self.clock, logger: self.castLogger)
         let previous = self.state.withLockedValue { state in
             defer { state.session = session }
             return state.session

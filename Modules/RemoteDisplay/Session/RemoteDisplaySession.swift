@@ -66,7 +66,7 @@ public final class RemoteDisplaySession: Sendable {
     private let hasFrame = Atomic<Bool>(false)
     private let watchdog = NIOLockedValueBox<Task<Void, Never>?>(nil)
 
-    init(answer: StreamingAnswer, host: String, transportID: String, logger: CastLogger)
+    init(answer: StreamingAnswer, host: String, transportID: String, clock: any Clock<Duration>, logger: CastLogger)
         throws(CastRemoteDisplayError)
     {
         let configuration = answer.configuration
@@ -88,25 +88,34 @@ public final class RemoteDisplaySession: Sendable {
         self.transportID = transportID
         self.stateBox = NIOLockedValueBox(.active)
         self.pipeline.start()
-        self.startWatchdog(deadline: configuration.firstFrameDeadline, logger: logger)
+        self.startWatchdog(deadline: configuration.firstFrameDeadline, clock: clock, logger: logger)
     }
 
     /// Warns when half the first-frame deadline passed without a frame, and
-    /// ends the session at the deadline, as the receiver would.
-    private func startWatchdog(deadline: Duration, logger: CastLogger) {
+    /// ends the session at the deadline, as the receiver would. Both
+    /// instants are counted from the start on `clock`.
+    private func startWatchdog<C: Clock<Duration>>(deadline: Duration, clock: C, logger: CastLogger) {
         let logger = logger.makeLogger(subsystem: "RemoteDisplay.Session")
+        let start = clock.now
         let task = Task { [weak self] in
-            try? await Task.sleep(for: deadline / 2)
+            try? await clock.sleep(until: start.advanced(by: deadline / 2), tolerance: nil)
             guard let self, !Task.isCancelled, !self.hasFrame.load(ordering: .relaxed) else { return }
             logger.warning(
                 "no frame enqueued yet; the receiver ends the session without one",
                 metadata: ["cast.deadline": "\(deadline)"])
-            try? await Task.sleep(for: deadline / 2)
+            try? await clock.sleep(until: start.advanced(by: deadline), tolerance: nil)
             guard !Task.isCancelled, !self.hasFrame.load(ordering: .relaxed) else { return }
             logger.error("no frame within the first-frame deadline; ending the session")
             self.end(.noFirstFrame)
         }
         self.watchdog.withLockedValue { $0 = task }
+    }
+
+    /// Returns once the first-frame watchdog has decided: a frame came in
+    /// time, the session ended without one, or it ended first. Tests wait
+    /// on it after advancing their clock past the deadline.
+    package func firstFrameWatchdogFinished() async {
+        await self.watchdog.withLockedValue { $0 }?.value
     }
 
     // MARK: State
