@@ -1,4 +1,5 @@
 import CastEmulator
+import Crypto
 import Foundation
 import Testing
 import X509
@@ -72,6 +73,63 @@ import X509
                 at: Self.aprilFirst2016)
         }
         #expect(untrusted?.code == .untrustedCertificateChain)
+    }
+
+    /// A chain whose trust anchor has passed its notAfter still verifies, as in
+    /// Chrome, which does not enforce an anchor's validity period (Chromium
+    /// `net/data/verify_certificate_chain_unittest/expired-root`, and
+    /// `cast_cert_validator.cc` adds the Cast roots with
+    /// `CertificateTrust::ForTrustAnchor()`); an expired intermediate or
+    /// device certificate under the same anchor is still refused.
+    @Test func anExpiredTrustAnchorStillAnchorsButNothingElseMayExpire() async throws {
+        let now = Date()
+        let day: TimeInterval = 86_400
+        let rootKey = P256.Signing.PrivateKey()
+        let intermediateKey = P256.Signing.PrivateKey()
+        let rootName = try DistinguishedName { CommonName("Expired Root") }
+        let intermediateName = try DistinguishedName { CommonName("Test ICA") }
+        let authority = try Certificate.Extensions {
+            Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+            KeyUsage(keyCertSign: true)
+        }
+        func certificate(
+            _ subject: DistinguishedName, key: P256.Signing.PrivateKey, issuer: DistinguishedName,
+            issuerKey: P256.Signing.PrivateKey, from: Date, until: Date, extensions: Certificate.Extensions
+        ) throws -> Certificate {
+            try Certificate(
+                version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
+                notValidBefore: from, notValidAfter: until, issuer: issuer, subject: subject,
+                signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions, issuerPrivateKey: .init(issuerKey))
+        }
+        // The root expired yesterday.
+        let root = try certificate(
+            rootName, key: rootKey, issuer: rootName, issuerKey: rootKey, from: now - 400 * day, until: now - day,
+            extensions: authority)
+        func chain(intermediateUntil: Date, deviceUntil: Date) throws -> (Certificate, Certificate) {
+            let intermediate = try certificate(
+                intermediateName, key: intermediateKey, issuer: rootName, issuerKey: rootKey, from: now - 10 * day,
+                until: intermediateUntil, extensions: authority)
+            let device = try certificate(
+                try DistinguishedName { CommonName("Test Device") }, key: P256.Signing.PrivateKey(),
+                issuer: intermediateName, issuerKey: intermediateKey, from: now - day, until: deviceUntil,
+                extensions: try Certificate.Extensions { KeyUsage(digitalSignature: true) })
+            return (device, intermediate)
+        }
+
+        let (device, intermediate) = try chain(intermediateUntil: now + 300 * day, deviceUntil: now + 30 * day)
+        let verified = try await DeviceAuthVerifier.verifyChain(
+            device: device, intermediates: [intermediate], trustAnchors: [root], at: now)
+        #expect(verified.commonName == "Test Device")
+        #expect(verified.issuerCommonNames == ["Test ICA", "Expired Root"])
+
+        for (intermediateUntil, deviceUntil) in [(now - 1, now + 30 * day), (now + 300 * day, now - 1)] {
+            let (device, intermediate) = try chain(intermediateUntil: intermediateUntil, deviceUntil: deviceUntil)
+            let refused = await #expect(throws: CastTransportError.self) {
+                try await DeviceAuthVerifier.verifyChain(
+                    device: device, intermediates: [intermediate], trustAnchors: [root], at: now)
+            }
+            #expect(refused?.code == .untrustedCertificateChain)
+        }
     }
 
     /// By default a connection checks the device against Google's roots and
