@@ -75,6 +75,56 @@ import X509
         #expect(untrusted?.code == .untrustedCertificateChain)
     }
 
+    /// A certificate for `key`, signed by `issuerKey` (ECDSA P-256).
+    static func certificate(
+        _ subject: DistinguishedName, key: P256.Signing.PrivateKey, issuer: DistinguishedName,
+        issuerKey: P256.Signing.PrivateKey, from: Date, until: Date, extensions: Certificate.Extensions
+    ) throws -> Certificate {
+        try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
+            notValidBefore: from, notValidAfter: until, issuer: issuer, subject: subject,
+            signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions, issuerPrivateKey: .init(issuerKey))
+    }
+
+    static let day: TimeInterval = 86_400
+
+    /// A CA's extensions: basicConstraints cA, keyCertSign, and `constraints` if any.
+    static func authority(_ constraints: NameConstraints? = nil) throws -> Certificate.Extensions {
+        var extensions = try Certificate.Extensions {
+            Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+            KeyUsage(keyCertSign: true)
+        }
+        if let constraints { try extensions.append(Certificate.Extension(constraints, critical: true)) }
+        return extensions
+    }
+
+    /// A root, an intermediate with `constraints` and a device named `device`
+    /// (with `alternativeNames`), verified now.
+    static func verify(
+        device: DistinguishedName, alternativeNames: [GeneralName] = [], under constraints: NameConstraints
+    ) async throws -> VerifiedDevice {
+        let now = Date()
+        let rootKey = P256.Signing.PrivateKey()
+        let intermediateKey = P256.Signing.PrivateKey()
+        let rootName = try DistinguishedName { CommonName("Test Root") }
+        let intermediateName = try DistinguishedName { CommonName("Constrained ICA") }
+        let root = try Self.certificate(
+            rootName, key: rootKey, issuer: rootName, issuerKey: rootKey, from: now - Self.day, until: now + Self.day,
+            extensions: try Self.authority())
+        let intermediate = try Self.certificate(
+            intermediateName, key: intermediateKey, issuer: rootName, issuerKey: rootKey, from: now - Self.day,
+            until: now + Self.day, extensions: try Self.authority(constraints))
+        var extensions = try Certificate.Extensions { KeyUsage(digitalSignature: true) }
+        if !alternativeNames.isEmpty {
+            try extensions.append(Certificate.Extension(SubjectAlternativeNames(alternativeNames), critical: false))
+        }
+        let leaf = try Self.certificate(
+            device, key: P256.Signing.PrivateKey(), issuer: intermediateName, issuerKey: intermediateKey,
+            from: now - Self.day, until: now + Self.day, extensions: extensions)
+        return try await DeviceAuthVerifier.verifyChain(
+            device: leaf, intermediates: [intermediate], trustAnchors: [root], at: now)
+    }
+
     /// A chain whose trust anchor has passed its notAfter still verifies, as in
     /// Chrome, which does not enforce an anchor's validity period (Chromium
     /// `net/data/verify_certificate_chain_unittest/expired-root`, and
@@ -83,33 +133,20 @@ import X509
     /// device certificate under the same anchor is still refused.
     @Test func anExpiredTrustAnchorStillAnchorsButNothingElseMayExpire() async throws {
         let now = Date()
-        let day: TimeInterval = 86_400
+        let day = Self.day
         let rootKey = P256.Signing.PrivateKey()
         let intermediateKey = P256.Signing.PrivateKey()
         let rootName = try DistinguishedName { CommonName("Expired Root") }
         let intermediateName = try DistinguishedName { CommonName("Test ICA") }
-        let authority = try Certificate.Extensions {
-            Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-            KeyUsage(keyCertSign: true)
-        }
-        func certificate(
-            _ subject: DistinguishedName, key: P256.Signing.PrivateKey, issuer: DistinguishedName,
-            issuerKey: P256.Signing.PrivateKey, from: Date, until: Date, extensions: Certificate.Extensions
-        ) throws -> Certificate {
-            try Certificate(
-                version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
-                notValidBefore: from, notValidAfter: until, issuer: issuer, subject: subject,
-                signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions, issuerPrivateKey: .init(issuerKey))
-        }
         // The root expired yesterday.
-        let root = try certificate(
+        let root = try Self.certificate(
             rootName, key: rootKey, issuer: rootName, issuerKey: rootKey, from: now - 400 * day, until: now - day,
-            extensions: authority)
+            extensions: try Self.authority())
         func chain(intermediateUntil: Date, deviceUntil: Date) throws -> (Certificate, Certificate) {
-            let intermediate = try certificate(
+            let intermediate = try Self.certificate(
                 intermediateName, key: intermediateKey, issuer: rootName, issuerKey: rootKey, from: now - 10 * day,
-                until: intermediateUntil, extensions: authority)
-            let device = try certificate(
+                until: intermediateUntil, extensions: try Self.authority())
+            let device = try Self.certificate(
                 try DistinguishedName { CommonName("Test Device") }, key: P256.Signing.PrivateKey(),
                 issuer: intermediateName, issuerKey: intermediateKey, from: now - day, until: deviceUntil,
                 extensions: try Certificate.Extensions { KeyUsage(digitalSignature: true) })
@@ -129,6 +166,57 @@ import X509
                     device: device, intermediates: [intermediate], trustAnchors: [root], at: now)
             }
             #expect(refused?.code == .untrustedCertificateChain)
+        }
+    }
+
+    /// An intermediate's nameConstraints bind the device as RFC 5280 and Chrome
+    /// (BoringSSL `pki/name_constraints.cc`) say: a directoryName subtree
+    /// permits a subject that starts with its RDNs, compared case-insensitively
+    /// with spaces folded; an excluded subtree or a name outside every
+    /// permitted one is refused. dNSName subtrees bind the device's DNS names.
+    @Test func nameConstraintsAreHonouredNotRefused() async throws {
+        let google = try DistinguishedName {
+            CountryName("US")
+            OrganizationName("Google Inc")
+        }
+        let permitted = NameConstraints(
+            permittedSubtrees: [.directoryName(google), .dnsName("cast.example")],
+            excludedSubtrees: [
+                .directoryName(
+                    try DistinguishedName {
+                        CountryName("US")
+                        OrganizationName("Google Inc")
+                        OrganizationalUnitName("Revoked")
+                    })
+            ])
+        let device = try DistinguishedName {
+            CountryName("us")
+            OrganizationName("google   inc ")
+            CommonName("Living Room")
+        }
+        let verified = try await Self.verify(
+            device: device, alternativeNames: [.dnsName("tv.Cast.Example")], under: permitted)
+        #expect(verified.commonName == "Living Room")
+
+        let outside = try DistinguishedName {
+            CountryName("US")
+            OrganizationName("Other Inc")
+            CommonName("Living Room")
+        }
+        let excluded = try DistinguishedName {
+            CountryName("US")
+            OrganizationName("Google Inc")
+            OrganizationalUnitName("revoked")
+            CommonName("Living Room")
+        }
+        let refusals: [(DistinguishedName, [GeneralName])] = [
+            (outside, []), (excluded, []), (device, [.dnsName("tv.other.example")]),
+        ]
+        for (name, alternativeNames) in refusals {
+            let refused = await #expect(throws: CastTransportError.self) {
+                try await Self.verify(device: name, alternativeNames: alternativeNames, under: permitted)
+            }
+            #expect(refused?.code == .untrustedCertificateChain, "\(name) \(alternativeNames)")
         }
     }
 

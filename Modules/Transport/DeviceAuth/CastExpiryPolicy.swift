@@ -11,8 +11,7 @@ import X509
 /// `net/data/verify_certificate_chain_unittest/expired-root`: "the trust
 /// anchor has no constraints (so expiration of the certificate is not
 /// enforced)"). swift-certificates' `RFC5280Policy` checks every
-/// certificate's, so the verifier runs it with its expiry check off and this
-/// policy in its place.
+/// certificate's; the verifier runs this policy and ``CastChainPolicy`` instead.
 struct CastExpiryPolicy: VerifierPolicy {
     /// This policy reads no extension.
     let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []

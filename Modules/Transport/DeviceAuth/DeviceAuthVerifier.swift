@@ -1,6 +1,6 @@
 package import Foundation
 import SwiftProtobuf
-@_spi(DisableValidityCheck) package import X509
+package import X509
 
 /// Checks a device's reply to a ``DeviceAuthChallenge``
 /// (Docs/spec/castv2-control.md §2) as Chrome does (cast_auth_util.cc
@@ -68,8 +68,8 @@ package struct DeviceAuthVerifier {
     static let certificatePolicies = "2.5.29.32"
 
     /// Checks that `device` chains through `intermediates` to one of
-    /// `trustAnchors` (RFC 5280 path validation at `time`, the anchor's own
-    /// validity period not enforced, as Chrome does: ``CastExpiryPolicy``) and may sign
+    /// `trustAnchors` (RFC 5280 path validation at `time` as Chrome does it:
+    /// ``CastChainPolicy``, ``CastExpiryPolicy``) and may sign
     /// (key usage digitalSignature, as Open Screen's `FindCertificatePath`
     /// requires, boringssl_trust_store.cc:409-419).
     ///
@@ -78,7 +78,7 @@ package struct DeviceAuthVerifier {
         device: Certificate, intermediates: [Certificate], trustAnchors: [Certificate], at time: Date
     ) async throws(CastTransportError) -> VerifiedDevice {
         var verifier = Verifier(rootCertificates: CertificateStore(trustAnchors)) {
-            RFC5280Policy.withValidityCheckDisabled()
+            CastChainPolicy()
             CastExpiryPolicy(time: time)
         }
         let result = await verifier.validate(leaf: device, intermediates: CertificateStore(intermediates))
