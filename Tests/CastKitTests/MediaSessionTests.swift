@@ -236,18 +236,20 @@ func movie(_ id: String, duration: Double = 60, breaks: [AdBreakInfo]? = nil, cl
 
     @Test func aNewerLoadSupersedesAPendingOne() async throws {
         try await MediaFixture.with { fixture in
-            // The receiver app takes the first load and answers nothing: once the receiver has
-            // it, the client has sent it, so it is certainly pending when the second goes.
-            fixture.emulator.respond(to: CastNamespace.media) { _ in [] }
-            let observed = fixture.emulator.events()
+            // The receiver app takes the first load and answers nothing. Once its handler has
+            // taken it (not merely once the emulator has received it, which comes before the
+            // handler runs), the client has sent it and it stays pending when the second goes.
+            let (taken, take) = AsyncStream<Void>.makeStream()
+            fixture.emulator.respond(to: CastNamespace.media) { message in
+                if message.text?.contains("one.mp4") == true { take.yield() }
+                return []
+            }
             let firstLoad = Task {
                 await caughtError(CastMediaError.self) {
                     try await fixture.client.load(MediaLoadRequestData(mediaInformation: movie("one")))
                 }
             }
-            let received = try await fixture.receivedJSON(
-                "LOAD", in: observed, matching: { $0["media"]?["contentId"] == "https://media.example/one.mp4" })
-            #expect(received != nil)
+            #expect(await first(taken) { _ in true } != nil)
             // The receiver's media player answers the second.
             fixture.emulator.respond(to: CastNamespace.media, with: nil)
             let secondLoad = Task {
