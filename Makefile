@@ -48,10 +48,12 @@ bench: setup
 bench-check:
 	scripts/bench-summary.py --strict .build/bench-report.txt .build/session-start.txt
 
-# Formatting, then every import a declared dependency (scripts/check-imports.py).
+# Formatting, every import a declared dependency (scripts/check-imports.py),
+# every test suite with a time limit (scripts/check-time-limits.py).
 lint:
 	$(SWIFT) format lint --strict --recursive --configuration .swift-format $(LINT_PATHS)
 	scripts/check-imports.py .
+	scripts/check-time-limits.py Tests
 
 format:
 	$(SWIFT) format format --in-place --recursive --configuration .swift-format $(LINT_PATHS)

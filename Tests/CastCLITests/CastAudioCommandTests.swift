@@ -8,12 +8,12 @@ import Testing
 /// `cast audio` against the emulator's Nest speaker: a WAV file and raw PCM
 /// on stdin arrive as a 1 kHz tone; a device without either mirroring app is
 /// a launch failure.
-@Suite(.serialized) struct CastAudioCommandTests {
+@Suite(.timeLimit(.minutes(10)), .serialized) struct CastAudioCommandTests {
     /// A started emulator of `profile`, its `--device` argument and what it decodes, in its turn.
     static func withSpeaker(
         _ profile: ReceiverProfile = .nestSpeaker, _ body: (CastEmulator, String, DecodedTone) async throws -> Void
     ) async throws {
-        try await RealTimeTurns.take {
+        try await RealTimeTurns.take(.childProcesses) {
             let emulator = try CastEmulator(
                 configuration: CastEmulatorConfiguration(profile: profile), logger: CastCommandLineTests.quiet)
             try await emulator.start()

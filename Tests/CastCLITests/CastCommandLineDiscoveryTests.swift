@@ -5,10 +5,12 @@ import Testing
 
 /// `cast discover` and `--device NAME` with real mDNS between two network
 /// namespaces: the emulator and its responder in one, `cast` in the other.
-@Suite(.enabled(if: NamespacePair.isAvailable, "needs root and iproute2 to create network namespaces"))
+@Suite(
+    .timeLimit(.minutes(10)),
+    .enabled(if: NamespacePair.isAvailable, "needs root and iproute2 to create network namespaces"))
 struct CastCommandLineDiscoveryTests {
     @Test func discoverListsTheEmulatorAndDeviceFindsItByName() async throws {
-        try await RealTimeTurns.take { try await Self.discoverAndFind() }
+        try await RealTimeTurns.take(.childProcesses) { try await Self.discoverAndFind() }
     }
 
     private static func discoverAndFind() async throws {
@@ -82,7 +84,7 @@ struct CastCommandLineDiscoveryTests {
     func aSpeakerOrGroupFoundByNameTakesSoundAndIsNeverOfferedVideo(profile: ReceiverProfile, name: String)
         async throws
     {
-        try await RealTimeTurns.take { try await Self.speakerByName(profile: profile, name: name) }
+        try await RealTimeTurns.take(.childProcesses) { try await Self.speakerByName(profile: profile, name: name) }
     }
 
     private static func speakerByName(profile: ReceiverProfile, name: String) async throws {

@@ -8,7 +8,7 @@ import Testing
 
 /// The `cast` executable, run as a user would: its arguments, its `--json`
 /// output on stdout and its exit codes, against the emulator on loopback.
-@Suite(.serialized) struct CastCommandLineTests {
+@Suite(.timeLimit(.minutes(10)), .serialized) struct CastCommandLineTests {
     static let quiet = CastLogger(filter: CastLogFilter(minimumLevel: .none))
 
     /// What one run printed and returned.
@@ -68,7 +68,7 @@ import Testing
         applications: [EmulatedApplication] = EmulatedApplication.standard, fetchesMedia: Bool = false,
         _ body: (CastEmulator, String) async throws -> Void
     ) async throws {
-        try await RealTimeTurns.take {
+        try await RealTimeTurns.take(.childProcesses) {
             try await Self.runWithEmulator(applications: applications, fetchesMedia: fetchesMedia, body)
         }
     }
@@ -524,7 +524,7 @@ import Testing
     }
 
     @Test func failuresHaveTheirOwnExitCodesAndMessages() async throws {
-        try await RealTimeTurns.take {
+        try await RealTimeTurns.take(.childProcesses) {
             let malformed = try await Self.cast("status", "--device", "host:port")
             #expect(malformed.status == 3)
             #expect(malformed.stderr.contains("is not HOST"))
@@ -573,7 +573,9 @@ import Testing
     }
 
     @Test func demoRunsEveryStepAndReportsWhatTheEmulatorMeasured() async throws {
-        let demo = try await RealTimeTurns.take { try await Self.cast("demo", "--seconds", "2", "--json") }
+        let demo = try await RealTimeTurns.take(.childProcesses) {
+            try await Self.cast("demo", "--seconds", "2", "--json")
+        }
         #expect(demo.status == 0, "\(demo.stderr)")
         let summary = try demo.json()
         let sent = try #require(summary["videoFramesSent"]?.intValue)

@@ -7,7 +7,7 @@ import Testing
 
 /// `cast-receiver`: the emulator as a standalone process, which other
 /// senders use — ours and pychromecast.
-@Suite struct CastReceiverCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct CastReceiverCommandTests {
     /// A running `cast-receiver` and the port it reported.
     final class Receiver: Sendable {
         let process: Process
@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test func ourSenderControlsTheStandaloneReceiverAndItLogsWhatItReceived() async throws {
-        try await RealTimeTurns.take { try await Self.controlTheStandaloneReceiver() }
+        try await RealTimeTurns.take(.childProcesses) { try await Self.controlTheStandaloneReceiver() }
     }
 
     private static func controlTheStandaloneReceiver() async throws {
@@ -114,7 +114,7 @@ import Testing
     /// emulator NACKed only packets known missing, 5–8 % were — and the
     /// receiver prints its stream report when the sender leaves.
     @Test func castScreenResendsAlmostNothingAndTheReceiverReportsTheStream() async throws {
-        try await RealTimeTurns.take {
+        try await RealTimeTurns.take(.childProcesses) {
             let receiver = try await onOwnThread {
                 try Receiver(["--port", "0", "--profile", "chromecast", "--seconds", "40"])
             }
@@ -167,7 +167,7 @@ import Testing
 
     @Test(.enabled(if: NamespacePair.hasPychromecast, "needs python3 with pychromecast (make setup installs it)"))
     func pychromecastUsesTheStandaloneReceiver() async throws {
-        try await RealTimeTurns.take { try await Self.drivenByPychromecast() }
+        try await RealTimeTurns.take(.childProcesses) { try await Self.drivenByPychromecast() }
     }
 
     private static func drivenByPychromecast() async throws {

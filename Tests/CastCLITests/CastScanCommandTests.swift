@@ -7,10 +7,12 @@ import Testing
 /// `cast discover --scan` and the device cache where the sender's multicast is dropped
 /// (nftables), on a bridged LAN of namespaces: the emulator and its responder in one, `cast`
 /// in the sender's.
-@Suite(.enabled(if: NamespacePair.isAvailable && BridgedLAN.hasNFTables, "needs root, iproute2 and nftables"))
+@Suite(
+    .timeLimit(.minutes(10)),
+    .enabled(if: NamespacePair.isAvailable && BridgedLAN.hasNFTables, "needs root, iproute2 and nftables"))
 struct CastScanCommandTests {
     @Test func aScanFindsTheSpeakerAndTheCacheLetsDeviceNameReachItAfterwards() async throws {
-        try await RealTimeTurns.take { try await Self.scanThenByName() }
+        try await RealTimeTurns.take(.childProcesses) { try await Self.scanThenByName() }
     }
 
     private static func scanThenByName() async throws {

@@ -60,7 +60,7 @@ struct TmuxPane {
     }
 }
 
-@Suite(.enabled(if: TmuxPane.isAvailable, "needs tmux"))
+@Suite(.timeLimit(.minutes(3)), .enabled(if: TmuxPane.isAvailable, "needs tmux"))
 struct CastUITerminalTests {
     /// The wire message of `type` on `namespace` the emulator received after `events` began
     /// (within 15 s).

@@ -9,7 +9,9 @@ import Testing
 /// the socket level, which is SO_DEBUG there and needs CAP_NET_ADMIN, so no
 /// user but root could connect, and the emulator dropped every sender during
 /// the TLS handshake for the same reason.
-@Suite(.enabled(if: UnprivilegedUser.isAvailable, "needs setpriv (util-linux) to run programs unprivileged as root"))
+@Suite(
+    .timeLimit(.minutes(10)),
+    .enabled(if: UnprivilegedUser.isAvailable, "needs setpriv (util-linux) to run programs unprivileged as root"))
 struct UnprivilegedUserTests {
     /// Runs `arguments` (the built `cast` first) as `user` in `namespace`, if one is given.
     static func run(
@@ -30,7 +32,7 @@ struct UnprivilegedUserTests {
     }
 
     @Test func statusLaunchPlayAndScreenAgainstAReceiverRunByTheSameUser() async throws {
-        try await RealTimeTurns.take { try await Self.controlAsUser() }
+        try await RealTimeTurns.take(.childProcesses) { try await Self.controlAsUser() }
     }
 
     private static func controlAsUser() async throws {
@@ -81,7 +83,7 @@ struct UnprivilegedUserTests {
 
     @Test(.enabled(if: NamespacePair.isAvailable, "needs root and iproute2 to create network namespaces"))
     func discoverAndStatusInsideANamespace() async throws {
-        try await RealTimeTurns.take { try await Self.discoverAsUser() }
+        try await RealTimeTurns.take(.childProcesses) { try await Self.discoverAsUser() }
     }
 
     /// `cast-receiver --advertise` in one namespace and `cast discover` in

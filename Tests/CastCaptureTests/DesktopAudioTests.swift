@@ -8,7 +8,7 @@ import Testing
 
 /// The desktop's sound from a real PulseAudio daemon's null-sink monitor,
 /// streamed beside a real X11 screen capture and decoded by the emulator.
-@Suite(.serialized) struct DesktopAudioTests {
+@Suite(.timeLimit(.minutes(10)), .serialized) struct DesktopAudioTests {
     @Test func aToneOnTheDesktopArrivesAtItsPitchAndLevelInSyncWithThePicture() async throws {
         try await SoundServer.with { sound in try await Self.streamTone(from: sound) }
     }

@@ -6,7 +6,7 @@ import Testing
 
 /// Captured pictures into I420 frames: byte for byte what libyuv gives
 /// when called directly, bars black, nothing outside the picture touched.
-@Suite struct FrameConverterTests {
+@Suite(.timeLimit(.minutes(3))) struct FrameConverterTests {
     /// A picture with detail in both directions, made cheaply (a row
     /// pattern copied down the picture, shifted row by row): a per-pixel loop
     /// at 1080p takes seconds of a sanitizer build's CPU.

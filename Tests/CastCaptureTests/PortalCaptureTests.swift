@@ -12,7 +12,7 @@ import Testing
 /// pictures (what a compositor's screen-cast stream is), the portal's
 /// stand-in handing that node out, and `ScreenCapture(.portal)` streaming
 /// it to the emulator, which decodes it with libvpx.
-@Suite(.serialized) struct PortalCaptureTests {
+@Suite(.timeLimit(.minutes(10)), .serialized) struct PortalCaptureTests {
     @Test func aPortalStreamArrivesIntactAndTheDesktopIsAskedAsThePortalSpecifies() async throws {
         try await ScreenCastDesktop.with { desktop in
             let scene = NumberedScene(width: 640, height: 360)
@@ -169,7 +169,7 @@ import Testing
 
 /// `PipeWireGrabber` alone, on both kinds of buffer a compositor sends:
 /// shared memory, and linear DMA-BUFs (a compositor on a GPU) it maps itself.
-@Suite(.serialized) struct PipeWireBufferTests {
+@Suite(.timeLimit(.minutes(10)), .serialized) struct PipeWireBufferTests {
     @Test(arguments: [false, true])
     func buffersAreReadPixelForPixel(asDMABUFs dmabuf: Bool) async throws {
         try await ScreenCastDesktop.with { desktop in

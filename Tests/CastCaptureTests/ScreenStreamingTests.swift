@@ -16,7 +16,7 @@ private struct Seen {
 /// X11 screen capture end to end: a real X server (Xvfb), an X client
 /// drawing known pictures, `ScreenCapture` streaming to the emulator over
 /// real UDP, and the emulator's libvpx decoding what arrives.
-@Suite(.serialized) struct ScreenStreamingTests {
+@Suite(.timeLimit(.minutes(10)), .serialized) struct ScreenStreamingTests {
     /// At 640×360 and at 720p30 (glass to glass: the receiver shows a
     /// picture at its capture time plus the target delay, so what the
     /// viewer waits is draw→capture plus that delay, as long as draw→decoded

@@ -8,12 +8,14 @@ import Testing
 /// The X11 side alone, against a real Xvfb: sources, the cursor, errors.
 /// One at a time, in turn with the real-time tests: an X server starting
 /// takes a good share of a 2-core machine, more so under a sanitizer.
-@Suite(.serialized) struct X11GrabberTests {
+@Suite(.timeLimit(.minutes(10)), .serialized) struct X11GrabberTests {
     /// Runs `body` with an Xvfb of its own, in turn with the real-time tests.
     private static func withDisplay(
         width: Int, height: Int, _ body: (VirtualDisplay) async throws -> Void
     ) async throws {
-        try await RealTimeTurns.take { try await VirtualDisplay.with(width: width, height: height, body) }
+        try await RealTimeTurns.take(.childProcesses) {
+            try await VirtualDisplay.with(width: width, height: height, body)
+        }
     }
 
     /// The pixel at `x, y` of a captured picture: (blue, green, red).

@@ -50,7 +50,7 @@ final class RecordingDelegate: GenericChannelDelegate {
     }
 }
 
-@Suite struct CustomChannelTests {
+@Suite(.timeLimit(.minutes(3))) struct CustomChannelTests {
     static let namespace = "urn:x-cast:com.example.echo"
 
     /// Makes the emulator echo text as "echo:<text>" and binary reversed, from the app's transport.

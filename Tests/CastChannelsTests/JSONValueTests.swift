@@ -1,7 +1,7 @@
 import CastChannels
 import Testing
 
-@Suite struct JSONValueTests {
+@Suite(.timeLimit(.minutes(3))) struct JSONValueTests {
     @Test func parsesEveryKindOfValueAndKeepsIntegersApartFromFractions() throws {
         let value = try JSONValue(
             parsing: #"{"a":1,"b":1.5,"c":"x","d":[true,null],"e":{"f":-2},"g":1e3}"#)
@@ -34,7 +34,7 @@ import Testing
     }
 }
 
-@Suite struct JSONValueEqualityTests {
+@Suite(.timeLimit(.minutes(3))) struct JSONValueEqualityTests {
     @Test func numbersAreEqualByValueWhateverTheirSpelling() throws {
         #expect(JSONValue.integer(1) == .number(1.0))
         #expect(Set<JSONValue>([.integer(2), .number(2.0)]).count == 1)

@@ -3,7 +3,7 @@ import CastEmulator
 import CastTestSupport
 import Testing
 
-@Suite struct MultizoneChannelTests {
+@Suite(.timeLimit(.minutes(3))) struct MultizoneChannelTests {
     @Test func membersAndCastingGroupsFollowTheGroup() async throws {
         try await ChannelFixture.with { fixture in
             let kitchen = MultizoneDevice(

@@ -5,7 +5,7 @@ import CastTransport
 import Testing
 
 /// The receiver channel over real TLS against the emulator's receiver platform.
-@Suite struct ReceiverChannelTests {
+@Suite(.timeLimit(.minutes(3))) struct ReceiverChannelTests {
     @Test func getStatusReportsTheIdleScreenAndVolume() async throws {
         try await ChannelFixture.with(CastEmulatorConfiguration(profile: .chromecast)) { fixture in
             let status = try await fixture.receiver.requestStatus()

@@ -8,7 +8,7 @@ import Testing
 /// receivers other than a Chromecast do (audit rows 6, 11, 12, 13, 15).
 /// Each test failed on the code before the audit's fixes: a launch or a stop
 /// that never saw a reply carrying its `requestId` waited for its timeout.
-@Suite struct ReceiverProfileTests {
+@Suite(.timeLimit(.minutes(3))) struct ReceiverProfileTests {
     /// Timeouts far below the 60 s default launch timeout, so a request that
     /// waits for a reply that never comes fails in bounded time, yet well
     /// above what a real reply takes at the busy start of a full run, where

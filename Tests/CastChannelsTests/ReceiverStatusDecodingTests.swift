@@ -1,7 +1,7 @@
 import CastChannels
 import Testing
 
-@Suite struct ReceiverStatusDecodingTests {
+@Suite(.timeLimit(.minutes(3))) struct ReceiverStatusDecodingTests {
     @Test func readsAFullStatus() throws {
         let status = ReceiverStatus(
             json: try JSONValue(

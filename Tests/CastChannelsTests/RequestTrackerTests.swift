@@ -2,7 +2,7 @@ import CastChannels
 import CastTestSupport
 import Testing
 
-@Suite struct RequestTrackerTests {
+@Suite(.timeLimit(.minutes(3))) struct RequestTrackerTests {
     @Test func aReplyResolvesTheRequestWithItsID() async throws {
         let tracker = RequestTracker<String>()
         let reply = try await tracker.perform(requestID: 7, timeout: .seconds(10)) { () throws(CastChannelError) in

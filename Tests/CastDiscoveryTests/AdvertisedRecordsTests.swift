@@ -4,7 +4,7 @@ import Testing
 @testable import CastEmulator
 
 /// The emulator responder's answers, without sockets.
-@Suite("Emulator mDNS responder records")
+@Suite("Emulator mDNS responder records", .timeLimit(.minutes(3)))
 struct AdvertisedRecordsTests {
     static let advertisement = CastAdvertisement(id: "0123456789abcdef0123456789abcdef", friendlyName: "Den TV")
     static let records = AdvertisedRecords(

@@ -10,6 +10,7 @@ import Testing
 /// namespace) and one avahi-daemon publishes itself (`avahi-publish`).
 @Suite(
     "Beside avahi-daemon",
+    .timeLimit(.minutes(10)),
     .serialized,
     .enabled(if: NamespacePair.isAvailable, "needs root and iproute2 to create network namespaces"),
     .enabled(if: AvahiDaemon.isInstalled, "needs avahi-daemon, avahi-utils and dbus-daemon (make setup installs them)")

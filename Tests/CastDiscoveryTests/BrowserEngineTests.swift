@@ -4,7 +4,7 @@ import Testing
 @testable import CastDiscovery
 
 /// The querier's logic with a fake clock: what it sends when, and what it makes of what it hears.
-@Suite("Browser engine")
+@Suite("Browser engine", .timeLimit(.minutes(3)))
 struct BrowserEngineTests {
     static let service = DNSName("_googlecast._tcp.local")
     static let instance = service.prepending("Chromecast-0123456789abcdef0123456789abcdef")

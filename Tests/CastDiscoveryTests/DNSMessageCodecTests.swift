@@ -3,7 +3,7 @@ import Testing
 
 @testable import CastDiscovery
 
-@Suite("DNS message codec")
+@Suite("DNS message codec", .timeLimit(.minutes(3)))
 struct DNSMessageCodecTests {
     /// python-zeroconf 0.154's announcement of a Chromecast Ultra, captured off a veth link:
     /// PTR, SRV (target compressed against "local"), TXT, NSEC and A, 370 bytes.

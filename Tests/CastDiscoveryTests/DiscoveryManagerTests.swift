@@ -5,7 +5,7 @@ import Testing
 
 /// The manager's own behaviour: lifecycle, known hosts, the list and its streams.
 /// With no interface selected nothing goes on any network.
-@Suite("Discovery manager")
+@Suite("Discovery manager", .timeLimit(.minutes(10)))
 struct DiscoveryManagerTests {
     static let offline = DiscoveryConfiguration(interfaces: .named([]))
 

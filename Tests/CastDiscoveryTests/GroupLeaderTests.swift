@@ -12,6 +12,7 @@ import Testing
 /// (`SessionManager.resolve`, tested by `SessionAddressChangeTests`).
 @Suite(
     "A speaker group whose leader changes",
+    .timeLimit(.minutes(10)),
     .enabled(if: NamespacePair.isAvailable, "needs root and iproute2 to create network namespaces")
 )
 struct GroupLeaderTests {

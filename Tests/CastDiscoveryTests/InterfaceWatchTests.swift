@@ -7,6 +7,7 @@ import Testing
 /// that goes down drops its devices and one that comes up is browsed at once.
 @Suite(
     "Interfaces watched",
+    .timeLimit(.minutes(10)),
     .serialized,
     .enabled(if: NamespacePair.isAvailable, "needs root and iproute2 to create network namespaces")
 )

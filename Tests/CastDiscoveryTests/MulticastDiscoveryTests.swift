@@ -8,6 +8,7 @@ import Testing
 /// real multicast on a real link, nothing on the machine's own interfaces.
 @Suite(
     "Discovery over real multicast",
+    .timeLimit(.minutes(10)),
     .serialized,
     .enabled(if: NamespacePair.isAvailable, "needs root and iproute2 to create network namespaces")
 )

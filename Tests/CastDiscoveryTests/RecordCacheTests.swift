@@ -3,7 +3,7 @@ import Testing
 
 @testable import CastDiscovery
 
-@Suite("Record cache")
+@Suite("Record cache", .timeLimit(.minutes(3)))
 struct RecordCacheTests {
     static let now = NIODeadline.uptimeNanoseconds(1_000_000_000)
 

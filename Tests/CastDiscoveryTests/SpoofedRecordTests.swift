@@ -5,7 +5,7 @@ import Testing
 
 /// A spoofed mDNS record must not point the sender at the user's own
 /// machine, at nowhere, or off the link it was heard on (issue 20).
-@Suite("Spoofed records")
+@Suite("Spoofed records", .timeLimit(.minutes(3)))
 struct SpoofedRecordTests {
     typealias Engine = BrowserEngineTests
 

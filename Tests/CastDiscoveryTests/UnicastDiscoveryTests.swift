@@ -11,6 +11,7 @@ import Testing
 /// cache — with the sender's multicast dropped by nftables.
 @Suite(
     "Discovery by unicast",
+    .timeLimit(.minutes(10)),
     .serialized,
     .enabled(if: NamespacePair.isAvailable && BridgedLAN.hasNFTables, "needs root, iproute2 and nftables")
 )

@@ -4,6 +4,7 @@ import Testing
 @testable import CastDiscovery
 
 /// The scan range and the device cache, without a network.
+@Suite(.timeLimit(.minutes(3)))
 struct UnicastModelTests {
     @Test func cidrTextGivesTheNetworkAndItsHosts() throws {
         let network = try #require(IPv4Network("192.168.1.77/24"))

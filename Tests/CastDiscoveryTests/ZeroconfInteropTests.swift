@@ -8,6 +8,7 @@ import Testing
 /// ours in mind: it advertises and we browse, we advertise and it browses.
 @Suite(
     "Interop with python-zeroconf",
+    .timeLimit(.minutes(10)),
     .serialized,
     .enabled(if: NamespacePair.isAvailable, "needs root and iproute2 to create network namespaces"),
     .enabled(if: NamespacePair.hasZeroconf, "needs python3 with zeroconf (make setup installs it)")

@@ -6,14 +6,14 @@ import Testing
 
 /// Sound to a speaker inside a `CastSession`: the session manager's recovery
 /// brings the same audio stream back after the speaker drops off the network.
-@Suite struct AudioSessionRecoveryTests {
+@Suite(.timeLimit(.minutes(10))) struct AudioSessionRecoveryTests {
     /// The SDK's way: a session of the audio mirroring app, its Remote Display channel added to
     /// it. The connection drops; the manager reconnects, re-attaches the channel, and the same
     /// Cast Streaming session goes on — same app session, no LAUNCH, the tone still decoded.
     @Test func aSpeakerThatDropsOffTheNetworkResumesTheSameStreamWithoutARelaunch() async throws {
         // Real-time streaming takes its turn with the others (RealTimeTurns), so
         // their sender-thread checks never see this session's threads.
-        try await RealTimeTurns.take { try await Self.dropAndResume() }
+        try await RealTimeTurns.take(.thisProcess) { try await Self.dropAndResume() }
     }
 
     private static func dropAndResume() async throws {

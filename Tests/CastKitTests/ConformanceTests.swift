@@ -79,7 +79,7 @@ struct ConformanceFixture: Sendable, CustomStringConvertible, Identifiable {
 /// Every conformance payload parses, and the ones that change state drive
 /// the channels: receiver status, launch progress, media status merge,
 /// multizone members, and the Cast Streaming ANSWER.
-@Suite struct ConformanceTests {
+@Suite(.timeLimit(.minutes(3))) struct ConformanceTests {
     /// The namespace each message type travels on.
     static let namespaces: [String: String] = [
         "RECEIVER_STATUS": CastNamespace.receiver,

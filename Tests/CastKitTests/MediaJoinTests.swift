@@ -6,7 +6,7 @@ import Testing
 /// A sender that joins media another sender started, against a receiver
 /// that behaves as real ones do: no status pushed on CONNECT, broadcasts
 /// with only what changed (audit rows 1, 2 and 4).
-@Suite struct MediaJoinTests {
+@Suite(.timeLimit(.minutes(10))) struct MediaJoinTests {
     /// The media app's transport, with a second sender's media client attached.
     static func join(_ fixture: MediaFixture) async throws -> (CastConnection, RemoteMediaClient) {
         let app = try #require(fixture.emulator.runningApplication)

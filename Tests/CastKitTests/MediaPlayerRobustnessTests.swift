@@ -6,7 +6,7 @@ import Testing
 
 /// The emulator's player takes requests from the network: whatever arrives,
 /// in whatever order, it answers or refuses, and never traps.
-@Suite struct MediaPlayerRobustnessTests {
+@Suite(.timeLimit(.minutes(3))) struct MediaPlayerRobustnessTests {
     static let types = [
         "LOAD", "QUEUE_LOAD", "PLAY", "PAUSE", "STOP", "SEEK", "SET_VOLUME", "EDIT_TRACKS_INFO", "SET_PLAYBACK_RATE",
         "SKIP_AD", "QUEUE_UPDATE", "QUEUE_INSERT", "QUEUE_REMOVE", "QUEUE_REORDER", "QUEUE_GET_ITEM_IDS",

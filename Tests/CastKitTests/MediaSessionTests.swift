@@ -83,7 +83,7 @@ func movie(_ id: String, duration: Double = 60, breaks: [AdBreakInfo]? = nil, cl
         breaks: breaks, breakClips: clips)
 }
 
-@Suite struct MediaSessionTests {
+@Suite(.timeLimit(.minutes(3))) struct MediaSessionTests {
     @Test func loadSendsTheWireShapeThenBuffersThenPlays() async throws {
         try await MediaFixture.with { fixture in
             let sent = try await fixture.sentJSON("LOAD") {
@@ -385,7 +385,7 @@ func movie(_ id: String, duration: Double = 60, breaks: [AdBreakInfo]? = nil, cl
 }
 
 /// The remaining commands and every error path of a media request.
-@Suite struct MediaRequestTests {
+@Suite(.timeLimit(.minutes(3))) struct MediaRequestTests {
     @Test func playStatusAndQueueUpdateGoOutAsTheProtocolSays() async throws {
         try await MediaFixture.with { fixture in
             try await fixture.client.queueLoad(items: [

@@ -9,7 +9,9 @@ import Testing
 /// pychromecast, a sender written by others, uses our emulator as it would a
 /// real receiver: proof that the emulator speaks the protocol, not just our
 /// own reading of it.
-@Suite(.enabled(if: NamespacePair.hasPychromecast, "needs python3 with pychromecast (make setup installs it)"))
+@Suite(
+    .timeLimit(.minutes(10)),
+    .enabled(if: NamespacePair.hasPychromecast, "needs python3 with pychromecast (make setup installs it)"))
 struct PychromecastInteropTests {
     static let script = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -27,7 +29,7 @@ struct PychromecastInteropTests {
         let output: String
         do {
             // In its turn among the real-time tests: pychromecast's own timeouts assume a machine it shares with no stream.
-            output = try await RealTimeTurns.take {
+            output = try await RealTimeTurns.take(.childProcesses) {
                 try await onOwnThread {
                     try NamespacePair.run(
                         ["/usr/bin/env", "python3", Self.script, mode, "127.0.0.1", "\(port)"] + arguments)

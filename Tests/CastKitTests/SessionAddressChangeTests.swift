@@ -9,6 +9,7 @@ import Testing
 /// ``CastContext`` in one, the emulator and its responder in the other.
 @Suite(
     "Sessions across an address change",
+    .timeLimit(.minutes(10)),
     .enabled(if: NamespacePair.isAvailable, "needs root and iproute2 to create network namespaces")
 )
 struct SessionAddressChangeTests {

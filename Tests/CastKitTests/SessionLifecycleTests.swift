@@ -5,7 +5,7 @@ import CastTestSupport
 import Testing
 
 /// Starting, joining, leaving and stopping sessions end to end over TLS against the emulator.
-@Suite struct SessionLifecycleTests {
+@Suite(.timeLimit(.minutes(3))) struct SessionLifecycleTests {
     @Test func startingLaunchesTheAppAndAttachesItsChannels() async throws {
         try await SessionFixture.with(
             SessionFixture.options(applicationID: echoApplication.appID), authenticating: true

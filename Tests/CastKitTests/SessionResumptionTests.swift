@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// Sessions that come back in a new process, or on another device.
-@Suite struct SessionResumptionTests {
+@Suite(.timeLimit(.minutes(3))) struct SessionResumptionTests {
     @Test func aNewProcessWithTheSameStoreResumesTheSession() async throws {
         let store = FileSessionStore(fileURL: temporaryStoreURL())
         // The "crashed" process: it loses its connection and never cleans up (a reconnect far in the future).

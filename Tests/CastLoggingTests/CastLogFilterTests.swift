@@ -1,7 +1,7 @@
 import CastLogging
 import Testing
 
-@Suite struct CastLogFilterTests {
+@Suite(.timeLimit(.minutes(3))) struct CastLogFilterTests {
     @Test func defaultAdmitsInfoAndAbove() {
         let filter = CastLogFilter()
         #expect(filter.minimumLevel == .info)

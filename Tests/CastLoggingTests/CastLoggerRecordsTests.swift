@@ -2,7 +2,7 @@ import CastLogging
 import Logging
 import Testing
 
-@Suite struct CastLoggerRecordsTests {
+@Suite(.timeLimit(.minutes(3))) struct CastLoggerRecordsTests {
     @Test func severalSubscribersEachGetEveryRecord() async {
         let hub = CastLogger(filter: CastLogFilter(minimumLevel: .debug))
         let first = hub.records()

@@ -2,7 +2,7 @@ import CastLogging
 import Logging
 import Testing
 
-@Suite struct CastLoggerTests {
+@Suite(.timeLimit(.minutes(3))) struct CastLoggerTests {
     @Test func nothingIsEmittedOrBuiltUntilASinkIsInstalled() {
         let hub = CastLogger(filter: CastLogFilter(minimumLevel: .verbose))
         let logger = hub.makeLogger(subsystem: "Transport")

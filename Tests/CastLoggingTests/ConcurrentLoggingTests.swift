@@ -3,7 +3,7 @@ import Logging
 import Synchronization
 import Testing
 
-@Suite struct ConcurrentLoggingTests {
+@Suite(.timeLimit(.minutes(3))) struct ConcurrentLoggingTests {
     /// Many tasks log at once while the filter changes under them: every
     /// admitted record arrives exactly once, intact, and each task's records
     /// arrive in the order it logged them.

@@ -1,7 +1,7 @@
 import CastLogging
 import Testing
 
-@Suite struct GlobPatternTests {
+@Suite(.timeLimit(.minutes(3))) struct GlobPatternTests {
     @Test(arguments: [
         ("Transport", "Transport", true),
         ("Transport", "Transport.Heartbeat", false),

@@ -26,7 +26,7 @@ private final class SharedEvents: Sendable {
     func append(label: String, event: LogEvent) { self.storage.withLock { $0.append((label, event)) } }
 }
 
-@Suite struct SwiftLogSinkTests {
+@Suite(.timeLimit(.minutes(3))) struct SwiftLogSinkTests {
     @Test func forwardsRecordsWithLevelMetadataAndLocation() throws {
         struct Failure: Error {}
         let events = SharedEvents()

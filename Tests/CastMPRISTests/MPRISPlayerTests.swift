@@ -16,7 +16,9 @@ func dbusSend(_ bus: String, _ arguments: [String]) async throws -> String {
     try await CommandOutput.dbusSend(bus, arguments)
 }
 
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-send"), "needs dbus-send"))
+@Suite(
+    .timeLimit(.minutes(10)),
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-send"), "needs dbus-send"))
 struct MPRISPlayerTests {
     /// The desktop's side, on a private session bus: properties, PlayPause, Seek and Volume
     /// through dbus-send reach the emulator's player; changes arrive as PropertiesChanged.

@@ -4,7 +4,7 @@ import Testing
 
 /// What is served as it is, remuxed or transcoded, per device — against the
 /// table's sources (developers.google.com/cast/docs/media).
-@Suite struct ConversionPlanTests {
+@Suite(.timeLimit(.minutes(3))) struct ConversionPlanTests {
     typealias Stream = ProbedMedia.Stream
 
     static let h264 = Stream(

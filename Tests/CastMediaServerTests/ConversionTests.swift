@@ -5,7 +5,9 @@ import Testing
 
 /// Files checked with ffprobe and converted with ffmpeg — both real, both
 /// also used as the independent judge of what our server sent.
-@Suite(.enabled(if: MediaTools.installed().ffmpeg != nil, "needs ffmpeg and ffprobe (make setup installs them)"))
+@Suite(
+    .timeLimit(.minutes(3)),
+    .enabled(if: MediaTools.installed().ffmpeg != nil, "needs ffmpeg and ffprobe (make setup installs them)"))
 struct ConversionTests {
     static let tools = MediaTools.installed()
 

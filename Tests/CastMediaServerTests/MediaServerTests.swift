@@ -5,7 +5,7 @@ import Testing
 
 /// The media server checked by clients we did not write: curl and Python's
 /// http.client, over real TCP on the loopback.
-@Suite struct MediaServerTests {
+@Suite(.timeLimit(.minutes(3))) struct MediaServerTests {
     /// 100 000 bytes of a known pattern.
     static let content = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 / 256) }
 

@@ -2,7 +2,7 @@ import CastMediaServer
 import Foundation
 import Testing
 
-@Suite struct PlaylistTests {
+@Suite(.timeLimit(.minutes(3))) struct PlaylistTests {
     let folder = URL(fileURLWithPath: "/music/lists")
 
     @Test func extendedM3UNamesItsEntries() throws {

@@ -8,7 +8,7 @@ import Testing
 /// subnets made for the test (deleting a namespace deletes its link); the
 /// server for the second device must take the second link's address, and
 /// that device must reach it.
-@Suite(.enabled(if: NamespacePair.isAvailable, "needs root and ip(8) for network namespaces"))
+@Suite(.timeLimit(.minutes(10)), .enabled(if: NamespacePair.isAvailable, "needs root and ip(8) for network namespaces"))
 struct RouteTests {
     @Test func theServerBindsToTheAddressTowardTheDevice() async throws {
         let tag = "\(getpid())x\(Int.random(in: 0..<1_000_000))"

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// SubRip as real files have it, made WebVTT.
-@Suite struct WebVTTTests {
+@Suite(.timeLimit(.minutes(3))) struct WebVTTTests {
     @Test func aPlainFileBecomesWebVTT() throws {
         let srt = "1\n00:00:01,000 --> 00:00:04,250\nHello there.\n\n2\n00:01:02,5 --> 01:00:03,05\nTwo\nlines\n"
         let vtt = try WebVTT(srt: Array(srt.utf8))

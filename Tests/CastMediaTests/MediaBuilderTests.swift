@@ -3,7 +3,7 @@ import CastMedia
 import Testing
 
 /// The SDK-style builders produce the same values (and so the same wire JSON) as the initializers.
-@Suite struct MediaBuilderTests {
+@Suite(.timeLimit(.minutes(3))) struct MediaBuilderTests {
     @Test func theSDKsAdBreakSampleBuildsTheExpectedMedia() throws {
         var clip = AdBreakClipInfoBuilder(adBreakClipID: "bc0")
         clip.title = "Clip title"

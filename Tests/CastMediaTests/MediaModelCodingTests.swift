@@ -15,7 +15,7 @@ func canonical(_ text: String) throws -> String {
     try JSONValue(parsing: text).jsonText()
 }
 
-@Suite struct MediaModelCodingTests {
+@Suite(.timeLimit(.minutes(3))) struct MediaModelCodingTests {
     @Test func mediaInformationHasTheWireShape() throws {
         var metadata = MediaMetadata(
             type: .movie, images: [MediaImage(url: "https://x/p.jpg", width: 480, height: 360)])

@@ -2,7 +2,7 @@ import CastChannels
 import CastMedia
 import Testing
 
-@Suite struct MediaStatusCacheTests {
+@Suite(.timeLimit(.minutes(10))) struct MediaStatusCacheTests {
     static let full: JSONValue = [
         "type": "MEDIA_STATUS", "requestId": 0,
         "status": [

@@ -6,7 +6,7 @@ import Testing
 /// whichever way it came in — an app's pooled buffer (planes, taken as it
 /// is), an app's own buffer (copied), or an ``AudioInput`` (copied whole,
 /// topping up the last copy) — and across the buffers' edges.
-@Suite struct AudioFrameQueueTests {
+@Suite(.timeLimit(.minutes(3))) struct AudioFrameQueueTests {
     static let start = HostTime(nanoseconds: 5_000_000_000)
 
     /// Frame `frame`'s sample on `channel`: distinct for every frame and channel.

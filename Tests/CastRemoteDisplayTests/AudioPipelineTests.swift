@@ -4,7 +4,7 @@ import CastTestSupport
 import Foundation
 import Testing
 
-@Suite struct AudioPipelineTests {
+@Suite(.timeLimit(.minutes(3))) struct AudioPipelineTests {
     static let start = HostTime(nanoseconds: 5_000_000_000)
 
     /// 1 s of a 1 kHz sine at 44.1 kHz, stereo int16 interleaved, amplitude 0.5.

@@ -5,7 +5,7 @@ import Testing
 
 /// The pool behind encoded frames and pixel buffers: bounded, reusing what
 /// is recycled, and, prefilled, making nothing after it is created.
-@Suite struct BoundedPoolTests {
+@Suite(.timeLimit(.minutes(3))) struct BoundedPoolTests {
     final class Object: Sendable {}
 
     @Test(arguments: [false, true])

@@ -3,7 +3,7 @@ import Testing
 @testable import CastRemoteDisplay
 
 /// Cast feedback (PT 206, FMT 15) as CastFeedback.swift draws it.
-@Suite struct CastFeedbackTests {
+@Suite(.timeLimit(.minutes(3))) struct CastFeedbackTests {
     @Test func lossFieldsAndTheCST2BlockAreWrittenAtTheirOffsetsAndReadBack() throws {
         let feedback = CastFeedback(
             receiverSSRC: 0x0102_0304, senderSSRC: 0x0506_0708, checkpointFrameID: 0x10, playoutDelay: 400,

@@ -5,7 +5,7 @@ import Testing
 
 /// The emulator's receiving side of one stream, driven packet by packet:
 /// the rules it takes from Open Screen's receiver, and when it NACKs.
-@Suite struct EmulatorReceiverStreamTests {
+@Suite(.timeLimit(.minutes(3))) struct EmulatorReceiverStreamTests {
     let key = StreamKey(key: Array(repeating: 1, count: 16), ivMask: Array(repeating: 2, count: 16))!
     let now = HostTime(nanoseconds: 5_000_000_000)
 

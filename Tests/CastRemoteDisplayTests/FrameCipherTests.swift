@@ -3,7 +3,7 @@ import Testing
 @testable import CastRemoteDisplay
 
 /// The frame cipher (AES-128-CTR, Docs/spec/cast-streaming.md §3) against its golden vector.
-@Suite struct FrameCipherTests {
+@Suite(.timeLimit(.minutes(3))) struct FrameCipherTests {
     @Test func frameEncryptionReproducesTheGoldenVector() throws {
         let key = try #require(
             StreamKey(hexKey: "000102030405060708090a0b0c0d0e0f", hexIVMask: "f0f1f2f3f4f5f6f7f8f9fafbfffffffe"))

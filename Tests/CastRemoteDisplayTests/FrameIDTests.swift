@@ -3,7 +3,7 @@ import Testing
 @testable import CastRemoteDisplay
 
 /// 8-bit frame ids on the wire, expanded to the sender's 64-bit ones.
-@Suite struct FrameIDTests {
+@Suite(.timeLimit(.minutes(3))) struct FrameIDTests {
     @Test func frameIDsExpandAcrossTheWrap() {
         #expect(FrameID.expand(0xFF, atOrBefore: 3) == -1)
         #expect(FrameID.expand(0x02, atOrBefore: 258) == 258)

@@ -2,7 +2,7 @@ import Testing
 
 @testable import CastRemoteDisplay
 
-@Suite struct HostTimeTests {
+@Suite(.timeLimit(.minutes(3))) struct HostTimeTests {
     /// Host times and durations in whole nanoseconds, both signs: the concrete
     /// conversions the sender uses agree with the standard library's generic ones.
     @Test func durationsInNanosecondsAgreeWithTheStandardLibrary() {

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The Y4M and WAV readers `cast screen` streams from, fed bad files.
-@Suite struct MediaFileTests {
+@Suite(.timeLimit(.minutes(3))) struct MediaFileTests {
     /// A size that overflowed `width × height × 3 / 2` before the header was bounded.
     @Test(arguments: [
         "YUV4MPEG2 W9223372036854775807 H9223372036854775807 C420", "YUV4MPEG2 W4098 H2160", "YUV4MPEG2 W0 H0",

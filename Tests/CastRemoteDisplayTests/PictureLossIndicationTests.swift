@@ -3,7 +3,7 @@ import Testing
 @testable import CastRemoteDisplay
 
 /// PLI (PT 206, FMT 1) as PictureLossIndication.swift draws it.
-@Suite struct PictureLossIndicationTests {
+@Suite(.timeLimit(.minutes(3))) struct PictureLossIndicationTests {
     @Test func itNamesTheMediaSSRCAtItsOffset() throws {
         var bytes: [UInt8] = []
         RTCPWriter.appendPictureLossIndication(senderSSRC: 0x0102_0304, mediaSSRC: 0x0506_0708, to: &bytes)

@@ -1,7 +1,7 @@
 import CastRemoteDisplay
 import Testing
 
-@Suite struct PixelBufferPoolTests {
+@Suite(.timeLimit(.minutes(3))) struct PixelBufferPoolTests {
     @Test func neverHandsOutMoreThanItsCapacityAndRecyclesOnDrop() throws {
         let pool = try PixelBufferPool(width: 64, height: 48, capacity: 2)
         var first = try unwrap(pool.makeBuffer())

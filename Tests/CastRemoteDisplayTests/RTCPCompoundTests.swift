@@ -3,7 +3,7 @@ import Testing
 @testable import CastRemoteDisplay
 
 /// Compound RTCP packets as the receiver sends them (Docs/spec/cast-streaming.md §4).
-@Suite struct RTCPCompoundTests {
+@Suite(.timeLimit(.minutes(3))) struct RTCPCompoundTests {
     @Test func aHandBuiltCompoundPacketParses() throws {
         var packet: [UInt8] = []
         // RR with one block: receiver SSRC 2, about SSRC 1, LSR 0x11223344, DLSR 0x00010000 (1 s).

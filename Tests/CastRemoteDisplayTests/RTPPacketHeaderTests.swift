@@ -3,7 +3,7 @@ import Testing
 @testable import CastRemoteDisplay
 
 /// The RTP header of Cast Streaming, byte for byte (Docs/spec/cast-streaming.md §2).
-@Suite struct RTPPacketHeaderTests {
+@Suite(.timeLimit(.minutes(3))) struct RTPPacketHeaderTests {
     @Test func rtpHeadersMatchTheCapturedExamples() throws {
         // Audio frame 0, the only packet: `80 e0 7681 00000000 000058b7 c0 00 0000 0000 00`.
         let audio = RTPPacketHeader(

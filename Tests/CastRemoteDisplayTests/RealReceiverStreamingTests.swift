@@ -6,7 +6,7 @@ import Testing
 /// The sender's Cast Streaming behaviour where the audit found it differed
 /// from Open Screen's and Chrome's (rows 7, 8, 9, 10, 17). Each test failed
 /// on the code before the fix.
-@Suite struct RealReceiverStreamingTests {
+@Suite(.timeLimit(.minutes(3))) struct RealReceiverStreamingTests {
     typealias Wire = SenderEngineTests.Wire
 
     let audio = StreamParameters(

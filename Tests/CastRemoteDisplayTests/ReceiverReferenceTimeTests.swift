@@ -3,7 +3,7 @@ import Testing
 @testable import CastRemoteDisplay
 
 /// XR with a receiver reference time block (BT 4) as ReceiverReferenceTime.swift draws it.
-@Suite struct ReceiverReferenceTimeTests {
+@Suite(.timeLimit(.minutes(3))) struct ReceiverReferenceTimeTests {
     @Test func itIsWrittenAtItsOffsetsAndReadBackAfterAnotherBlock() throws {
         var bytes: [UInt8] = []
         RTCPWriter.appendReceiverReferenceTime(ssrc: 0x0102_0304, ntp: 0x1112_1314_1516_1718, to: &bytes)

@@ -3,7 +3,7 @@ import Testing
 @testable import CastRemoteDisplay
 
 /// RR (PT 201) as ReceiverReport.swift draws it.
-@Suite struct ReceiverReportTests {
+@Suite(.timeLimit(.minutes(3))) struct ReceiverReportTests {
     @Test func aReportWithItsBlockIsWrittenAtItsOffsetsAndReadBack() throws {
         let block = ReportBlock(
             sourceSSRC: 0x0A0B_0C0D, fractionLost: 0x20, cumulativeLost: 0x01_0203,

@@ -4,7 +4,7 @@ import Testing
 
 /// The sender engine driven directly, with a test clock and a transmit
 /// function that records what would go on the wire.
-@Suite struct SenderEngineTests {
+@Suite(.timeLimit(.minutes(3))) struct SenderEngineTests {
     final class Wire: @unchecked Sendable {
         // @unchecked Sendable: `datagrams` is appended to only by the engine's
         // transmit closure, which runs inside engine calls the test makes on

@@ -3,7 +3,7 @@ import Testing
 @testable import CastRemoteDisplay
 
 /// SR (PT 200) as SenderReport.swift draws it.
-@Suite struct SenderReportTests {
+@Suite(.timeLimit(.minutes(3))) struct SenderReportTests {
     @Test func itIsWrittenAtItsOffsetsAndReadBack() throws {
         let report = SenderReport(
             ssrc: 0x0102_0304, ntpTimestamp: 0x1112_1314_1516_1718, rtpTimestamp: 0x2122_2324, packetCount: 0x3132_3334,

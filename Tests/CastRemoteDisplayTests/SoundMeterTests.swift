@@ -4,7 +4,7 @@ import Testing
 @testable import CastEmulator
 
 /// The emulator's sound meter: the pitch and level of the last second only.
-@Suite struct SoundMeterTests {
+@Suite(.timeLimit(.minutes(3))) struct SoundMeterTests {
     static func sine(_ frequency: Double, amplitude: Float, seconds: Double, channels: Int) -> [Float] {
         (0..<Int(seconds * 48_000)).flatMap { index in
             [Float](

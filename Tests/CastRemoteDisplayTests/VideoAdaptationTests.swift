@@ -3,7 +3,7 @@ import Testing
 @testable import CastRemoteDisplay
 
 /// The congestion ladder, driven by hand at 500 ms steps.
-@Suite struct VideoAdaptationTests {
+@Suite(.timeLimit(.minutes(3))) struct VideoAdaptationTests {
     let start = HostTime(nanoseconds: 5_000_000_000)
     func at(_ milliseconds: Int) -> HostTime { self.start.advanced(by: .milliseconds(milliseconds)) }
     static let hd = RemoteDisplayConfiguration.Resolution(width: 1_280, height: 720)

@@ -3,7 +3,7 @@ import CastRemoteDisplay
 import CastTestSupport
 import Testing
 
-@Suite struct VideoEncoderTests {
+@Suite(.timeLimit(.minutes(10))) struct VideoEncoderTests {
     static let frameInterval: Int64 = 33_333_333
 
     /// A smaller size takes effect at the next frame, as a key frame the

@@ -1,34 +1,55 @@
 import Testing
 
-/// Tests that run in real time on most of the machine (Remote Display
-/// streaming, the `cast` demo, third-party senders with their own timeouts)
-/// take turns across every suite and test target of the process: on a
-/// 2-core machine two of them at once starve each other, and what they
-/// measure stops meaning anything.
+/// Tests that run in real time (Remote Display streaming, the `cast` demo,
+/// third-party senders with their own timeouts) take turns across every
+/// suite and test target of the process, one per lane: two streams of the
+/// same kind at once would see each other's threads and share what they
+/// measure.
+///
+/// There are two lanes. A stream sent from this process (its encoder and
+/// network threads, which ``senderThreadsEnded(within:)`` checks) takes
+/// ``Lane/thisProcess``; a test whose sender is a program it starts (`cast`,
+/// pychromecast) or that only drives a display server takes
+/// ``Lane/childProcesses``. A test of each lane runs at once: the whole
+/// suite uses about a third of one core (61 s of CPU in a 190 s test phase
+/// with one lane), so two streams leave plenty for both. Under a sanitizer
+/// (5–15 times slower) both lanes are one.
 public enum RealTimeTurns {
-    private static let gate = TurnGate()
+    /// Which real-time tests a test takes turns with.
+    public enum Lane: Sendable {
+        /// The stream is sent from this process (a Remote Display or audio session).
+        case thisProcess
+        /// The sender is a program the test starts, or the test drives a display server.
+        case childProcesses
+    }
 
-    /// Runs `body` once no other real-time test runs, then prints how long
-    /// the test waited for its turn and held it: the turns add up to the
-    /// floor of the suite's wall time, and CI's log shows which test holds
-    /// the most.
-    public static func take<Result: Sendable>(_ body: () async throws -> Result) async throws -> Result {
+    private static let thisProcess = TurnGate()
+    private static let childProcesses = Sanitizers.areActive ? Self.thisProcess : TurnGate()
+
+    /// Runs `body` once no other real-time test of `lane` runs, then prints
+    /// how long the test waited for its turn and held it: each lane's turns
+    /// add up to the floor of the suite's wall time, and CI's log shows
+    /// which test holds the most.
+    public static func take<Result: Sendable>(
+        _ lane: Lane, _ body: () async throws -> Result
+    ) async throws -> Result {
+        let gate = lane == .thisProcess ? Self.thisProcess : Self.childProcesses
         let clock = ContinuousClock()
         let asked = clock.now
-        await Self.gate.enter()
+        await gate.enter()
         let started = clock.now
         defer {
             let name = Test.current.map { "\($0.id)" } ?? "a real-time test"
             print(
-                "real-time turn: \(name) waited \(Self.seconds(started - asked)), held \(Self.seconds(clock.now - started))"
+                "real-time turn (\(lane)): \(name) waited \(Self.seconds(started - asked)), held \(Self.seconds(clock.now - started))"
             )
         }
         do {
             let result = try await body()
-            await Self.gate.leave()
+            await gate.leave()
             return result
         } catch {
-            await Self.gate.leave()
+            await gate.leave()
             throw error
         }
     }

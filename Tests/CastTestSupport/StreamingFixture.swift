@@ -29,7 +29,7 @@ public struct StreamingFixture {
         clock: any Clock<Duration> = ContinuousClock(),
         _ body: (StreamingFixture) async throws -> Void
     ) async throws {
-        try await RealTimeTurns.take {
+        try await RealTimeTurns.take(.thisProcess) {
             try await Self.run(streaming: streaming, profile: profile, application: application, clock: clock, body)
         }
     }

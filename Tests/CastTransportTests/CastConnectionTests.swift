@@ -7,7 +7,7 @@ import Testing
 @testable import CastTransport
 
 /// The connection over real TLS sockets on 127.0.0.1 against the emulator.
-@Suite struct CastConnectionTests {
+@Suite(.timeLimit(.minutes(3))) struct CastConnectionTests {
     @Test func movesThroughItsStatesAndEndsWhenClosed() async throws {
         try await EmulatorFixture.with { fixture in
             let connection = fixture.connection()

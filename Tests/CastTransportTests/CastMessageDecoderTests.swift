@@ -6,7 +6,7 @@ import Testing
 
 @testable import CastTransport
 
-@Suite struct CastMessageDecoderTests {
+@Suite(.timeLimit(.minutes(3))) struct CastMessageDecoderTests {
     static func messages(_ count: Int) -> [CastMessage] {
         (0..<count).map { index in
             CastMessage(

@@ -5,7 +5,7 @@ import Testing
 
 @testable import CastTransport
 
-@Suite struct CastMessageFramerTests {
+@Suite(.timeLimit(.minutes(3))) struct CastMessageFramerTests {
     static let status = CastMessage(
         namespace: "urn:x-cast:com.google.cast.media",
         sourceID: "receiver-0",

@@ -6,7 +6,7 @@ import Testing
 
 /// How the connection ends when the receiver misbehaves, and what happens to
 /// work in flight.
-@Suite struct ConnectionFailureTests {
+@Suite(.timeLimit(.minutes(3))) struct ConnectionFailureTests {
     @Test func heartbeatTimeoutIsDetected() async throws {
         // The timeout also runs while TLS connects: long enough for a busy machine's handshake
         // (1.5 s was not, once, with every suite running on two cores) and for a

@@ -3,7 +3,7 @@ import Testing
 
 @testable import CastTransport
 
-@Suite struct ConnectionMessageTests {
+@Suite(.timeLimit(.minutes(3))) struct ConnectionMessageTests {
     @Test func connectCarriesTheSendersIdentityForLinux() throws {
         let sender = SenderInfo(userAgent: "agent/1", version: "1.2.3", systemVersion: "Linux x86_64")
         let text = try ConnectionMessage.connect(type: .invisible, sender: sender).text()

@@ -8,7 +8,7 @@ import X509
 
 /// The verifier's checks that a well-behaved emulator cannot provoke, on
 /// replies built by hand from the emulator's identity.
-@Suite struct DeviceAuthVerifierTests {
+@Suite(.timeLimit(.minutes(3))) struct DeviceAuthVerifierTests {
     let identity: ReceiverIdentity
     let peerCertificateDER: [UInt8]
     let nonce = [UInt8](repeating: 0x5A, count: 16)

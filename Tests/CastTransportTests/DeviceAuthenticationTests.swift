@@ -5,7 +5,7 @@ import X509
 @testable import CastTransport
 
 /// Device authentication against the emulator's test CA, and every failure.
-@Suite struct DeviceAuthenticationTests {
+@Suite(.timeLimit(.minutes(3))) struct DeviceAuthenticationTests {
     /// A policy whose timeout is generous, so a slow machine (or TSan) never turns a verdict into a timeout;
     /// the no-reply case shortens it.
     static func policy(

@@ -7,7 +7,7 @@ import Testing
 
 @testable import CastTransport
 
-@Suite struct HeartbeatMonitorTests {
+@Suite(.timeLimit(.minutes(3))) struct HeartbeatMonitorTests {
     let configuration = HeartbeatConfiguration(pingInterval: .seconds(5), timeout: .seconds(10))
     let start = NIODeadline.uptimeNanoseconds(1_000_000_000)
 
@@ -47,7 +47,7 @@ import Testing
 
 /// The exact texts take the fast path; every other spelling of the same JSON
 /// still parses, and anything else is not a heartbeat.
-@Suite struct HeartbeatMessageTests {
+@Suite(.timeLimit(.minutes(3))) struct HeartbeatMessageTests {
     @Test(arguments: [
         (#"{"type":"PING"}"#, HeartbeatMessage.ping),
         (#"{"type":"PONG"}"#, .pong),
@@ -64,7 +64,7 @@ import Testing
     }
 }
 
-@Suite struct HeartbeatHandlerTests {
+@Suite(.timeLimit(.minutes(3))) struct HeartbeatHandlerTests {
     static let logger = CastLogger(filter: CastLogFilter(minimumLevel: .none)).makeLogger(subsystem: "Test")
 
     func makeChannel(silenced: Bool = false) throws -> EmbeddedChannel {
@@ -154,7 +154,7 @@ import Testing
 /// A sender's and a receiver's heartbeat handlers joined in memory, their
 /// clocks advanced together: what a real connection does over minutes,
 /// checked in milliseconds and at exact instants.
-@Suite struct HeartbeatPairTests {
+@Suite(.timeLimit(.minutes(3))) struct HeartbeatPairTests {
     /// The sender's and receiver's channels; frames written by one are read by the other.
     struct Pair {
         let sender: EmbeddedChannel

@@ -3,7 +3,7 @@ import Testing
 
 @testable import CastTransport
 
-@Suite struct MessageRouterTests {
+@Suite(.timeLimit(.minutes(3))) struct MessageRouterTests {
     static let logger = CastLogger(filter: CastLogFilter(minimumLevel: .none)).makeLogger(subsystem: "Test")
 
     static func message(_ namespace: String, from source: String, to destination: String) -> CastMessage {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import CastTransport
 
-@Suite struct ReconnectPolicyTests {
+@Suite(.timeLimit(.minutes(3))) struct ReconnectPolicyTests {
     @Test func growsExponentiallyUpToTheCapWithoutJitter() {
         let policy = ReconnectPolicy(
             initialDelay: .seconds(1),

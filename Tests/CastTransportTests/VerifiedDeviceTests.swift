@@ -9,7 +9,7 @@ import X509
 /// Device verification against Google's Cast roots, as Chrome and Open
 /// Screen do (issue 20): real device chains from Open Screen's test data, and
 /// the emulator, which signs with its own test root.
-@Suite struct VerifiedDeviceTests {
+@Suite(.timeLimit(.minutes(3))) struct VerifiedDeviceTests {
     /// A chain from `CastDeviceChains/`: the device certificate, then its intermediates.
     static func chain(_ name: String) throws -> (device: Certificate, intermediates: [Certificate]) {
         let url = try #require(Bundle.module.url(forResource: "CastDeviceChains/\(name)", withExtension: "pem"))

@@ -6,7 +6,7 @@ import Testing
 @testable import CastTransport
 
 /// Virtual connections and routing against the emulator's platform rules.
-@Suite struct VirtualConnectionTests {
+@Suite(.timeLimit(.minutes(3))) struct VirtualConnectionTests {
     static let receiverNamespace = "urn:x-cast:com.google.cast.receiver"
 
     @Test func theReceiverDropsMessagesWithoutAVirtualConnection() async throws {
@@ -129,7 +129,7 @@ import Testing
 }
 
 /// The emulator's scripted receiver-app hook.
-@Suite struct EmulatorResponderTests {
+@Suite(.timeLimit(.minutes(3))) struct EmulatorResponderTests {
     @Test func aResponderAnswersOnlyThroughAVirtualConnection() async throws {
         try await EmulatorFixture.with { fixture in
             let namespace = "urn:x-cast:com.example.echo"

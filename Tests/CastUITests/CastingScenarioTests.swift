@@ -50,7 +50,7 @@ final class StateLog<State: Sendable>: Sendable {
 
 /// The scripted scenario, against the emulator, with every model's
 /// state and each control's enabled state checked at each step.
-@Suite struct CastingScenarioTests {
+@Suite(.timeLimit(.minutes(3))) struct CastingScenarioTests {
     @Test func noDevicesThenFoundConnectingConnectedMediaLiveAdsAndEnd() async throws {
         // A Chromecast's volume model: attenuation, step 0.04 (the emulator's `chromecast` profile).
         let emulator = try CastEmulator(

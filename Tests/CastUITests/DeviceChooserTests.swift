@@ -37,7 +37,7 @@ private final class HeldUDPPort: Sendable {
     deinit { close(self.descriptor) }
 }
 
-@Suite struct DeviceChooserTests {
+@Suite(.timeLimit(.minutes(10))) struct DeviceChooserTests {
     /// Seed 001 and 003: the receiver app id filters discovery — a device that cannot run it is not listed.
     @Test func onlyDevicesThatRunTheAppAreListed() async throws {
         let emulator = try CastEmulator(configuration: CastEmulatorConfiguration(name: "Kitchen"), logger: quietLogger)

@@ -6,7 +6,7 @@ import CastUI
 import Foundation
 import Testing
 
-@Suite struct ImageCacheTests {
+@Suite(.timeLimit(.minutes(3))) struct ImageCacheTests {
     /// Fetched once over real HTTP (Hummingbird on loopback), kept, bounded, the least recently used first out.
     @Test func imagesAreFetchedOnceKeptAndEvictedOldestFirst() async throws {
         let server = try await MediaServer.start(toward: "127.0.0.1", logger: quietLogger)

@@ -35,7 +35,7 @@ private func status(
     return status
 }
 
-@Suite struct MediaControlsTests {
+@Suite(.timeLimit(.minutes(3))) struct MediaControlsTests {
     @Test func withoutAMediaSessionNothingShowsOrWorks() {
         let controls = MediaControls(status: nil)
         #expect(controls == .none)

@@ -5,7 +5,7 @@ import CastUI
 import Foundation
 import Testing
 
-@Suite struct VolumeModelTests {
+@Suite(.timeLimit(.minutes(3))) struct VolumeModelTests {
     /// Presses from concurrent tasks (a key held down, a media-key daemon and
     /// a slider at once) add up, and reach the receiver in the order they were
     /// asked for: each SET_VOLUME higher than the last, and the device ends

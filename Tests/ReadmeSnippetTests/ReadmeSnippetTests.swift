@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// README.md's Swift snippets are the ones ReadmeSnippets.swift compiles.
-@Suite struct ReadmeSnippetTests {
+@Suite(.timeLimit(.minutes(3))) struct ReadmeSnippetTests {
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

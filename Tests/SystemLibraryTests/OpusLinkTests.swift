@@ -4,7 +4,7 @@ import Testing
 
 /// libopus links and works: 10 ms of stereo 48 kHz audio encodes to one Opus
 /// packet that describes itself correctly and decodes back to 10 ms of sound.
-@Suite struct OpusLinkTests {
+@Suite(.timeLimit(.minutes(3))) struct OpusLinkTests {
     static let sampleRate: Int32 = 48_000
     static let channels: Int32 = 2
     static let frameSamples = 480  // 10 ms at 48 kHz

@@ -4,7 +4,7 @@ import Testing
 
 /// libvpx links and works: one 320×240 I420 frame encodes to a VP8 key frame
 /// and decodes back to a close copy.
-@Suite struct VP8LinkTests {
+@Suite(.timeLimit(.minutes(3))) struct VP8LinkTests {
     static let width: UInt32 = 320
     static let height: UInt32 = 240
 
