@@ -109,11 +109,8 @@ public final class CastEmulator: Sendable {
         }
         let hub = self.hub
         let context = self.tls.context
-        let responder = DeviceAuthResponder(identity: self.identity, tlsCertificateDER: self.tls.certificateDER)
-        let heartbeat = self.configuration.heartbeat
-        let heartbeatIDs = HeartbeatAddressing(ping: self.configuration.profile.pingIDs, pong: nil)
+        let addPlatformHandlers = self.platformHandlers()
         let clock = self.configuration.mediaClock
-        let logger = self.logger
         let loop = self.group.next()
         let makeBootstrap: @Sendable () -> ServerBootstrap = {
             ServerBootstrap(group: loop)
@@ -123,17 +120,7 @@ public final class CastEmulator: Sendable {
                     channel.eventLoop.makeCompletedFuture {
                         let sync = channel.pipeline.syncOperations
                         try sync.addHandler(NIOSSLServerHandler(context: context))
-                        try sync.addHandler(ByteToMessageHandler(CastMessageDecoder()))
-                        try sync.addHandler(
-                            HeartbeatHandler(
-                                configuration: heartbeat,
-                                addressing: heartbeatIDs,
-                                isSilenced: { hub.faults.isHeartbeatSilenced },
-                                logger: logger
-                            )
-                        )
-                        try sync.addHandler(
-                            EmulatorConnectionHandler(hub: hub, clock: clock, responder: responder, logger: logger))
+                        try addPlatformHandlers(sync, .afterTLSHandshake)
                     }
                 }
         }
@@ -159,6 +146,74 @@ public final class CastEmulator: Sendable {
         }
         self.mediaTicks.withLockedValue { $0 = ticks }
         self.logger.info("listening", metadata: ["cast.port": "\(channel.localAddress?.port ?? 0)"])
+    }
+
+    /// Installs the receiver's handlers above the bytes of one sender's
+    /// connection (below them: TLS, or nothing in memory): framing, the
+    /// heartbeat and the platform.
+    private func platformHandlers()
+        -> @Sendable (ChannelPipeline.SynchronousOperations, HeartbeatHandler.Start) throws -> Void
+    {
+        let hub = self.hub
+        let responder = DeviceAuthResponder(identity: self.identity, tlsCertificateDER: self.tls.certificateDER)
+        let heartbeat = self.configuration.heartbeat
+        let heartbeatIDs = HeartbeatAddressing(ping: self.configuration.profile.pingIDs, pong: nil)
+        let clock = self.configuration.mediaClock
+        let logger = self.logger
+        return { sync, heartbeatStart in
+            try sync.addHandler(ByteToMessageHandler(CastMessageDecoder()))
+            try sync.addHandler(
+                HeartbeatHandler(
+                    configuration: heartbeat,
+                    addressing: heartbeatIDs,
+                    isSilenced: { hub.faults.isHeartbeatSilenced },
+                    start: heartbeatStart,
+                    logger: logger
+                )
+            )
+            try sync.addHandler(EmulatorConnectionHandler(hub: hub, clock: clock, responder: responder, logger: logger))
+        }
+    }
+
+    /// A connection to this emulator joined in memory: no socket, no TLS
+    /// and no port, the sender's pipeline and the emulator's on the two
+    /// ends of a pair of channels, for tests of what runs above the socket
+    /// (channels, media, sessions) that should not wait on the network or
+    /// a busy machine.
+    ///
+    /// Everything the emulator does on a socket it does here — virtual
+    /// connections, the heartbeat, faults, events — and device
+    /// authentication, when `configuration` asks for it, verifies as on the
+    /// network: the emulator signs over the certificate its TLS would present.
+    /// The emulator accepts it while running (``start(port:)``, which also
+    /// runs its media player's own transitions), and refuses it once
+    /// stopped, as its port does: the connection fails with
+    /// `CastTransportError.Code.connectionFailed`.
+    ///
+    /// - Parameters:
+    ///   - configuration: the sender's settings; device authentication off by default.
+    ///   - logger: the sender's log hub.
+    /// - Returns: a connection; nothing happens until its `connect()`.
+    public func inMemoryConnection(
+        configuration: CastConnectionConfiguration = CastConnectionConfiguration(deviceAuthentication: .off),
+        logger: CastLogger = .shared
+    ) -> CastConnection {
+        let addPlatformHandlers = self.platformHandlers()
+        let loop = self.group.next()
+        let certificate = self.tls.certificateDER
+        let server = self.server
+        return CastConnection(
+            inMemory: { senderLoop in
+                // Refused while stopped, as the port is: a test's "device off the network".
+                guard server.withLockedValue({ $0 != nil }) else {
+                    throw CastEmulatorError(.invalidState, "the emulator is not running")
+                }
+                let (senderEnd, receiverEnd) = InMemoryChannel.makePair(on: senderLoop, and: loop)
+                try await loop.submit { try addPlatformHandlers(receiverEnd.pipeline.syncOperations, .whenActive) }
+                    .get()
+                try await receiverEnd.activate().get()
+                return InMemoryLink(channel: senderEnd, certificateDER: certificate)
+            }, configuration: configuration, logger: logger)
     }
 
     /// Stops listening and closes every sender socket; the receiver state stays.

@@ -6,11 +6,13 @@ import Testing
 
 @testable import CastTransport
 
-/// The connection over real TLS sockets on 127.0.0.1 against the emulator.
+/// The connection against the emulator: its life over TLS on 127.0.0.1
+/// and in memory, what only a socket does (refusal, a silent peer) over
+/// the network, the rest in memory.
 @Suite(.timeLimit(.minutes(3))) struct CastConnectionTests {
-    @Test func movesThroughItsStatesAndEndsWhenClosed() async throws {
+    @Test(arguments: [true, false]) func movesThroughItsStatesAndEndsWhenClosed(overNetwork: Bool) async throws {
         try await EmulatorFixture.with { fixture in
-            let connection = fixture.connection()
+            let connection = fixture.connection(overNetwork: overNetwork)
             let states = connection.stateUpdates()
             try await connection.connect()
             #expect(await connection.currentState.isConnected)
@@ -34,6 +36,19 @@ import Testing
         let connection = CastConnection(host: "127.0.0.1", port: port, logger: EmulatorFixture.quietLogger)
         #expect(await transportErrorCode { try await connection.connect() } == .connectionFailed)
         #expect(await disconnectReason(of: connection) == .connectionFailed)
+    }
+
+    @Test func anInMemoryConnectionIsRefusedWhileTheEmulatorIsStopped() async throws {
+        try await EmulatorFixture.with { fixture in
+            await fixture.emulator.stop()
+            let refused = fixture.connection()
+            #expect(await transportErrorCode { try await refused.connect() } == .connectionFailed)
+            try await fixture.emulator.start()
+            let accepted = fixture.connection()
+            try await accepted.connect()
+            #expect(await accepted.currentState.description == "connected")
+            await accepted.close()
+        }
     }
 
     @Test func aPeerThatNeverShakesHandsTimesOut() async throws {

@@ -18,11 +18,13 @@ import X509
         DeviceAuthenticationPolicy(requirement: requirement, trustAnchors: anchors, timeout: timeout)
     }
 
-    @Test func aGenuineReceiverAuthenticates() async throws {
+    /// Over TLS on a socket, and in memory, where the emulator signs over
+    /// the certificate its TLS would present.
+    @Test(arguments: [true, false]) func aGenuineReceiverAuthenticates(overNetwork: Bool) async throws {
         try await EmulatorFixture.with { fixture in
             let connection = fixture.connection(
-                CastConnectionConfiguration(deviceAuthentication: Self.policy([fixture.emulator.trustAnchor]))
-            )
+                CastConnectionConfiguration(deviceAuthentication: Self.policy([fixture.emulator.trustAnchor])),
+                overNetwork: overNetwork)
             let states = connection.stateUpdates()
             try await connection.connect()
             #expect(await connection.currentState.description == "authenticated")

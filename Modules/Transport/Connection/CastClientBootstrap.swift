@@ -54,18 +54,9 @@ enum CastClientBootstrap {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil))
                     try sync.addHandler(TLSHandshakeHandler(promise: handshake, closeReason: closeReason))
-                    try sync.addHandler(ByteToMessageHandler(CastMessageDecoder()))
-                    try sync.addHandler(
-                        HeartbeatHandler(
-                            configuration: heartbeat,
-                            addressing: .sender,
-                            logger: logger
-                        )
-                    )
-                    try sync.addHandler(
-                        InboundMessageHandler(
-                            router: router, closeReason: closeReason, logger: logger, onClose: onClose)
-                    )
+                    try Self.addMessageHandlers(
+                        to: sync, heartbeat: heartbeat, heartbeatStart: .afterTLSHandshake, router: router,
+                        closeReason: closeReason, logger: logger, onClose: onClose)
                 }
             }
 
@@ -98,5 +89,59 @@ enum CastClientBootstrap {
             try? await channel.close()
             throw InboundMessageHandler.transportError(for: error)
         }
+    }
+
+    /// Joins the sender to a receiver in memory (``InMemoryChannel``): the
+    /// receiver makes the pair and sets up its end, the sender's pipeline
+    /// goes on the other end without TLS, and the receiver's certificate
+    /// stands for the one its TLS handshake would have shown.
+    static func connect(
+        inMemory receiver: InMemoryReceiver,
+        group: any EventLoopGroup,
+        configuration: CastConnectionConfiguration,
+        router: MessageRouter,
+        closeReason: CloseReason,
+        logger: Logger,
+        onClose: @escaping @Sendable (CastTransportError) -> Void
+    ) async throws(CastTransportError) -> ConnectedChannel {
+        let link: InMemoryLink
+        do {
+            link = try await receiver(group.next())
+        } catch {
+            router.finish()
+            throw CastTransportError(.connectionFailed, "the in-memory receiver did not accept", cause: error)
+        }
+        let channel = link.channel
+        let heartbeat = configuration.heartbeat
+        do {
+            try await channel.eventLoop.submit {
+                try Self.addMessageHandlers(
+                    to: channel.pipeline.syncOperations, heartbeat: heartbeat, heartbeatStart: .whenActive,
+                    router: router, closeReason: closeReason, logger: logger, onClose: onClose)
+            }.get()
+            try await channel.activate().get()
+        } catch {
+            router.finish()
+            try? await channel.close()
+            throw CastTransportError(.connectionFailed, "the in-memory link could not be set up", cause: error)
+        }
+        return ConnectedChannel(channel: channel, peerCertificateDER: link.certificateDER)
+    }
+
+    /// The sender's handlers above the bytes (below them: TLS, or nothing in memory).
+    private static func addMessageHandlers(
+        to sync: ChannelPipeline.SynchronousOperations,
+        heartbeat: HeartbeatConfiguration,
+        heartbeatStart: HeartbeatHandler.Start,
+        router: MessageRouter,
+        closeReason: CloseReason,
+        logger: Logger,
+        onClose: @escaping @Sendable (CastTransportError) -> Void
+    ) throws {
+        try sync.addHandler(ByteToMessageHandler(CastMessageDecoder()))
+        try sync.addHandler(
+            HeartbeatHandler(configuration: heartbeat, addressing: .sender, start: heartbeatStart, logger: logger))
+        try sync.addHandler(
+            InboundMessageHandler(router: router, closeReason: closeReason, logger: logger, onClose: onClose))
     }
 }

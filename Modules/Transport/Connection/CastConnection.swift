@@ -49,6 +49,8 @@ public actor CastConnection {
     var openVirtualConnections: [String: VirtualConnectionType] = [:]
     private var peerCloseListener: Task<Void, Never>?
     private let requestIDs = RequestIDGenerator()
+    /// The receiver an in-memory connection joins; `nil` over the network.
+    private let inMemoryReceiver: InMemoryReceiver?
 
     /// Why device authentication failed, when the policy is
     /// ``DeviceAuthenticationPolicy/Requirement/optional`` and it did; `nil` otherwise.
@@ -79,8 +81,37 @@ public actor CastConnection {
         eventLoopGroup: (any EventLoopGroup)? = nil,
         logger: CastLogger = .shared
     ) {
+        self.init(
+            host: host, port: port, inMemoryReceiver: nil, configuration: configuration,
+            eventLoopGroup: eventLoopGroup, logger: logger)
+    }
+
+    /// Creates a connection joined to `receiver` in memory (an
+    /// ``InMemoryChannel`` pair, no socket and no TLS), for tests: the
+    /// emulator's `inMemoryConnection` makes one. Device authentication
+    /// runs as configured, over the certificate the receiver presents.
+    package init(
+        inMemory receiver: @escaping InMemoryReceiver,
+        configuration: CastConnectionConfiguration = CastConnectionConfiguration(),
+        eventLoopGroup: (any EventLoopGroup)? = nil,
+        logger: CastLogger = .shared
+    ) {
+        self.init(
+            host: "in-memory", port: 0, inMemoryReceiver: receiver, configuration: configuration,
+            eventLoopGroup: eventLoopGroup, logger: logger)
+    }
+
+    private init(
+        host: String,
+        port: Int,
+        inMemoryReceiver: InMemoryReceiver?,
+        configuration: CastConnectionConfiguration,
+        eventLoopGroup: (any EventLoopGroup)?,
+        logger: CastLogger
+    ) {
         self.host = host
         self.port = port
+        self.inMemoryReceiver = inMemoryReceiver
         self.configuration = configuration
         self.group = eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
         let senderID = "sender-\(UInt32.random(in: TransportConstants.senderIDRange))"
@@ -151,17 +182,18 @@ public actor CastConnection {
         self.transition(to: .connecting)
         self.logger.debug("connecting")
         let connected: ConnectedChannel
+        let onClose: @Sendable (CastTransportError) -> Void = { [weak self] reason in
+            Task { await self?.end(reason) }
+        }
         do {
-            connected = try await CastClientBootstrap.connect(
-                host: self.host,
-                port: self.port,
-                configuration: self.configuration,
-                group: self.group,
-                router: self.router,
-                closeReason: self.closeReason,
-                logger: self.logger
-            ) { [weak self] reason in
-                Task { await self?.end(reason) }
+            if let receiver = self.inMemoryReceiver {
+                connected = try await CastClientBootstrap.connect(
+                    inMemory: receiver, group: self.group, configuration: self.configuration, router: self.router,
+                    closeReason: self.closeReason, logger: self.logger, onClose: onClose)
+            } else {
+                connected = try await CastClientBootstrap.connect(
+                    host: self.host, port: self.port, configuration: self.configuration, group: self.group,
+                    router: self.router, closeReason: self.closeReason, logger: self.logger, onClose: onClose)
             }
         } catch {
             self.end(error)

@@ -16,9 +16,18 @@ package final class HeartbeatHandler: ChannelInboundHandler {
     package typealias InboundOut = CastMessage
     package typealias OutboundOut = ByteBuffer
 
+    /// When the heartbeat starts.
+    package enum Start: Sendable {
+        /// Once TLS below has completed its handshake (a socket).
+        case afterTLSHandshake
+        /// As soon as the channel is active (an in-memory link, which has no TLS).
+        case whenActive
+    }
+
     private let configuration: HeartbeatConfiguration
     private let addressing: HeartbeatAddressing
     private let isSilenced: @Sendable () -> Bool
+    private let start: Start
     private let logger: Logger
     private var monitor: HeartbeatMonitor?
     private var timer: Scheduled<Void>?
@@ -30,26 +39,36 @@ package final class HeartbeatHandler: ChannelInboundHandler {
     ///   - addressing: the ids of this side's PINGs and PONGs.
     ///   - isSilenced: when it returns `true`, the handler neither answers nor
     ///     sends PINGs (a hung device; used by the emulator's fault knobs).
+    ///   - start: when the heartbeat starts; after TLS's handshake by default.
     ///   - logger: where heartbeat events are logged, at trace level.
     package init(
         configuration: HeartbeatConfiguration,
         addressing: HeartbeatAddressing,
         isSilenced: @escaping @Sendable () -> Bool = { false },
+        start: Start = .afterTLSHandshake,
         logger: Logger
     ) {
         self.configuration = configuration
         self.addressing = addressing
         self.isSilenced = isSilenced
+        self.start = start
         self.logger = logger
     }
 
     /// The heartbeat starts once TLS is up: a slow handshake is the connect
     /// timeout's business, not the heartbeat's.
     package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case TLSUserEvent.handshakeCompleted = event {
-            self.start(context: context)
+        if case TLSUserEvent.handshakeCompleted = event, self.start == .afterTLSHandshake {
+            self.begin(context: context)
         }
         context.fireUserInboundEventTriggered(event)
+    }
+
+    package func channelActive(context: ChannelHandlerContext) {
+        if self.start == .whenActive {
+            self.begin(context: context)
+        }
+        context.fireChannelActive()
     }
 
     package func channelInactive(context: ChannelHandlerContext) {
@@ -85,7 +104,7 @@ package final class HeartbeatHandler: ChannelInboundHandler {
         }
     }
 
-    private func start(context: ChannelHandlerContext) {
+    private func begin(context: ChannelHandlerContext) {
         guard self.monitor == nil else { return }
         self.monitor = HeartbeatMonitor(configuration: self.configuration, now: context.eventLoop.now)
         self.reschedule(context: context)

@@ -5,8 +5,8 @@ import CastTransport
 
 let quietLogger = CastLogger(filter: CastLogFilter(minimumLevel: .none))
 
-/// A started emulator on 127.0.0.1 with one connected sender whose receiver
-/// channel is attached to `receiver-0`.
+/// A started emulator with one sender joined to it in memory, whose
+/// receiver channel is attached to `receiver-0`.
 struct ChannelFixture {
     let emulator: CastEmulator
     let connection: CastConnection
@@ -50,10 +50,11 @@ struct ChannelFixture {
         return (connection, receiver)
     }
 
+    /// A sender joined to `emulator` in memory: these tests are about what runs above the socket.
     private static func connection(
         to emulator: CastEmulator,
         _ configuration: CastConnectionConfiguration = CastConnectionConfiguration(deviceAuthentication: .off)
     ) -> CastConnection {
-        CastConnection(host: "127.0.0.1", port: emulator.port, configuration: configuration, logger: quietLogger)
+        emulator.inMemoryConnection(configuration: configuration, logger: quietLogger)
     }
 }

@@ -16,10 +16,16 @@ struct EmulatorFixture {
         try await self.emulator.start()
     }
 
+    /// A sender for the emulator, joined in memory unless `overNetwork`
+    /// (TCP and TLS on 127.0.0.1: for what the socket itself does).
     func connection(
-        _ configuration: CastConnectionConfiguration = CastConnectionConfiguration(deviceAuthentication: .off)
+        _ configuration: CastConnectionConfiguration = CastConnectionConfiguration(deviceAuthentication: .off),
+        overNetwork: Bool = false
     ) -> CastConnection {
-        CastConnection(
+        guard overNetwork else {
+            return self.emulator.inMemoryConnection(configuration: configuration, logger: Self.quietLogger)
+        }
+        return CastConnection(
             host: "127.0.0.1", port: self.emulator.port, configuration: configuration, logger: Self.quietLogger)
     }
 

@@ -1,0 +1,286 @@
+import NIOConcurrencyHelpers
+package import NIOCore
+
+/// One end of two channels joined in memory, as a socket pair would be:
+/// bytes written and flushed on one end are read by the other, in order,
+/// with no socket, TLS or timer between them.
+///
+/// Tests join a sender and the receiver emulator with a pair
+/// (``CastConnection/init(inMemory:configuration:eventLoopGroup:logger:)``),
+/// as SwiftNIO's own tests use `EmbeddedChannel`: the protocol's logic runs
+/// as on the network, and nothing waits for a port, a handshake or a busy
+/// machine's scheduler. Each end lives on its own event loop, where all of
+/// its state is kept; a write crosses to the other end's loop.
+///
+/// What a socket does that matters to the pipelines above is kept: reads
+/// follow `read()` and `ChannelOptions.autoRead`; a write completes once
+/// its bytes fit in what the other end holds unread (``bufferLimit``, as a
+/// socket's buffers), so a peer that stops reading backs its sender's
+/// writes up; closing one end is the other's end of file once it has read
+/// what came before; writes on a closed end fail with
+/// `ChannelError.ioOnClosedChannel`. Half-closure, addresses and socket
+/// options other than `autoRead` are not part of it.
+package final class InMemoryChannel: Channel, ChannelCore, @unchecked Sendable {
+    // @unchecked: every mutable property but `activity` is only touched on
+    // `eventLoop` (each entry point asserts it or hops there), as in NIO's
+    // own channels; `activity` is behind its lock for `isActive` from any thread.
+
+    package let eventLoop: any EventLoop
+    package let allocator = ByteBufferAllocator()
+    package let parent: (any Channel)? = nil
+    package var localAddress: SocketAddress? { nil }
+    package var remoteAddress: SocketAddress? { nil }
+    package var _channelCore: any ChannelCore { self }
+    package var closeFuture: EventLoopFuture<Void> { self.closePromise.futureResult }
+    package var pipeline: ChannelPipeline { self.pipelineStorage }
+    package var isWritable: Bool { self.isActive }
+    package var isActive: Bool { self.activity.withLockedValue { $0 } }
+
+    // Set once in init (it needs `self`), as EmbeddedChannel's is.
+    private var pipelineStorage: ChannelPipeline!
+    private let closePromise: EventLoopPromise<Void>
+    private let activity = NIOLockedValueBox(false)
+    /// The other end; cleared when either end closes.
+    private var peer: InMemoryChannel?
+    private var isOpen = true
+    private var isAutoRead = true
+    private var isReadPending = false
+    private var peerHasClosed = false
+    private var isDeliveryScheduled = false
+    /// Bytes the other end flushed, not read yet; a write's promise is
+    /// completed once its bytes are accepted (fit under ``bufferLimit``) or read.
+    private var received = CircularBuffer<Received>()
+    /// The bytes of `received` that were accepted.
+    private var acceptedBytes = 0
+    private var unflushed: [(ByteBuffer, EventLoopPromise<Void>?)] = []
+
+    /// How many unread bytes an end holds before its peer's writes wait:
+    /// about what a loopback socket's send and receive buffers hold.
+    package static let bufferLimit = 256 * 1_024
+
+    private struct Received {
+        var bytes: ByteBuffer
+        /// The writer's promise, until the bytes are accepted.
+        var promise: EventLoopPromise<Void>?
+        var isAccepted: Bool
+    }
+
+    private init(eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+        self.closePromise = eventLoop.makePromise()
+        self.pipelineStorage = nil
+        self.pipelineStorage = ChannelPipeline(channel: self)
+    }
+
+    /// Two joined ends, the first on `first`, the second on `second` (the
+    /// same loop is fine). Neither is registered or active yet: install
+    /// each end's handlers on its loop, then ``activate()`` it.
+    package static func makePair(on first: any EventLoop, and second: any EventLoop) -> (
+        InMemoryChannel, InMemoryChannel
+    ) {
+        let one = InMemoryChannel(eventLoop: first)
+        let other = InMemoryChannel(eventLoop: second)
+        one.peer = other
+        other.peer = one
+        return (one, other)
+    }
+
+    /// Registers the end and makes it active, as a connected socket
+    /// becomes: `channelRegistered`, `channelActive`, then a read if
+    /// `autoRead` is on. An end whose peer has already closed is closed.
+    package func activate() -> EventLoopFuture<Void> {
+        self.eventLoop.submit {
+            guard self.isOpen else { throw ChannelError.ioOnClosedChannel }
+            self.pipeline.syncOperations.fireChannelRegistered()
+            self.activity.withLockedValue { $0 = true }
+            self.pipeline.syncOperations.fireChannelActive()
+            if self.isAutoRead { self.pipeline.syncOperations.read() }
+            self.scheduleDelivery()
+        }
+    }
+
+    // MARK: Options
+
+    package func setOption<Option: ChannelOption>(_ option: Option, value: Option.Value) -> EventLoopFuture<Void> {
+        self.eventLoop.submit {
+            if let autoRead = value as? Bool, option is ChannelOptions.Types.AutoReadOption {
+                self.isAutoRead = autoRead
+                if autoRead, self.isActive { self.pipeline.syncOperations.read() }
+            }
+        }
+    }
+
+    package func getOption<Option: ChannelOption>(_ option: Option) -> EventLoopFuture<Option.Value> {
+        self.eventLoop.submit {
+            guard option is ChannelOptions.Types.AutoReadOption, let value = self.isAutoRead as? Option.Value else {
+                throw ChannelError.operationUnsupported
+            }
+            return value
+        }
+    }
+
+    // MARK: ChannelCore (on the loop)
+
+    package func localAddress0() throws -> SocketAddress { throw ChannelError.operationUnsupported }
+
+    package func remoteAddress0() throws -> SocketAddress { throw ChannelError.operationUnsupported }
+
+    package func register0(promise: EventLoopPromise<Void>?) {
+        promise?.succeed(())
+    }
+
+    package func registerAlreadyConfigured0(promise: EventLoopPromise<Void>?) {
+        promise?.succeed(())
+    }
+
+    package func bind0(to: SocketAddress, promise: EventLoopPromise<Void>?) {
+        promise?.fail(ChannelError.operationUnsupported)
+    }
+
+    package func connect0(to: SocketAddress, promise: EventLoopPromise<Void>?) {
+        promise?.fail(ChannelError.operationUnsupported)
+    }
+
+    package func write0(_ data: NIOAny, promise: EventLoopPromise<Void>?) {
+        self.eventLoop.preconditionInEventLoop()
+        guard self.isOpen else {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
+        self.unflushed.append((self.unwrapData(data, as: ByteBuffer.self), promise))
+    }
+
+    package func flush0() {
+        self.eventLoop.preconditionInEventLoop()
+        let writes = self.unflushed
+        self.unflushed = []
+        guard let peer = self.peer else {
+            for (_, promise) in writes { promise?.fail(ChannelError.ioOnClosedChannel) }
+            return
+        }
+        peer.eventLoop.execute { peer.receive(writes) }
+    }
+
+    package func read0() {
+        self.eventLoop.preconditionInEventLoop()
+        guard self.isOpen else { return }
+        self.isReadPending = true
+        self.scheduleDelivery()
+    }
+
+    package func close0(error: any Error, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        self.eventLoop.preconditionInEventLoop()
+        guard mode == .all else {
+            promise?.fail(ChannelError.operationUnsupported)
+            return
+        }
+        guard self.isOpen else {
+            promise?.fail(ChannelError.alreadyClosed)
+            return
+        }
+        self.isOpen = false
+        let wasActive = self.activity.withLockedValue { active in
+            defer { active = false }
+            return active
+        }
+        for (_, pending) in self.unflushed { pending?.fail(ChannelError.ioOnClosedChannel) }
+        self.unflushed = []
+        // What the peer wrote and this end never read was lost, as unread bytes in a closed socket are.
+        for item in self.received { item.promise?.fail(ChannelError.ioOnClosedChannel) }
+        self.received.removeAll()
+        self.acceptedBytes = 0
+        if let peer = self.peer {
+            self.peer = nil
+            peer.eventLoop.execute { peer.peerClosed() }
+        }
+        promise?.succeed(())
+        if wasActive {
+            self.pipeline.syncOperations.fireChannelInactive()
+            self.pipeline.syncOperations.fireChannelUnregistered()
+        }
+        // Later, as NIO's channels do: the caller may still be walking the pipeline.
+        self.eventLoop.execute {
+            self.removeHandlers(pipeline: self.pipeline)
+            self.closePromise.succeed(())
+        }
+    }
+
+    package func triggerUserOutboundEvent0(_ event: Any, promise: EventLoopPromise<Void>?) {
+        promise?.fail(ChannelError.operationUnsupported)
+    }
+
+    package func channelRead0(_ data: NIOAny) {
+        // The end of the inbound pipeline: nothing left to do with it.
+    }
+
+    package func errorCaught0(error: any Error) {
+        // The end of the inbound pipeline: the handlers above have seen it.
+    }
+
+    // MARK: Delivery (on the loop)
+
+    /// Bytes the other end flushed, with its writes' promises.
+    private func receive(_ writes: [(ByteBuffer, EventLoopPromise<Void>?)]) {
+        guard self.isOpen else {
+            for (_, promise) in writes { promise?.fail(ChannelError.ioOnClosedChannel) }
+            return
+        }
+        for (bytes, promise) in writes {
+            self.received.append(Received(bytes: bytes, promise: promise, isAccepted: false))
+        }
+        self.accept()
+        self.scheduleDelivery()
+    }
+
+    /// Completes the writes whose bytes now fit, in order: a socket's write
+    /// is done once the kernel holds its bytes, not once the peer reads them.
+    private func accept() {
+        var index = self.received.startIndex
+        while index != self.received.endIndex {
+            if !self.received[index].isAccepted {
+                let size = self.received[index].bytes.readableBytes
+                // One write larger than the whole limit is still taken into an empty buffer.
+                guard self.acceptedBytes == 0 || self.acceptedBytes + size <= Self.bufferLimit else { return }
+                self.acceptedBytes += size
+                self.received[index].isAccepted = true
+                self.received[index].promise?.succeed(())
+                self.received[index].promise = nil
+            }
+            index = self.received.index(after: index)
+        }
+    }
+
+    /// The other end closed: end of file once what it sent has been read.
+    private func peerClosed() {
+        self.peerHasClosed = true
+        self.peer = nil
+        self.scheduleDelivery()
+    }
+
+    /// Delivers on a later turn of the loop, never inside the caller's own
+    /// pipeline call (a socket's read is never re-entrant either).
+    private func scheduleDelivery() {
+        guard !self.isDeliveryScheduled else { return }
+        self.isDeliveryScheduled = true
+        self.eventLoop.execute { self.deliver() }
+    }
+
+    private func deliver() {
+        self.isDeliveryScheduled = false
+        guard self.isOpen, self.isActive else { return }
+        if self.isReadPending, !self.received.isEmpty {
+            self.isReadPending = false
+            while let item = self.received.popFirst() {
+                if item.isAccepted { self.acceptedBytes -= item.bytes.readableBytes }
+                item.promise?.succeed(())
+                self.pipeline.syncOperations.fireChannelRead(NIOAny(item.bytes))
+                guard self.isOpen else { return }
+            }
+            self.pipeline.syncOperations.fireChannelReadComplete()
+            if self.isAutoRead, self.isOpen { self.pipeline.syncOperations.read() }
+        }
+        if self.peerHasClosed, self.received.isEmpty, self.isOpen {
+            self.close0(error: ChannelError.eof, mode: .all, promise: nil)
+        }
+    }
+}
