@@ -188,7 +188,9 @@ public final class CastEmulator: Sendable {
     /// The emulator accepts it while running (``start(port:)``, which also
     /// runs its media player's own transitions), and refuses it once
     /// stopped, as its port does: the connection fails with
-    /// `CastTransportError.Code.connectionFailed`.
+    /// `CastTransportError.Code.connectionFailed`. The connection's `host`
+    /// and `port` are the emulator's address, which Cast Streaming beside
+    /// it still uses.
     ///
     /// - Parameters:
     ///   - configuration: the sender's settings; device authentication off by default.
@@ -213,7 +215,7 @@ public final class CastEmulator: Sendable {
                     .get()
                 try await receiverEnd.activate().get()
                 return InMemoryLink(channel: senderEnd, certificateDER: certificate)
-            }, configuration: configuration, logger: logger)
+            }, host: self.configuration.host, port: self.port, configuration: configuration, logger: logger)
     }
 
     /// Stops listening and closes every sender socket; the receiver state stays.

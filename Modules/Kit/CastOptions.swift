@@ -32,6 +32,12 @@ public struct CastOptions: Sendable {
     /// timeouts, reconnection back-off. Default: `ContinuousClock`; tests
     /// pass a clock they advance themselves.
     public var clock: any Clock<Duration>
+    /// Makes the connection a session opens to `device`, with the
+    /// connection settings and log hub given; returning `nil`, or no maker
+    /// at all (the default), connects over the network to each of the
+    /// device's addresses. The package's tests join the emulator in memory
+    /// through it (`CastEmulator.inMemoryConnection(configuration:logger:)`).
+    package var connectionMaker: (@Sendable (CastDevice, CastConnectionConfiguration, CastLogger) -> CastConnection?)?
 
     /// Creates options.
     public init(
@@ -56,6 +62,7 @@ public struct CastOptions: Sendable {
         self.sessionStore = sessionStore
         self.logger = logger
         self.clock = clock
+        self.connectionMaker = nil
     }
 
     /// Whether and how the receiver's identity is checked; the connection's setting.

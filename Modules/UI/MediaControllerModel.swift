@@ -200,29 +200,45 @@ public final class MediaControllerModel: Sendable {
     /// Publishes `client`'s status on every change, and its position while
     /// playing, for as long as it is the `current` client: a status that
     /// arrives as the session ends cannot overwrite the state that ended it.
-    /// A newly picked image is fetched through the cache, once.
+    /// A newly picked image is fetched through the cache, once, and its
+    /// local copy shown whenever that image is.
+    ///
+    /// Refreshes come from the status events and the position ticks at once,
+    /// so each reads the client's status under the state's lock: the last
+    /// published is the latest read, never an older snapshot written late
+    /// (which once dropped the artwork a fetch had just set).
     private static func follow(
         _ client: RemoteMediaClient, into state: PublishedState<MediaControls>,
         while current: NIOLockedValueBox<RemoteMediaClient?>, artwork: Artwork, every interval: Duration
     ) async {
         let events = client.events()
-        let fetched = NIOLockedValueBox<String?>(nil)
+        /// The image asked for last, and its local copy once fetched.
+        let fetched = NIOLockedValueBox<(url: String, file: URL?)?>(nil)
         let refresh: @Sendable () -> Void = {
-            var controls = MediaControls(
-                status: client.mediaStatus, position: client.approximateStreamPosition(), imagePicker: artwork.picker)
+            var shown: MediaImage?
             state.update { published in
                 guard current.withLockedValue({ $0 }) === client else { return }
-                if controls.image == published.image { controls.artworkFile = published.artworkFile }
+                var controls = MediaControls(
+                    status: client.mediaStatus, position: client.approximateStreamPosition(),
+                    imagePicker: artwork.picker)
+                if let image = controls.image, let known = fetched.withLockedValue({ $0 }), known.url == image.url {
+                    controls.artworkFile = known.file
+                }
                 published = controls
+                shown = controls.image
             }
-            guard let cache = artwork.cache, let image = controls.image, let url = URL(string: image.url),
-                fetched.withLockedValue({ old in
-                    defer { old = image.url }
-                    return old != image.url
+            guard let cache = artwork.cache, let image = shown, let url = URL(string: image.url),
+                fetched.withLockedValue({ known in
+                    guard known?.url != image.url else { return false }
+                    known = (image.url, nil)
+                    return true
                 })
             else { return }
             Task {
                 guard let file = try? await cache.localFile(for: url) else { return }
+                fetched.withLockedValue { known in
+                    if known?.url == image.url { known = (image.url, file) }
+                }
                 state.update { published in
                     if published.image == image, current.withLockedValue({ $0 }) === client {
                         published.artworkFile = file

@@ -10,7 +10,8 @@ import Testing
     /// The media app's transport, with a second sender's media client attached.
     static func join(_ fixture: MediaFixture) async throws -> (CastConnection, RemoteMediaClient) {
         let app = try #require(fixture.emulator.runningApplication)
-        let connection = CastConnection(host: "127.0.0.1", port: fixture.emulator.port, logger: quietLogger)
+        let connection = fixture.emulator.inMemoryConnection(
+            configuration: CastConnectionConfiguration(), logger: quietLogger)
         try await connection.connect()
         try await connection.openVirtualConnection(to: app.transportID)
         let client = RemoteMediaClient()

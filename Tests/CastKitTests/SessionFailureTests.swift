@@ -94,7 +94,8 @@ import Testing
         try await SessionFixture.with(SessionFixture.options(store: FileSessionStore(fileURL: storeURL))) { fixture in
             let session = try await fixture.manager.startSession(on: fixture.device)
             #expect(FileManager.default.fileExists(atPath: storeURL.path))
-            let other = CastConnection(host: "127.0.0.1", port: fixture.emulator.port, logger: quietLogger)
+            let other = fixture.emulator.inMemoryConnection(
+                configuration: CastConnectionConfiguration(), logger: quietLogger)
             try await other.connect()
             try await other.openVirtualConnection(to: "receiver-0")
             let receiver = ReceiverChannel()

@@ -9,12 +9,16 @@ import Testing
 let quietLogger = CastLogger(filter: CastLogFilter(minimumLevel: .none))
 
 /// Options for a context that multicasts nowhere (no interface: the tests
-/// add the emulator as a known host) and remembers no session.
-func uiOptions(applicationID: String = CastApplicationID.defaultMediaReceiver) -> CastOptions {
+/// add the emulator as a known host), remembers no session, and reaches
+/// `emulators` in memory.
+func uiOptions(
+    applicationID: String = CastApplicationID.defaultMediaReceiver, joining emulators: [CastEmulator] = []
+) -> CastOptions {
     var options = CastOptions(
         receiverApplicationID: applicationID,
         connection: CastConnectionConfiguration(deviceAuthentication: .off),
         requestTimeout: .seconds(5), sessionStore: nil, logger: quietLogger)
+    options.connectionMaker = emulators.inMemoryConnectionMaker
     options.discovery.interfaces = .named([])
     return options
 }
@@ -59,7 +63,7 @@ final class StateLog<State: Sendable>: Sendable {
             logger: quietLogger)
         try await emulator.start()
         defer { Task { await emulator.stop() } }
-        let context = CastContext(options: uiOptions())
+        let context = CastContext(options: uiOptions(joining: [emulator]))
         let button = CastButtonModel(context: context)
         let chooser = DeviceChooserModel(context: context, quietPeriod: .milliseconds(200))
         let controller = MediaControllerModel(

@@ -51,7 +51,7 @@ private final class HeldUDPPort: Sendable {
             logger: quietLogger)
         try await hall.start()
         defer { Task { await hall.stop() } }
-        let context = CastContext(options: uiOptions(applicationID: "ABCD1234"))
+        let context = CastContext(options: uiOptions(applicationID: "ABCD1234", joining: [emulator, hall]))
         let filtered = DeviceChooserModel(context: context, maximumConcurrentChecks: 1)
         let unfiltered = DeviceChooserModel(context: context, filtersByApplication: false)
         let filteredLog = StateLog(filtered.updates())

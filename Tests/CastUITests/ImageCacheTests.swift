@@ -59,7 +59,7 @@ import Testing
         let url = try server.serve(poster, named: "poster.jpg", contentType: "image/jpeg")
         let emulator = try CastEmulator(configuration: CastEmulatorConfiguration(), logger: quietLogger)
         try await emulator.start()
-        let manager = SessionManager(options: uiOptions())
+        let manager = SessionManager(options: uiOptions(joining: [emulator]))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cast-images-\(UUID())")
         let controller = MediaControllerModel(
             sessionManager: manager, imageCache: DiskImageCache(directory: directory))

@@ -18,7 +18,7 @@ import Testing
         let events = emulator.events()
         try await emulator.start()
         defer { Task { await emulator.stop() } }
-        let context = CastContext(options: uiOptions())
+        let context = CastContext(options: uiOptions(joining: [emulator]))
         let volume = VolumeModel(sessionManager: context.sessionManager)
         defer { volume.close() }
         let volumeLog = StateLog(volume.updates())

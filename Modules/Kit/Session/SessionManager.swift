@@ -209,8 +209,18 @@ public actor SessionManager {
         }
     }
 
-    /// A connected socket to `device`, trying its IPv4 addresses first.
+    /// A connected socket to `device`, trying its IPv4 addresses first (or
+    /// the connection the options' maker gives).
     func connect(to device: CastDevice) async throws(CastSessionError) -> CastConnection {
+        if let connection = self.options.connectionMaker?(device, self.options.connection, self.options.logger) {
+            do {
+                try await connection.connect()
+                return connection
+            } catch {
+                await connection.close()
+                throw CastSessionError(.connectionFailed, "cannot connect to \(device.friendlyName)", cause: error)
+            }
+        }
         let addresses = device.addresses.filter(\.isV4) + device.addresses.filter { !$0.isV4 }
         guard !addresses.isEmpty else {
             throw CastSessionError(.noAddress, "\(device.friendlyName) has no known address")

@@ -90,14 +90,18 @@ public actor CastConnection {
     /// ``InMemoryChannel`` pair, no socket and no TLS), for tests: the
     /// emulator's `inMemoryConnection` makes one. Device authentication
     /// runs as configured, over the certificate the receiver presents.
+    /// `host` and `port` are the receiver's address on the network, which
+    /// what rides beside the connection (Cast Streaming's UDP) still uses.
     package init(
         inMemory receiver: @escaping InMemoryReceiver,
+        host: String,
+        port: Int,
         configuration: CastConnectionConfiguration = CastConnectionConfiguration(),
         eventLoopGroup: (any EventLoopGroup)? = nil,
         logger: CastLogger = .shared
     ) {
         self.init(
-            host: "in-memory", port: 0, inMemoryReceiver: receiver, configuration: configuration,
+            host: host, port: port, inMemoryReceiver: receiver, configuration: configuration,
             eventLoopGroup: eventLoopGroup, logger: logger)
     }
 

@@ -6,7 +6,7 @@ package import NIOCore
 /// with no socket, TLS or timer between them.
 ///
 /// Tests join a sender and the receiver emulator with a pair
-/// (``CastConnection/init(inMemory:configuration:eventLoopGroup:logger:)``),
+/// (``CastConnection/init(inMemory:host:port:configuration:eventLoopGroup:logger:)``),
 /// as SwiftNIO's own tests use `EmbeddedChannel`: the protocol's logic runs
 /// as on the network, and nothing waits for a port, a handshake or a busy
 /// machine's scheduler. Each end lives on its own event loop, where all of
@@ -47,23 +47,18 @@ package final class InMemoryChannel: Channel, ChannelCore, @unchecked Sendable {
     private var isReadPending = false
     private var peerHasClosed = false
     private var isDeliveryScheduled = false
-    /// Bytes the other end flushed, not read yet; a write's promise is
-    /// completed once its bytes are accepted (fit under ``bufferLimit``) or read.
-    private var received = CircularBuffer<Received>()
-    /// The bytes of `received` that were accepted.
-    private var acceptedBytes = 0
+    /// Bytes the other end flushed that this end holds, not read yet (their
+    /// writes are complete), and how many.
+    private var received = CircularBuffer<ByteBuffer>()
+    private var receivedBytes = 0
+    /// Writes of the other end that did not fit under ``bufferLimit``, in
+    /// order: they complete when this end reads.
+    private var waiting = CircularBuffer<(ByteBuffer, EventLoopPromise<Void>?)>()
     private var unflushed: [(ByteBuffer, EventLoopPromise<Void>?)] = []
 
     /// How many unread bytes an end holds before its peer's writes wait:
     /// about what a loopback socket's send and receive buffers hold.
     package static let bufferLimit = 256 * 1_024
-
-    private struct Received {
-        var bytes: ByteBuffer
-        /// The writer's promise, until the bytes are accepted.
-        var promise: EventLoopPromise<Void>?
-        var isAccepted: Bool
-    }
 
     private init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
@@ -103,9 +98,17 @@ package final class InMemoryChannel: Channel, ChannelCore, @unchecked Sendable {
 
     package func setOption<Option: ChannelOption>(_ option: Option, value: Option.Value) -> EventLoopFuture<Void> {
         self.eventLoop.submit {
-            if let autoRead = value as? Bool, option is ChannelOptions.Types.AutoReadOption {
+            // As NIO's sockets: turning it off stops reading at once, even a read
+            // already asked for; turning it on reads again.
+            if let autoRead = value as? Bool, option is ChannelOptions.Types.AutoReadOption,
+                autoRead != self.isAutoRead
+            {
                 self.isAutoRead = autoRead
-                if autoRead, self.isActive { self.pipeline.syncOperations.read() }
+                if autoRead {
+                    self.read0()
+                } else {
+                    self.isReadPending = false
+                }
             }
         }
     }
@@ -185,10 +188,11 @@ package final class InMemoryChannel: Channel, ChannelCore, @unchecked Sendable {
         }
         for (_, pending) in self.unflushed { pending?.fail(ChannelError.ioOnClosedChannel) }
         self.unflushed = []
-        // What the peer wrote and this end never read was lost, as unread bytes in a closed socket are.
-        for item in self.received { item.promise?.fail(ChannelError.ioOnClosedChannel) }
+        // What the peer wrote and this end never read is lost, as unread bytes in a closed socket are.
+        for (_, promise) in self.waiting { promise?.fail(ChannelError.ioOnClosedChannel) }
+        self.waiting.removeAll()
         self.received.removeAll()
-        self.acceptedBytes = 0
+        self.receivedBytes = 0
         if let peer = self.peer {
             self.peer = nil
             peer.eventLoop.execute { peer.peerClosed() }
@@ -225,29 +229,19 @@ package final class InMemoryChannel: Channel, ChannelCore, @unchecked Sendable {
             for (_, promise) in writes { promise?.fail(ChannelError.ioOnClosedChannel) }
             return
         }
+        // A socket's write is done once the kernel holds its bytes, not once
+        // the peer reads them; one larger than the whole limit still goes into an empty buffer.
         for (bytes, promise) in writes {
-            self.received.append(Received(bytes: bytes, promise: promise, isAccepted: false))
-        }
-        self.accept()
-        self.scheduleDelivery()
-    }
-
-    /// Completes the writes whose bytes now fit, in order: a socket's write
-    /// is done once the kernel holds its bytes, not once the peer reads them.
-    private func accept() {
-        var index = self.received.startIndex
-        while index != self.received.endIndex {
-            if !self.received[index].isAccepted {
-                let size = self.received[index].bytes.readableBytes
-                // One write larger than the whole limit is still taken into an empty buffer.
-                guard self.acceptedBytes == 0 || self.acceptedBytes + size <= Self.bufferLimit else { return }
-                self.acceptedBytes += size
-                self.received[index].isAccepted = true
-                self.received[index].promise?.succeed(())
-                self.received[index].promise = nil
+            let size = bytes.readableBytes
+            if self.waiting.isEmpty, self.receivedBytes == 0 || self.receivedBytes + size <= Self.bufferLimit {
+                self.received.append(bytes)
+                self.receivedBytes += size
+                promise?.succeed(())
+            } else {
+                self.waiting.append((bytes, promise))
             }
-            index = self.received.index(after: index)
         }
+        self.scheduleDelivery()
     }
 
     /// The other end closed: end of file once what it sent has been read.
@@ -268,18 +262,23 @@ package final class InMemoryChannel: Channel, ChannelCore, @unchecked Sendable {
     private func deliver() {
         self.isDeliveryScheduled = false
         guard self.isOpen, self.isActive else { return }
-        if self.isReadPending, !self.received.isEmpty {
+        if self.isReadPending, !self.received.isEmpty || !self.waiting.isEmpty {
             self.isReadPending = false
-            while let item = self.received.popFirst() {
-                if item.isAccepted { self.acceptedBytes -= item.bytes.readableBytes }
-                item.promise?.succeed(())
-                self.pipeline.syncOperations.fireChannelRead(NIOAny(item.bytes))
+            // Everything held, then the writes that waited for room, which complete as they are read.
+            while let bytes = self.received.popFirst() {
+                self.receivedBytes -= bytes.readableBytes
+                self.pipeline.syncOperations.fireChannelRead(NIOAny(bytes))
+                guard self.isOpen else { return }
+            }
+            while let (bytes, promise) = self.waiting.popFirst() {
+                promise?.succeed(())
+                self.pipeline.syncOperations.fireChannelRead(NIOAny(bytes))
                 guard self.isOpen else { return }
             }
             self.pipeline.syncOperations.fireChannelReadComplete()
             if self.isAutoRead, self.isOpen { self.pipeline.syncOperations.read() }
         }
-        if self.peerHasClosed, self.received.isEmpty, self.isOpen {
+        if self.peerHasClosed, self.received.isEmpty, self.waiting.isEmpty, self.isOpen {
             self.close0(error: ChannelError.eof, mode: .all, promise: nil)
         }
     }

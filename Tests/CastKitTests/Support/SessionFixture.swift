@@ -80,7 +80,8 @@ extension SessionEvent {
     }
 }
 
-/// A started emulator on 127.0.0.1 and a session manager that knows it as a known host.
+/// A started emulator and a session manager that knows it as a known host
+/// on 127.0.0.1, and reaches it in memory.
 struct SessionFixture {
     let emulator: CastEmulator
     let discovery: DiscoveryManager
@@ -123,6 +124,8 @@ struct SessionFixture {
         // CPU in debug builds, so the suites that are not about them leave them out.
         var options = options
         if authenticating { options.deviceAuthentication = .required(trusting: [emulator.trustAnchor]) }
+        // Sessions reach this emulator in memory; any other device (a test's second emulator) over 127.0.0.1.
+        options.connectionMaker = [emulator].inMemoryConnectionMaker
         let discovery = DiscoveryManager(configuration: options.discovery, logger: quietLogger)
         let device = await discovery.addKnownHost(
             try #require(IPAddress("127.0.0.1")), port: emulator.port, friendlyName: configuration.name)
