@@ -418,6 +418,7 @@ let package = Package(
                 "CastDiscovery",
                 "CastEmulator",
                 "CastLogging",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -37,10 +37,11 @@ public final class MediaControllerModel: Sendable {
     ///     cache in the XDG cache directory.
     ///   - positionInterval: how often the position moves on while playing.
     ///   - skipInterval: the default jump of ``skip(by:)``, in seconds.
+    ///   - clock: the clock the position's ticks run on; tests pass one they advance.
     public init(
         sessionManager: SessionManager, imagePicker: any ImagePicker = FirstImagePicker(),
         imageCache: (any ImageCache)? = nil, positionInterval: Duration = .milliseconds(500),
-        skipInterval: Double = 10
+        skipInterval: Double = 10, clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.artwork = Artwork(picker: imagePicker, cache: imageCache)
         self.skipInterval = skipInterval
@@ -60,7 +61,8 @@ public final class MediaControllerModel: Sendable {
                         client,
                         Task {
                             await Self.follow(
-                                client, into: state, while: current, artwork: artwork, every: positionInterval)
+                                client, into: state, while: current, artwork: artwork, every: positionInterval,
+                                on: clock)
                         }
                     )
                 } else {
@@ -80,10 +82,11 @@ public final class MediaControllerModel: Sendable {
     ///   - imageCache: where the artwork is fetched to; `nil` fetches nothing.
     ///   - positionInterval: how often the position moves on while playing.
     ///   - skipInterval: the default jump of ``skip(by:)``, in seconds.
+    ///   - clock: the clock the position's ticks run on; tests pass one they advance.
     public init(
         client: RemoteMediaClient, imagePicker: any ImagePicker = FirstImagePicker(),
         imageCache: (any ImageCache)? = nil, positionInterval: Duration = .milliseconds(500),
-        skipInterval: Double = 10
+        skipInterval: Double = 10, clock: any Clock<Duration> = ContinuousClock()
     ) {
         let artwork = Artwork(picker: imagePicker, cache: imageCache)
         self.artwork = artwork
@@ -91,7 +94,8 @@ public final class MediaControllerModel: Sendable {
         self.client.withLockedValue { $0 = client }
         let (state, current) = (self.state, self.client)
         self.following.start {
-            await Self.follow(client, into: state, while: current, artwork: artwork, every: positionInterval)
+            await Self.follow(
+                client, into: state, while: current, artwork: artwork, every: positionInterval, on: clock)
         }
     }
 
@@ -209,7 +213,8 @@ public final class MediaControllerModel: Sendable {
     /// (which once dropped the artwork a fetch had just set).
     private static func follow(
         _ client: RemoteMediaClient, into state: PublishedState<MediaControls>,
-        while current: NIOLockedValueBox<RemoteMediaClient?>, artwork: Artwork, every interval: Duration
+        while current: NIOLockedValueBox<RemoteMediaClient?>, artwork: Artwork, every interval: Duration,
+        on clock: any Clock<Duration>
     ) async {
         let events = client.events()
         /// The image asked for last, and its local copy once fetched.
@@ -255,7 +260,7 @@ public final class MediaControllerModel: Sendable {
             }
             group.addTask {
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: interval)
+                    try? await clock.sleep(for: interval)
                     if client.mediaStatus?.playerState == .playing { refresh() }
                 }
             }

@@ -1,4 +1,8 @@
+import CastTestSupport
 import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOPosix
 import Testing
 
 @testable import CastDiscovery
@@ -18,6 +22,27 @@ struct UnicastModelTests {
         for bad in ["", "10.0.0.0/33", "10.0.0.0/-1", "10.0.0/24", "10.0.0.0/", "10.0.0.0/2a", "fd00::/64", "x/8"] {
             #expect(IPv4Network(bad) == nil, "\(bad)")
         }
+    }
+
+    /// The scan's deadline at virtual time: with one probe at a time, each
+    /// taking a second, a 2.5 s deadline starts the hosts at 0, 1 and 2 s
+    /// and none after. (Before: the wall clock, untested.)
+    @Test func aScanStartsNoHostAfterItsDeadline() async throws {
+        let clock = ManualClock()
+        let scan = SubnetScan(
+            configuration: SubnetScanConfiguration(concurrency: 1, deadline: .milliseconds(2_500)),
+            eventLoop: MultiThreadedEventLoopGroup.singleton.next(), logger: Logger(label: "scan-test"), clock: clock)
+        let probed = NIOLockedValueBox([String]())
+        let network = try #require(IPv4Network("10.0.0.0/29"))
+        let devices = await scan.run(
+            network,
+            probing: { host in
+                probed.withLockedValue { $0.append(host.description) }
+                clock.advance(by: .seconds(1))
+                return host.description == "10.0.0.2" ? [Self.device("b", "Kitchen", "10.0.0.2")] : []
+            }, found: { _ in })
+        #expect(probed.withLockedValue { $0 } == ["10.0.0.1", "10.0.0.2", "10.0.0.3"])
+        #expect(devices.map(\.friendlyName) == ["Kitchen"])
     }
 
     static func device(_ id: String, _ name: String, _ address: String) -> CastDevice {

@@ -1,4 +1,5 @@
 import CastEmulator
+import CastTestSupport
 import Testing
 import X509
 
@@ -40,19 +41,38 @@ import X509
         (DeviceAuthFault.wrongSigningKey, CastTransportError.Code.signatureInvalid),
         (.errorReply, .authenticationRejected),
         (.malformedReply, .malformedAuthResponse),
-        (.noReply, .authenticationTimedOut),
     ])
     func eachReplyFaultHasItsOwnError(fault: DeviceAuthFault, expected: CastTransportError.Code) async throws {
         try await EmulatorFixture.with { fixture in
             fixture.emulator.faults.deviceAuthentication = fault
-            let timeout: Duration = fault == .noReply ? .milliseconds(500) : .seconds(20)
             let connection = fixture.connection(
                 CastConnectionConfiguration(
-                    deviceAuthentication: Self.policy([fixture.emulator.trustAnchor], timeout: timeout)
+                    deviceAuthentication: Self.policy([fixture.emulator.trustAnchor], timeout: .seconds(20))
                 )
             )
             #expect(await transportErrorCode { try await connection.connect() } == expected)
             #expect(await disconnectReason(of: connection) == expected)
+        }
+    }
+
+    /// A device that never answers the challenge, at virtual time: still
+    /// waiting a millisecond before the policy's timeout, refused at it.
+    /// (Before: a real 500 ms timeout.)
+    @Test func noReplyTimesOutAtThePolicysTimeout() async throws {
+        try await EmulatorFixture.with { fixture in
+            fixture.emulator.faults.deviceAuthentication = .noReply
+            let clock = ManualClock()
+            let connection = fixture.connection(
+                CastConnectionConfiguration(
+                    deviceAuthentication: Self.policy([fixture.emulator.trustAnchor], timeout: .seconds(5)),
+                    clock: clock))
+            async let connecting = transportErrorCode { try await connection.connect() }
+            await clock.sleeper(until: ManualClock.Instant(offset: .seconds(5)))
+            clock.advance(by: .seconds(5) - .milliseconds(1))
+            #expect(await connection.currentState.description == "connected")
+            clock.advance(by: .milliseconds(1))
+            #expect(await connecting == .authenticationTimedOut)
+            #expect(await disconnectReason(of: connection) == .authenticationTimedOut)
         }
     }
 

@@ -42,26 +42,47 @@ struct SubnetScan {
     let configuration: SubnetScanConfiguration
     let eventLoop: any EventLoop
     let logger: Logger
+    /// The clock of the scan's ``SubnetScanConfiguration/deadline``.
+    var clock: any Clock<Duration> = ContinuousClock()
 
     /// Probes every host of `network` (at most `concurrency` at once) and hands
     /// each host's devices to `found` as they come; returns them all.
     func run(_ network: IPv4Network, found: @escaping @Sendable ([CastDevice]) async -> Void) async -> [CastDevice] {
-        let hosts = network.hosts
-        let deadline = ContinuousClock.now + self.configuration.deadline
+        await self.run(network, probing: { host in (try? await self.probe(host).get()) ?? [] }, found: found)
+    }
+
+    /// Asks `probing` for each host's devices instead of the network (tests
+    /// of the schedule, at virtual time): hosts start in order while the
+    /// deadline has not passed on ``clock``.
+    func run(
+        _ network: IPv4Network, probing: @escaping @Sendable (IPAddress.V4) async -> [CastDevice],
+        found: @escaping @Sendable ([CastDevice]) async -> Void
+    ) async -> [CastDevice] {
+        await Self.run(
+            network.hosts, concurrency: self.configuration.concurrency, deadline: self.configuration.deadline,
+            clock: self.clock, probing: probing, found: found)
+    }
+
+    private static func run<C: Clock<Duration>>(
+        _ hosts: [IPAddress.V4], concurrency: Int, deadline duration: Duration, clock: C,
+        probing: @escaping @Sendable (IPAddress.V4) async -> [CastDevice],
+        found: @escaping @Sendable ([CastDevice]) async -> Void
+    ) async -> [CastDevice] {
+        let deadline = clock.now.advanced(by: duration)
         return await withTaskGroup(of: [CastDevice].self) { group in
             var next = 0
             var all: [CastDevice] = []
             func startNext() {
-                guard next < hosts.count, ContinuousClock.now < deadline else { return }
+                guard next < hosts.count, clock.now < deadline else { return }
                 let host = hosts[next]
                 next += 1
                 group.addTask {
-                    let devices = (try? await self.probe(host).get()) ?? []
+                    let devices = await probing(host)
                     if !devices.isEmpty { await found(devices) }
                     return devices
                 }
             }
-            for _ in 0..<max(1, self.configuration.concurrency) { startNext() }
+            for _ in 0..<max(1, concurrency) { startNext() }
             while let devices = await group.next() {
                 all += devices
                 startNext()

@@ -15,6 +15,11 @@ public struct CastConnectionConfiguration: Sendable {
     public var inboundBufferLimit: Int
     /// Who the sender is, sent in every CONNECT.
     public var sender: SenderInfo
+    /// The clock the device-authentication reply waits on
+    /// (``DeviceAuthenticationPolicy/timeout``). Default: `ContinuousClock`;
+    /// tests pass one they advance themselves. The connect timeout and the
+    /// heartbeat run on the event loop's time.
+    public var clock: any Clock<Duration>
 
     /// Creates a configuration.
     public init(
@@ -23,7 +28,8 @@ public struct CastConnectionConfiguration: Sendable {
         deviceAuthentication: DeviceAuthenticationPolicy = .verifying,
         outboundQueueLimit: Int = 256,
         inboundBufferLimit: Int = 1024,
-        sender: SenderInfo = SenderInfo()
+        sender: SenderInfo = SenderInfo(),
+        clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.connectTimeout = connectTimeout
         self.heartbeat = heartbeat
@@ -31,5 +37,6 @@ public struct CastConnectionConfiguration: Sendable {
         self.outboundQueueLimit = max(outboundQueueLimit, 1)
         self.inboundBufferLimit = max(inboundBufferLimit, 1)
         self.sender = sender
+        self.clock = clock
     }
 }

@@ -8,10 +8,11 @@ package enum FirstElement<Element: Sendable>: Sendable {
     case timedOut
 }
 
-/// Waits for the first element of `stream`, at most `timeout`.
+/// Waits for the first element of `stream`, at most `timeout` on `clock`.
 package func firstElement<Element: Sendable>(
     of stream: AsyncStream<Element>,
-    within timeout: Duration
+    within timeout: Duration,
+    on clock: any Clock<Duration> = ContinuousClock()
 ) async -> FirstElement<Element> {
     await withTaskGroup(of: FirstElement<Element>.self) { group in
         group.addTask {
@@ -22,7 +23,7 @@ package func firstElement<Element: Sendable>(
         }
         group.addTask {
             do {
-                try await Task.sleep(for: timeout)
+                try await clock.sleep(for: timeout)
                 return .timedOut
             } catch {
                 return .finished

@@ -38,7 +38,7 @@ extension CastConnection {
             from: TransportConstants.receiverPlatformID
         )
         try self.send(try challenge.message())
-        switch await firstElement(of: replies, within: policy.timeout) {
+        switch await firstElement(of: replies, within: policy.timeout, on: self.configuration.clock) {
         case .element(let reply):
             return try await DeviceAuthVerifier(trustAnchors: policy.trustAnchors, requiresNonce: policy.requiresNonce)
                 .verify(
