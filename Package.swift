@@ -17,6 +17,7 @@ let package = Package(
     name: "swift-cast",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "CastCommon", targets: ["CastCommon"]),
         .library(name: "CastLogging", targets: ["CastLogging"]),
         .library(name: "CastDiscovery", targets: ["CastDiscovery"]),
         .library(name: "CastTransport", targets: ["CastTransport"]),
@@ -47,6 +48,15 @@ let package = Package(
     targets: [
         // MARK: Product modules
 
+        // What every module shares: the control channel's endpoint ids and
+        // the event fan-out behind every observable stream.
+        .target(
+            name: "CastCommon",
+            dependencies: [.product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            path: "Modules/Common",
+            swiftSettings: strictSettings
+        ),
+
         .target(
             name: "CastLogging",
             dependencies: [
@@ -73,6 +83,7 @@ let package = Package(
         .target(
             name: "CastTransport",
             dependencies: [
+                "CastCommon",
                 "CastLogging",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -91,6 +102,7 @@ let package = Package(
         .target(
             name: "CastChannels",
             dependencies: [
+                "CastCommon",
                 "CastLogging",
                 "CastTransport",
                 .product(name: "Logging", package: "swift-log"),
@@ -103,6 +115,7 @@ let package = Package(
         .target(
             name: "CastMedia",
             dependencies: [
+                "CastCommon",
                 "CastLogging", "CastTransport", "CastChannels",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -114,6 +127,7 @@ let package = Package(
         .target(
             name: "CastKit",
             dependencies: [
+                "CastCommon",
                 "CastLogging",
                 "CastDiscovery",
                 "CastTransport",
@@ -133,6 +147,7 @@ let package = Package(
         .target(
             name: "CastUI",
             dependencies: [
+                "CastCommon",
                 "CastKit", "CastDiscovery", "CastTransport", "CastChannels", "CastMedia",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
@@ -163,6 +178,7 @@ let package = Package(
         .target(
             name: "CastRemoteDisplay",
             dependencies: [
+                "CastCommon",
                 "CastLogging", "CastTransport", "CastChannels", "CVPX", "COpus", "CSampleRate", "COpenSSL", "CYUV",
                 "CTimerFD",
                 .product(name: "Logging", package: "swift-log"),
@@ -207,6 +223,7 @@ let package = Package(
         .target(
             name: "CastEmulator",
             dependencies: [
+                "CastCommon",
                 "CastLogging",
                 "CastDiscovery",
                 "CastTransport",

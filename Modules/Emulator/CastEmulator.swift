@@ -1,3 +1,4 @@
+public import CastCommon
 public import CastLogging
 public import CastTransport
 import Logging
@@ -290,7 +291,7 @@ public final class CastEmulator: Sendable {
     /// Sends CLOSE from `sourceID` (`receiver-0` or an app's transport id)
     /// to the sender `senderID` on every socket, and forgets that virtual connection.
     public func closeVirtualConnection(
-        from sourceID: String = "receiver-0",
+        from sourceID: String = CastEndpointID.receiverPlatform,
         to senderID: String,
         reason: VirtualConnectionCloseReason = .closedBySelf
     ) async {

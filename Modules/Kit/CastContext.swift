@@ -55,7 +55,7 @@ public final class CastContext: Sendable {
     /// ``SessionEvent/resumed(_:device:)``, or ends it when the app stopped
     /// meanwhile. Calling it again while started does nothing.
     ///
-    /// - Throws: ``DiscoveryError/Code/socketFailed`` when no mDNS socket
+    /// - Throws: `DiscoveryError.Code.socketFailed` when no mDNS socket
     ///   could be opened on the selected interfaces.
     public func start() async throws(DiscoveryError) {
         do {

@@ -6,13 +6,6 @@ package enum TransportConstants {
     package static let maximumBodyLength = 65_536
     /// The length prefix, bytes: a big-endian `UInt32` (§2).
     package static let lengthPrefixSize = 4
-    /// The receiver's platform endpoint (§3).
-    package static let receiverPlatformID = "receiver-0"
-    /// The sender's platform endpoint, used for heartbeat and device
-    /// authentication (§2, §4), which need no virtual connection.
-    package static let senderPlatformID = "sender-0"
-    /// Destination id of a broadcast (§3).
-    package static let broadcastID = "*"
     /// Sender ids are `sender-<n>` with a random `n` per socket (§3); this
     /// bounds `n` so ids stay short.
     package static let senderIDRange: ClosedRange<UInt32> = 1...999_999

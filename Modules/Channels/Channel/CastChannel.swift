@@ -1,3 +1,4 @@
+import CastCommon
 public import CastLogging
 public import CastTransport
 public import Logging

@@ -1,3 +1,4 @@
+import CastCommon
 import CastTransport
 import NIOConcurrencyHelpers
 

@@ -1,4 +1,5 @@
 import CastChannels
+import CastCommon
 import CastTransport
 import Logging
 import NIOCore
@@ -80,7 +81,7 @@ final class EmulatorConnectionHandler: ChannelInboundHandler {
             for reply in responder(message) {
                 self.hub.send(reply, toConnection: self.connectionID)
             }
-        } else if message.destinationID == TransportConstants.receiverPlatformID,
+        } else if message.destinationID == CastEndpointID.receiverPlatform,
             message.namespace == CastNamespace.receiver || message.namespace == CastNamespace.multizone
         {
             self.hub.handlePlatformRequest(message, connectionID: self.connectionID)

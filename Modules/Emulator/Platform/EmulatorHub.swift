@@ -1,4 +1,5 @@
 import CastChannels
+import CastCommon
 import CastTransport
 import Logging
 import NIOConcurrencyHelpers
@@ -219,7 +220,7 @@ final class EmulatorHub: Sendable {
             self.streaming.applicationStopped(transportID: transportID)
         }
         self.broadcast(
-            outcome.broadcasts, namespace: namespace, from: TransportConstants.receiverPlatformID, excluding: excluding)
+            outcome.broadcasts, namespace: namespace, from: CastEndpointID.receiverPlatform, excluding: excluding)
     }
 
     // MARK: Media
@@ -317,7 +318,7 @@ final class EmulatorHub: Sendable {
         for connectionID in listeners {
             for message in messages {
                 self.send(
-                    message, namespace: namespace, from: endpointID, to: TransportConstants.broadcastID,
+                    message, namespace: namespace, from: endpointID, to: CastEndpointID.broadcast,
                     connectionID: connectionID)
             }
         }

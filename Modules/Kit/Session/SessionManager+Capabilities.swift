@@ -1,4 +1,5 @@
 import CastChannels
+import CastCommon
 public import CastDiscovery
 import CastTransport
 
@@ -21,9 +22,9 @@ extension SessionManager {
         let probe = ReceiverChannel(requestTimeout: self.options.requestTimeout, clock: self.options.clock)
         defer { probe.detach() }
         var answer = AppAvailability.unknown
-        if (try? await connection.openVirtualConnection(to: TransportConstants.receiverPlatformID)) != nil {
+        if (try? await connection.openVirtualConnection(to: CastEndpointID.receiverPlatform)) != nil {
             probe.attach(
-                to: connection, destinationID: TransportConstants.receiverPlatformID, logger: self.options.logger)
+                to: connection, destinationID: CastEndpointID.receiverPlatform, logger: self.options.logger)
             answer = (try? await probe.availability(of: [appID]))?[appID] ?? .unknown
         }
         await connection.close()

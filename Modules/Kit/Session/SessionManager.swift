@@ -1,4 +1,5 @@
 import CastChannels
+import CastCommon
 public import CastDiscovery
 import CastLogging
 import CastTransport
@@ -180,9 +181,9 @@ public actor SessionManager {
     {
         let connection = try await self.connect(to: device)
         do {
-            try await connection.openVirtualConnection(to: TransportConstants.receiverPlatformID)
+            try await connection.openVirtualConnection(to: CastEndpointID.receiverPlatform)
             session.receiver.attach(
-                to: connection, destinationID: TransportConstants.receiverPlatformID, logger: self.options.logger)
+                to: connection, destinationID: CastEndpointID.receiverPlatform, logger: self.options.logger)
             let application: ReceiverApplication
             if let sessionID {
                 guard let running = try await session.receiver.requestStatus().application(sessionID: sessionID),

@@ -1,4 +1,5 @@
 public import CastChannels
+import CastCommon
 import CastTransport
 import NIOConcurrencyHelpers
 

@@ -45,8 +45,10 @@ public final class AudioCastSession: Sendable {
     /// begins an audio-only session.
     ///
     /// - Parameters:
+    ///   - receiver: the receiver channel of the device's connection.
     ///   - audio: channels and Opus bitrate. Default stereo at 128 kbit/s.
     ///   - targetDelay: how long after capture the speaker plays the sound. Default 400 ms.
+    ///   - logger: the log hub; `CastLogger.shared` by default.
     /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/codecFailure``
     ///   when Opus does not work here;
     ///   ``CastRemoteDisplayError/Code-swift.struct/launchFailed`` when the

@@ -1,4 +1,5 @@
 public import CastChannels
+import CastCommon
 public import CastLogging
 import CastTransport
 import NIOConcurrencyHelpers
@@ -185,7 +186,7 @@ public final class RemoteDisplayChannel: CastChannel, @unchecked Sendable {
     /// Ends the session when a RECEIVER_STATUS on `connection` no longer lists its app.
     private func watchReceiver(on connection: CastConnection, for session: RemoteDisplaySession) {
         let statuses = connection.messages(
-            namespace: CastNamespace.receiver, from: TransportConstants.receiverPlatformID, to: connection.senderID)
+            namespace: CastNamespace.receiver, from: CastEndpointID.receiverPlatform, to: connection.senderID)
         let transportID = session.applicationTransportID
         let watcher = Task { [weak self] in
             for await message in statuses {

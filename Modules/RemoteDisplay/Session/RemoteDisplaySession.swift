@@ -1,3 +1,4 @@
+import CastCommon
 import CastLogging
 import CastTransport
 import NIOConcurrencyHelpers

@@ -1,3 +1,4 @@
+import CastCommon
 public import CastLogging
 import Foundation
 import Logging

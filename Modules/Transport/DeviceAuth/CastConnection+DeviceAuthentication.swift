@@ -1,3 +1,4 @@
+import CastCommon
 import Foundation
 import Logging
 
@@ -35,7 +36,7 @@ extension CastConnection {
         let challenge = DeviceAuthChallenge(using: &generator)
         let replies = self.messages(
             namespace: TransportNamespace.deviceAuth,
-            from: TransportConstants.receiverPlatformID
+            from: CastEndpointID.receiverPlatform
         )
         try self.send(try challenge.message())
         switch await firstElement(of: replies, within: policy.timeout, on: self.configuration.clock) {

@@ -1,3 +1,4 @@
+import CastCommon
 import Foundation
 import SwiftProtobuf
 
@@ -30,8 +31,8 @@ package struct DeviceAuthChallenge {
         }
         return CastMessage(
             namespace: TransportNamespace.deviceAuth,
-            sourceID: TransportConstants.senderPlatformID,
-            destinationID: TransportConstants.receiverPlatformID,
+            sourceID: CastEndpointID.senderPlatform,
+            destinationID: CastEndpointID.receiverPlatform,
             payload: .binary(bytes)
         )
     }

@@ -1,3 +1,5 @@
+import CastCommon
+
 /// One control-channel message: a namespace, a source and destination
 /// endpoint id, and a text (JSON) or binary payload.
 ///
@@ -44,5 +46,5 @@ public struct CastMessage: Sendable, Hashable {
     }
 
     /// Whether the message is addressed to every endpoint (`*`).
-    public var isBroadcast: Bool { self.destinationID == TransportConstants.broadcastID }
+    public var isBroadcast: Bool { self.destinationID == CastEndpointID.broadcast }
 }

@@ -1,3 +1,4 @@
+import CastCommon
 package import Logging
 package import NIOCore
 import NIOTLS
@@ -189,6 +190,6 @@ package struct HeartbeatAddressing: Sendable {
     /// receiver's PINGs say (cast_message_util.cc `CreateKeepAliveMessage`;
     /// keep_alive_handler.cc builds its PONG once, with fixed ids).
     package static let sender = HeartbeatAddressing(
-        ping: (TransportConstants.senderPlatformID, TransportConstants.receiverPlatformID),
-        pong: (TransportConstants.senderPlatformID, TransportConstants.receiverPlatformID))
+        ping: (CastEndpointID.senderPlatform, CastEndpointID.receiverPlatform),
+        pong: (CastEndpointID.senderPlatform, CastEndpointID.receiverPlatform))
 }

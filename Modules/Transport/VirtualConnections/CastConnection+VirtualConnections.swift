@@ -1,3 +1,5 @@
+import CastCommon
+
 /// Virtual connections (Docs/spec/castv2-control.md §3): the receiver drops
 /// every non-platform message from a (source, destination) pair that has not
 /// sent CONNECT. This connection keeps one per destination, from ``CastConnection/senderID``.
@@ -18,7 +20,7 @@ extension CastConnection {
         type: VirtualConnectionType? = nil
     ) throws(CastTransportError) {
         guard self.openVirtualConnections[destinationID] == nil else { return }
-        let type = type ?? (destinationID == TransportConstants.receiverPlatformID ? .strong : .invisible)
+        let type = type ?? (destinationID == CastEndpointID.receiverPlatform ? .strong : .invisible)
         let text = try ConnectionMessage.connect(type: type, sender: self.configuration.sender).text()
         try self.send(namespace: TransportNamespace.connection, to: destinationID, text: text)
         self.openVirtualConnections[destinationID] = type

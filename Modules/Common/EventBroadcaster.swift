@@ -5,7 +5,17 @@ import NIOConcurrencyHelpers
 /// receives the latest event (a connection's current state), then what
 /// follows — unless made with `replaysLatest: false`, for streams of
 /// messages rather than states.
-package final class EventBroadcaster<Element: Sendable>: Sendable {
+///
+/// Every module's observable streams are made with it: a connection's
+/// states, a channel's messages, a session's events, a model's states.
+///
+/// ```swift
+/// let states = EventBroadcaster<String>(initial: "idle")
+/// let listener = states.subscribe()   // gets "idle", then what follows
+/// states.yield("connected")
+/// states.finish()
+/// ```
+public final class EventBroadcaster<Element: Sendable>: Sendable {
     private struct State {
         var latest: Element?
         var continuations: [UInt64: AsyncStream<Element>.Continuation] = [:]
@@ -21,7 +31,7 @@ package final class EventBroadcaster<Element: Sendable>: Sendable {
     /// given, or (when `replaysLatest`) with the latest event. `buffering`
     /// bounds what a listener that does not keep up holds: streams fed from
     /// the network pass a bound, so a slow listener cannot grow memory.
-    package init(
+    public init(
         initial: Element?,
         replaysLatest: Bool = true,
         buffering: AsyncStream<Element>.Continuation.BufferingPolicy = .unbounded
@@ -31,8 +41,8 @@ package final class EventBroadcaster<Element: Sendable>: Sendable {
         self.buffering = buffering
     }
 
-    /// A stream of the latest event and every later one, until ``finish()``.
-    package func subscribe() -> AsyncStream<Element> {
+    /// A stream of the latest event and every later one, until ``finish(with:)``.
+    public func subscribe() -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: self.buffering)
         let id: UInt64? = self.state.withLockedValue { state in
             if let latest = state.latest { continuation.yield(latest) }
@@ -53,7 +63,7 @@ package final class EventBroadcaster<Element: Sendable>: Sendable {
     }
 
     /// Sends `event` to every listener.
-    package func yield(_ event: Element) {
+    public func yield(_ event: Element) {
         let continuations = self.state.withLockedValue { state in
             if self.replaysLatest { state.latest = event }
             return Array(state.continuations.values)
@@ -64,7 +74,7 @@ package final class EventBroadcaster<Element: Sendable>: Sendable {
     }
 
     /// Ends every stream after `event`, if given; later listeners get the latest event and an end.
-    package func finish(with event: Element? = nil) {
+    public func finish(with event: Element? = nil) {
         let continuations = self.state.withLockedValue { state in
             if let event { state.latest = event }
             state.isFinished = true
