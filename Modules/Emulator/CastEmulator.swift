@@ -60,7 +60,7 @@ public final class CastEmulator: Sendable {
         self.logger = log
         self.hub = EmulatorHub(
             profile: configuration.profile, applications: configuration.applications, host: configuration.host,
-            fetchesMedia: configuration.fetchesMedia, logger: log)
+            fetchesMedia: configuration.fetchesMedia, eventLoopGroup: self.group, logger: log)
     }
 
     /// The state every socket shares, for the receiver-platform extension.

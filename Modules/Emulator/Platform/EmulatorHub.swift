@@ -40,9 +40,9 @@ final class EmulatorHub: Sendable {
 
     init(
         profile: ReceiverProfile, applications: [EmulatedApplication], host: String, fetchesMedia: Bool,
-        logger: Logger
+        eventLoopGroup: any EventLoopGroup, logger: Logger
     ) {
-        self.fetcher = fetchesMedia ? MediaFetcher(timeout: 10) : nil
+        self.fetcher = fetchesMedia ? MediaFetcher(timeout: .seconds(10), eventLoopGroup: eventLoopGroup) : nil
         self.state = NIOLockedValueBox(
             State(platform: ReceiverPlatform(profile: profile, applications: applications)))
         self.profile = profile

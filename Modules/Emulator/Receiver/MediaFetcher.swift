@@ -1,8 +1,5 @@
 import Foundation
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import NIOCore
 
 /// What the Default Media Receiver's media element does with a URL before
 /// it plays: asks for it (HEAD, then the first bytes with `Range: bytes=0-`,
@@ -38,47 +35,33 @@ struct MediaFetcher: Sendable {
     }
 
     /// How long one request may take.
-    let timeout: TimeInterval
+    let timeout: Duration
+    /// Where the requests' sockets are opened: the emulator's own event loops.
+    let eventLoopGroup: any EventLoopGroup
     /// The bytes fetched at the start and at a seek.
     static let window = 64 * 1_024
-
-    private var session: URLSession {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = self.timeout
-        configuration.timeoutIntervalForResource = self.timeout
-        return URLSession(configuration: configuration)
-    }
 
     /// HEAD, then the first bytes; playable when both answer 2xx and the
     /// type (the server's, else the LOAD's `contentType`) is one Cast plays.
     func probe(_ url: String, declaredType: String?) async -> Probe {
-        guard let target = URL(string: url), ["http", "https"].contains(target.scheme?.lowercased() ?? "") else {
-            return Probe(playable: false, size: nil)
-        }
-        let session = self.session
-        defer { session.finishTasksAndInvalidate() }
-        var head = URLRequest(url: target)
-        head.httpMethod = "HEAD"
-        guard let (_, headResponse) = try? await session.data(for: head),
-            let headers = headResponse as? HTTPURLResponse, (200..<300).contains(headers.statusCode)
+        guard let target = URL(string: url) else { return Probe(playable: false, size: nil) }
+        let loop = self.eventLoopGroup.next()
+        guard let head = try? await HTTPFetch.request(.HEAD, target, timeout: self.timeout, on: loop),
+            (200..<300).contains(head.status),
+            let first = try? await HTTPFetch.request(
+                .GET, target, headers: [("Range", "bytes=0-\(Self.window - 1)")], timeout: self.timeout, on: loop),
+            (200..<300).contains(first.status)
         else { return Probe(playable: false, size: nil) }
-        var first = URLRequest(url: target)
-        first.setValue("bytes=0-\(Self.window - 1)", forHTTPHeaderField: "Range")
-        guard let (_, firstResponse) = try? await session.data(for: first),
-            let response = firstResponse as? HTTPURLResponse, (200..<300).contains(response.statusCode)
-        else { return Probe(playable: false, size: nil) }
-        let type = headers.value(forHTTPHeaderField: "Content-Type") ?? declaredType ?? ""
-        let size = headers.value(forHTTPHeaderField: "Content-Length").flatMap { Int($0) }
+        let type = head.headers.first(name: "Content-Type") ?? declaredType ?? ""
+        let size = head.headers.first(name: "Content-Length").flatMap { Int($0) }
         return Probe(playable: Self.isPlayable(type), size: size)
     }
 
     /// Fetches the window of `url` that starts at `offset`, as a seek does.
     func fetch(_ url: String, from offset: Int) async {
         guard let target = URL(string: url) else { return }
-        let session = self.session
-        defer { session.finishTasksAndInvalidate() }
-        var request = URLRequest(url: target)
-        request.setValue("bytes=\(offset)-\(offset + Self.window - 1)", forHTTPHeaderField: "Range")
-        _ = try? await session.data(for: request)
+        _ = try? await HTTPFetch.request(
+            .GET, target, headers: [("Range", "bytes=\(offset)-\(offset + Self.window - 1)")], timeout: self.timeout,
+            on: self.eventLoopGroup.next())
     }
 }

@@ -1,4 +1,5 @@
 import CastChannels
+import CastMedia
 
 /// The Default Media Receiver's player as a value with no I/O and no clock
 /// of its own: requests and ticks come with `now` (seconds on the emulator's
@@ -40,8 +41,8 @@ struct MediaPlayer {
     private var items: [Item] = []
     private var currentIndex: Int?
     private var nextItemID = 1
-    private var playerState = "IDLE"
-    private var idleReason: String?
+    private var playerState = PlayerState.idle
+    private var idleReason: IdleReason?
     private var position = 0.0
     private var anchor = 0.0
     private var rate = 1.0
@@ -49,7 +50,7 @@ struct MediaPlayer {
     private var muted = false
     private var activeTrackIDs: [Int]?
     private var textTrackStyle: JSONValue?
-    private var repeatMode = "REPEAT_OFF"
+    private var repeatMode = RepeatMode.off
     private var watchedBreaks: Set<String> = []
     private var ad: AdPlayback?
     private var autoplayAfterBuffering = true
@@ -94,15 +95,15 @@ struct MediaPlayer {
         var includeMedia = false
         switch type {
         case "PLAY":
-            guard self.playerState != "IDLE" else { return Self.invalidState(requestID) }
-            self.setState("PLAYING", now: now)
+            guard self.playerState != .idle else { return Self.invalidState(requestID) }
+            self.setState(.playing, now: now)
         case "PAUSE":
-            guard self.playerState != "IDLE" else { return Self.invalidState(requestID) }
-            self.setState("PAUSED", now: now)
+            guard self.playerState != .idle else { return Self.invalidState(requestID) }
+            self.setState(.paused, now: now)
         case "STOP":
-            self.endSession(reason: "CANCELLED")
+            self.endSession(reason: .cancelled)
         case "SEEK":
-            guard self.playerState != "IDLE", self.ad == nil else { return Self.invalidState(requestID) }
+            guard self.playerState != .idle, self.ad == nil else { return Self.invalidState(requestID) }
             if let time = request["currentTime"]?.doubleValue {
                 self.position = time
             } else if let delta = request["relativeTime"]?.doubleValue {
@@ -111,8 +112,8 @@ struct MediaPlayer {
             self.position = max(0, min(self.position, self.currentDuration ?? .infinity))
             self.anchor = now
             switch request["resumeState"]?.stringValue {
-            case "PLAYBACK_START": self.setState("PLAYING", now: now)
-            case "PLAYBACK_PAUSE": self.setState("PAUSED", now: now)
+            case "PLAYBACK_START": self.setState(.playing, now: now)
+            case "PLAYBACK_PAUSE": self.setState(.paused, now: now)
             default: break
             }
         case "SET_VOLUME":
@@ -241,7 +242,7 @@ struct MediaPlayer {
         if let media = entries[startIndex]["media"], self.failingContentIDs.contains(Self.contentID(of: media)) {
             return self.loadFailed(requestID: requestID)
         }
-        self.repeatMode = request["repeatMode"]?.stringValue ?? "REPEAT_OFF"
+        self.repeatMode = request["repeatMode"]?.stringValue.map(RepeatMode.init(rawValue:)) ?? .off
         return self.start(
             entries, startIndex: startIndex, at: request["currentTime"]?.doubleValue, requestID: requestID, rate: 1,
             now: now)
@@ -254,7 +255,7 @@ struct MediaPlayer {
 
     /// LOAD_FAILED with MEDIA_SRC_NOT_SUPPORTED (104), the session ended with ERROR.
     private mutating func loadFailed(requestID: Int) -> Outcome {
-        self.endSession(reason: "ERROR")
+        self.endSession(reason: .error)
         return Outcome(
             replies: [["type": "LOAD_FAILED", "requestId": .integer(requestID), "detailedErrorCode": 104]],
             broadcasts: [self.statusMessage(requestID: 0, includingMedia: false)])
@@ -263,7 +264,7 @@ struct MediaPlayer {
     /// What plays now — its URL, duration and position at `now` — for
     /// fetching the part a seek lands in; `nil` when nothing plays.
     func playing(at now: Double) -> (contentID: String, duration: Double?, position: Double)? {
-        guard self.playerState != "IDLE", let media = self.currentItem?.media else { return nil }
+        guard self.playerState != .idle, let media = self.currentItem?.media else { return nil }
         return (Self.contentID(of: media), self.currentDuration, self.contentPosition(at: now))
     }
 
@@ -272,8 +273,8 @@ struct MediaPlayer {
     ) -> Outcome {
         // A session that was still going ends INTERRUPTED before the new one starts.
         var interrupted: [JSONValue] = []
-        if self.mediaSessionID != 0, self.playerState != "IDLE" {
-            self.endSession(reason: "INTERRUPTED")
+        if self.mediaSessionID != 0, self.playerState != .idle {
+            self.endSession(reason: .interrupted)
             interrupted = [self.statusMessage(requestID: 0, includingMedia: false)]
         }
         self.mediaSessionID = self.nextMediaSessionID
@@ -301,7 +302,7 @@ struct MediaPlayer {
         self.activeTrackIDs = entry["activeTrackIds"]?.arrayValue?.compactMap(\.intValue)
         self.ad = nil
         self.idleReason = nil
-        self.playerState = "BUFFERING"
+        self.playerState = .buffering
         self.anchor = now
         self.autoplayAfterBuffering = entry["autoplay"]?.boolValue ?? true
     }
@@ -320,14 +321,14 @@ struct MediaPlayer {
     private mutating func step(now: Double) -> Bool {
         guard self.mediaSessionID != 0, self.currentIndex != nil else { return false }
         switch self.playerState {
-        case "BUFFERING":
+        case .buffering:
             // Buffering takes no time on the media clock: the next tick plays.
             guard now > self.anchor else { return false }
-            self.playerState = self.autoplayAfterBuffering ? "PLAYING" : "PAUSED"
+            self.playerState = self.autoplayAfterBuffering ? .playing : .paused
             self.anchor = now
             self.startDueBreak(now: now)
             return true
-        case "PLAYING":
+        case .playing:
             if let ad = self.ad, let clip = self.clip(of: ad) {
                 let length = clip["duration"]?.doubleValue ?? 0
                 guard now - ad.clipStartedAt >= length - Self.tolerance else { return false }
@@ -353,7 +354,7 @@ struct MediaPlayer {
     }
 
     private func contentPosition(at now: Double) -> Double {
-        guard self.playerState == "PLAYING", self.ad == nil else { return self.position }
+        guard self.playerState == .playing, self.ad == nil else { return self.position }
         return self.position + (now - self.anchor) * self.rate
     }
 
@@ -371,13 +372,13 @@ struct MediaPlayer {
         self.currentItem?.itemID
     }
 
-    private mutating func setState(_ state: String, now: Double) {
+    private mutating func setState(_ state: PlayerState, now: Double) {
         self.position = self.contentPosition(at: now)
         self.anchor = now
-        if self.playerState != "BUFFERING" {
+        if self.playerState != .buffering {
             self.playerState = state
         } else {
-            self.autoplayAfterBuffering = state == "PLAYING"
+            self.autoplayAfterBuffering = state == .playing
         }
     }
 
@@ -385,23 +386,23 @@ struct MediaPlayer {
     private mutating func itemFinished(at time: Double) {
         guard let index = self.currentIndex, self.items.indices.contains(index) else { return }
         switch self.repeatMode {
-        case "REPEAT_SINGLE":
+        case .single:
             self.play(index: index, from: nil, now: time)
-        case "REPEAT_ALL", "REPEAT_ALL_AND_SHUFFLE":
+        case .all, .allAndShuffle:
             self.play(index: (index + 1) % self.items.count, from: nil, now: time)
         default:
             if index + 1 < self.items.count {
                 self.play(index: index + 1, from: nil, now: time)
             } else {
                 self.position = self.currentDuration ?? self.position
-                self.playerState = "IDLE"
-                self.idleReason = "FINISHED"
+                self.playerState = .idle
+                self.idleReason = .finished
             }
         }
     }
 
-    private mutating func endSession(reason: String) {
-        self.playerState = "IDLE"
+    private mutating func endSession(reason: IdleReason) {
+        self.playerState = .idle
         self.idleReason = reason
         self.ad = nil
     }
@@ -455,7 +456,7 @@ struct MediaPlayer {
     // MARK: Queue
 
     private mutating func queueUpdate(_ request: JSONValue, requestID: Int, now: Double) -> Outcome? {
-        if let mode = request["repeatMode"]?.stringValue { self.repeatMode = mode }
+        if let mode = request["repeatMode"]?.stringValue { self.repeatMode = RepeatMode(rawValue: mode) }
         if request["shuffle"]?.boolValue == true, let current = self.currentIndex, self.items.indices.contains(current)
         {
             let playing = self.items[current]
@@ -468,7 +469,7 @@ struct MediaPlayer {
         if let jump = request["jump"]?.intValue, let index = self.currentIndex, !self.items.isEmpty {
             var target = index + max(-self.items.count, min(jump, self.items.count))
             if target < 0 || target >= self.items.count {
-                guard self.repeatMode == "REPEAT_ALL" || self.repeatMode == "REPEAT_ALL_AND_SHUFFLE" else {
+                guard self.repeatMode == .all || self.repeatMode == .allAndShuffle else {
                     return Outcome(replies: [Self.invalidRequest(requestID, "END_OF_QUEUE")])
                 }
                 target = (target + self.items.count) % self.items.count
@@ -513,7 +514,7 @@ struct MediaPlayer {
         if let current, ids.contains(current) {
             if self.items.isEmpty {
                 self.currentIndex = nil
-                self.endSession(reason: "INTERRUPTED")
+                self.endSession(reason: .interrupted)
             } else {
                 self.play(index: min(currentIndex, self.items.count - 1), from: nil, now: now)
             }
@@ -544,7 +545,7 @@ struct MediaPlayer {
     // MARK: Status
 
     private struct Snapshot: Equatable {
-        var state: String
+        var state: PlayerState
         var plays: Int
         var itemID: Int?
         var clip: Int?
@@ -574,13 +575,13 @@ struct MediaPlayer {
         var entry: [String: JSONValue] = [
             "mediaSessionId": .integer(self.mediaSessionID),
             "playbackRate": .number(self.rate),
-            "playerState": .string(self.playerState),
+            "playerState": .string(self.playerState.rawValue),
             "currentTime": .number(self.contentPosition(at: self.now)),
             "supportedMediaCommands": .integer(self.supportedCommands),
             "volume": ["level": .number(self.level), "muted": .bool(self.muted)],
-            "repeatMode": .string(self.repeatMode),
+            "repeatMode": .string(self.repeatMode.rawValue),
         ]
-        if let reason = self.idleReason, self.playerState == "IDLE" { entry["idleReason"] = .string(reason) }
+        if let reason = self.idleReason, self.playerState == .idle { entry["idleReason"] = .string(reason.rawValue) }
         if let itemID = self.currentItemID { entry["currentItemId"] = .integer(itemID) }
         if let ids = self.activeTrackIDs { entry["activeTrackIds"] = .array(ids.map(JSONValue.integer)) }
         if includingMedia, var media = self.currentItem?.media?.objectValue {
