@@ -22,7 +22,8 @@ trap 'rm -f "$log"' EXIT
 source "$(dirname "$0")/watchdog.sh"
 watch_tests "${TEST_TIME_LIMIT:-1800}" "$log" &
 watchdog=$!
-CAST_SANITIZER=thread TSAN_OPTIONS="${TSAN_OPTIONS:-second_deadlock_stack=1}" \
+# scripts/tsan.supp names each known false positive it suppresses, and why.
+CAST_SANITIZER=thread TSAN_OPTIONS="${TSAN_OPTIONS:-second_deadlock_stack=1 suppressions=$PWD/scripts/tsan.supp}" \
     SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${TSAN_WIDTH:-2}" \
     stdbuf -oL -eL "$swift" test --skip-build --sanitize=thread --scratch-path "$scratch" "$@" >"$log" 2>&1
 status=$?

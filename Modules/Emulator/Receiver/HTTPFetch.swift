@@ -85,8 +85,11 @@ enum HTTPFetch {
             deadline.cancel()
             channel.close(promise: nil)
         }
-        var path = url.path.isEmpty ? "/" : url.path
-        if let query = url.query { path += "?\(query)" }
+        // The path as the URL spells it, percent-escapes kept (a file name with a space).
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+        var path = components?.percentEncodedPath ?? "/"
+        if path.isEmpty { path = "/" }
+        if let query = components?.percentEncodedQuery { path += "?\(query)" }
         var head = HTTPRequestHead(version: .http1_1, method: method, uri: path)
         head.headers.add(name: "Host", value: url.port.map { "\(host):\($0)" } ?? host)
         head.headers.add(name: "Connection", value: "close")
