@@ -268,7 +268,8 @@ final class MediaPipeline: Sendable {
             if let format, !self.encoders.isDue(frame.pts, frameRate: format.frameRate) { return nil }
             let admitted = engine.admits(.video, captureTime: frame.pts)
             if !admitted { engine.recordDrop(.video, forcingKeyFrame: false) }
-            return (admitted, engine.takeKeyFrameRequest(), engine.videoBitrate, format)
+            // Taken only for a frame that will be encoded: a request taken and dropped is lost.
+            return (admitted, admitted && engine.takeKeyFrameRequest(), engine.videoBitrate, format)
         }
         guard case (let admitted, let keyFrame, let bitrate, let format)? = decision, admitted else { return }
         do throws(CastRemoteDisplayError) {

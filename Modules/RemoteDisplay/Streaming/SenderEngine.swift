@@ -98,6 +98,7 @@ package final class SenderEngine: @unchecked Sendable {
     func takeKeyFrameRequest() -> Bool {
         guard let video = self.video, video.keyFrameRequested else { return false }
         video.keyFrameRequested = false
+        video.keyFrameAwaited = true
         return true
     }
 

@@ -51,6 +51,13 @@ final class StreamSender {
     private(set) var roundTripTime: Duration?
     /// A key frame is wanted (PLI, or a dropped video frame).
     var keyFrameRequested = false
+    /// A key frame was taken for encoding and no frame is enqueued since: the
+    /// receiver repeats its PLI in every feedback until a key frame
+    /// arrives, and those repeats must not force a second one (Open Screen
+    /// cast/streaming/sender.cc, OnReceiverIndicatesPictureLoss: "if a key
+    /// frame is already in-flight, don't make a state change that would
+    /// cause this Sender to force another key frame").
+    var keyFrameAwaited = false
 
     // Counters for statistics and SRs.
     private(set) var packetsSent: UInt32 = 0
@@ -152,6 +159,8 @@ final class StreamSender {
             slot.setLength(headerBytes + max(count, 0), ofPacket: index)
         }
         self.lastEnqueued = frameID
+        // The frame taken for encoding is out (a key frame, or a delta if it was lost on the way).
+        self.keyFrameAwaited = false
         if isKeyFrame {
             self.lastKeyFrameID = frameID
             self.keyFramesSent += 1
@@ -291,7 +300,7 @@ final class StreamSender {
             self.updateRoundTripTime(block, arrival: arrival)
         }
         if compound.pictureLossSSRC == self.parameters.ssrc, self.parameters.kind == .video,
-            self.lastKeyFrameID <= self.checkpoint
+            self.lastKeyFrameID <= self.checkpoint, !self.keyFrameAwaited
         {
             self.keyFrameRequested = true
         }
