@@ -48,11 +48,17 @@ let package = Package(
     targets: [
         // MARK: Product modules
 
-        // What every module shares: the control channel's endpoint ids and
-        // the event fan-out behind every observable stream.
+        // What every module shares: the control channel's endpoint ids, the
+        // event fan-out behind every observable stream, an HTTP fetch on NIO.
         .target(
             name: "CastCommon",
-            dependencies: [.product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
             path: "Modules/Common",
             swiftSettings: strictSettings
         ),
@@ -150,6 +156,7 @@ let package = Package(
                 "CastCommon",
                 "CastKit", "CastDiscovery", "CastTransport", "CastChannels", "CastMedia",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Modules/UI",
             swiftSettings: strictSettings
@@ -235,7 +242,6 @@ let package = Package(
                 "CYUV",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),

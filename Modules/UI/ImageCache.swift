@@ -1,9 +1,7 @@
 public import CastChannels
+import CastCommon
 public import Foundation
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import NIOPosix
 
 /// Where a controller's artwork comes from: the SDK's image cache. Give
 /// one to ``MediaControllerModel`` and each picked image's local copy
@@ -88,20 +86,21 @@ public final class DiskImageCache: ImageCache {
         return file
     }
 
+    /// A GET on the SDK's event loops (`HTTPFetch`), its body bounded as it
+    /// arrives: a larger image ends the fetch instead of filling memory.
     private func fetch(_ url: URL) async throws(ImageCacheError) -> Data {
-        var request = URLRequest(url: url)
-        request.timeoutInterval = self.timeout / .seconds(1)
-        let (data, response): (Data, URLResponse)
+        let response: HTTPFetch.Response
         do {
-            (data, response) = try await URLSession.shared.data(for: request)
+            response = try await HTTPFetch.request(
+                "GET", url, timeout: self.timeout, keepingBodyUpTo: self.maximumImageBytes,
+                on: MultiThreadedEventLoopGroup.singleton.next())
+        } catch let failure as HTTPFetch.Failure where failure.kind == .tooLarge {
+            throw ImageCacheError(.tooLarge, "\(url) is larger than \(self.maximumImageBytes) bytes")
         } catch {
             throw ImageCacheError(.fetchFailed, "\(url): \(error)")
         }
-        guard let status = (response as? HTTPURLResponse)?.statusCode, status == 200 else {
-            throw ImageCacheError(.fetchFailed, "\(url) answered \((response as? HTTPURLResponse)?.statusCode ?? 0)")
-        }
-        guard data.count <= self.maximumImageBytes else {
-            throw ImageCacheError(.tooLarge, "\(url) is \(data.count) bytes; at most \(self.maximumImageBytes)")
+        guard response.status == 200, let data = response.body else {
+            throw ImageCacheError(.fetchFailed, "\(url) answered \(response.status)")
         }
         return data
     }

@@ -126,7 +126,13 @@ import Testing
             // cores, one of them busy, and 4 s once ran out while the session started
             // (1 run in 10 with stress-ng). The loss is waited for past the timeout.
             heartbeat: HeartbeatConfiguration(pingInterval: .milliseconds(500), timeout: .seconds(10)))
-        try await SessionFixture.with(options) { fixture in
+        // A silenced emulator keeps its own liveness timer: with the sender's timeout on both
+        // sides, both declare the other dead at once and the emulator's close can win (as in
+        // ConnectionFailureTests). Its timer runs far longer here.
+        let emulator = CastEmulatorConfiguration(
+            heartbeat: HeartbeatConfiguration(timeout: .seconds(60)),
+            applications: EmulatedApplication.standard + [echoApplication])
+        try await SessionFixture.with(options, emulator: emulator) { fixture in
             fixture.echo()
             let session = try await fixture.manager.startSession(on: fixture.device)
             let echo = try GenericChannel(namespace: echoNamespace)

@@ -36,7 +36,7 @@ public final class ScreenCastDesktop: Sendable {
         var daemons: [DaemonProcess] = []
         func started(_ daemon: DaemonProcess, socket: String) async throws {
             daemons.append(daemon)
-            guard await DaemonProcess.wait(for: .seconds(10), until: { FileManager.default.fileExists(atPath: socket) })
+            guard await DaemonProcess.wait(for: .seconds(10), until: { TestBusDaemon.accepts(socket) })
             else {
                 for daemon in daemons { await daemon.stop() }
                 throw TestDaemonError.didNotStart(daemon.name)

@@ -22,7 +22,9 @@ public enum TestBusDaemon {
     }
 
     /// Writes the configuration to `directory`, starts the daemon listening
-    /// on ``address(in:)`` and waits until its socket exists.
+    /// on ``address(in:)`` and waits until its socket accepts a connection
+    /// (the file appears at bind, before listen: a client in between is
+    /// refused, as an MPRIS test was once under TSan with a core busy).
     public static func start(in directory: URL) async throws -> DaemonProcess {
         let services = directory.appendingPathComponent("dbus-services")
         try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
@@ -50,7 +52,7 @@ public enum TestBusDaemon {
             "dbus-daemon", ["--config-file=\(configuration.path)", "--nofork", "--nopidfile"])
         let socket = directory.appendingPathComponent("bus").path
         let ready = await DaemonProcess.wait(for: .seconds(10)) {
-            daemon.hasExited || FileManager.default.fileExists(atPath: socket)
+            daemon.hasExited || Self.accepts(socket)
         }
         guard ready, !daemon.hasExited
         else {
@@ -60,5 +62,25 @@ public enum TestBusDaemon {
         // Anyone may connect to the socket: the bus's policy, not the file's mode, decides.
         chmod(socket, 0o777)
         return daemon
+    }
+
+    /// Whether a Unix stream socket at `path` accepts a connection now.
+    static func accepts(_ path: String) -> Bool {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
+        }
     }
 }

@@ -1,3 +1,4 @@
+import CastCommon
 import Foundation
 import NIOCore
 
@@ -46,14 +47,14 @@ struct MediaFetcher: Sendable {
     func probe(_ url: String, declaredType: String?) async -> Probe {
         guard let target = URL(string: url) else { return Probe(playable: false, size: nil) }
         let loop = self.eventLoopGroup.next()
-        guard let head = try? await HTTPFetch.request(.HEAD, target, timeout: self.timeout, on: loop),
+        guard let head = try? await HTTPFetch.request("HEAD", target, timeout: self.timeout, on: loop),
             (200..<300).contains(head.status),
             let first = try? await HTTPFetch.request(
-                .GET, target, headers: [("Range", "bytes=0-\(Self.window - 1)")], timeout: self.timeout, on: loop),
+                "GET", target, headers: [("Range", "bytes=0-\(Self.window - 1)")], timeout: self.timeout, on: loop),
             (200..<300).contains(first.status)
         else { return Probe(playable: false, size: nil) }
-        let type = head.headers.first(name: "Content-Type") ?? declaredType ?? ""
-        let size = head.headers.first(name: "Content-Length").flatMap { Int($0) }
+        let type = head.header("Content-Type") ?? declaredType ?? ""
+        let size = head.header("Content-Length").flatMap { Int($0) }
         return Probe(playable: Self.isPlayable(type), size: size)
     }
 
@@ -61,7 +62,7 @@ struct MediaFetcher: Sendable {
     func fetch(_ url: String, from offset: Int) async {
         guard let target = URL(string: url) else { return }
         _ = try? await HTTPFetch.request(
-            .GET, target, headers: [("Range", "bytes=\(offset)-\(offset + Self.window - 1)")], timeout: self.timeout,
+            "GET", target, headers: [("Range", "bytes=\(offset)-\(offset + Self.window - 1)")], timeout: self.timeout,
             on: self.eventLoopGroup.next())
     }
 }
