@@ -136,7 +136,9 @@ import Testing
         func adaptsDownUnderABandwidthCapAndBackUpWhenLifted() async throws {
             // 720p: the test pattern needs about 3.5 Mbit/s there, well above the cap.
             let cap = NetworkImpairment(bandwidthLimit: 1_200_000, queueLimit: .milliseconds(150), seed: 3)
-            try await StreamingFixture.with(streaming: StreamingReceiverConfiguration(impairment: cap)) { fixture in
+            try await StreamingFixture.with(
+                streaming: StreamingReceiverConfiguration(impairment: cap), lane: .wholeMachine
+            ) { fixture in
                 let source = try fixture.prepareSource(width: 1_280, height: 720)
                 // The bitrate controller alone: the size stays (its adaptation has its own test below).
                 let session = try await fixture.channel.beginSession(
@@ -173,7 +175,9 @@ import Testing
         )
         func lowersTheSizeUnderABandwidthCapAndRestoresItWhenLifted() async throws {
             let cap = NetworkImpairment(bandwidthLimit: 1_200_000, queueLimit: .milliseconds(150), seed: 3)
-            try await StreamingFixture.with(streaming: StreamingReceiverConfiguration(impairment: cap)) { fixture in
+            try await StreamingFixture.with(
+                streaming: StreamingReceiverConfiguration(impairment: cap), lane: .wholeMachine
+            ) { fixture in
                 let widths = NIOLockedValueBox([Int]())
                 fixture.emulator.streaming.observer.picture = { _, picture in
                     widths.withLockedValue { $0.append(picture.width) }

@@ -19,17 +19,18 @@ public struct StreamingFixture {
     /// A logger that prints nothing.
     public static let logger = CastLogger(filter: CastLogFilter(minimumLevel: .none))
 
-    /// Runs `body` with the fixture, in its turn among the real-time tests;
-    /// tears everything down whatever happens. The channel's ANSWER wait and
-    /// first-frame deadline run on `clock`.
+    /// Runs `body` with the fixture, in its turn among the real-time tests
+    /// of `lane`; tears everything down whatever happens. The channel's
+    /// ANSWER wait and first-frame deadline run on `clock`.
     public static func with(
         streaming: StreamingReceiverConfiguration? = StreamingReceiverConfiguration(),
         profile: ReceiverProfile = .chromecastWithGoogleTV,
         application: String = CastApplicationID.mirroring,
         clock: any Clock<Duration> = ContinuousClock(),
+        lane: RealTimeTurns.Lane = .thisProcess,
         _ body: (StreamingFixture) async throws -> Void
     ) async throws {
-        try await RealTimeTurns.take(.thisProcess) {
+        try await RealTimeTurns.take(lane) {
             try await Self.run(streaming: streaming, profile: profile, application: application, clock: clock, body)
         }
     }
