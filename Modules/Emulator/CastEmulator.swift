@@ -212,6 +212,9 @@ public final class CastEmulator: Sendable {
                     throw CastEmulatorError(.invalidState, "the emulator is not running")
                 }
                 let (senderEnd, receiverEnd) = InMemoryChannel.makePair(on: senderLoop, and: loop)
+                // No receiver behaviour is new here: the same platform handlers as on a socket
+                // (their sources are cited there); only TLS is absent, so the heartbeat starts
+                // where the handshake would have ended, when the link is up.
                 try await loop.submit { try addPlatformHandlers(receiverEnd.pipeline.syncOperations, .whenActive) }
                     .get()
                 try await receiverEnd.activate().get()

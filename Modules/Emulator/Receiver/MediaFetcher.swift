@@ -41,16 +41,23 @@ struct MediaFetcher: Sendable {
     let eventLoopGroup: any EventLoopGroup
     /// The bytes fetched at the start and at a seek.
     static let window = 64 * 1_024
+    /// Redirections followed, as Chrome's network stack follows them for a
+    /// media element (Chromium net/url_request/url_request.cc, kMaxRedirects = 20);
+    /// URLSession, which fetched here before, followed them too.
+    static let redirects = 20
 
     /// HEAD, then the first bytes; playable when both answer 2xx and the
     /// type (the server's, else the LOAD's `contentType`) is one Cast plays.
     func probe(_ url: String, declaredType: String?) async -> Probe {
         guard let target = URL(string: url) else { return Probe(playable: false, size: nil) }
         let loop = self.eventLoopGroup.next()
-        guard let head = try? await HTTPFetch.request("HEAD", target, timeout: self.timeout, on: loop),
+        guard
+            let head = try? await HTTPFetch.request(
+                "HEAD", target, timeout: self.timeout, redirects: Self.redirects, on: loop),
             (200..<300).contains(head.status),
             let first = try? await HTTPFetch.request(
-                "GET", target, headers: [("Range", "bytes=0-\(Self.window - 1)")], timeout: self.timeout, on: loop),
+                "GET", target, headers: [("Range", "bytes=0-\(Self.window - 1)")], timeout: self.timeout,
+                redirects: Self.redirects, on: loop),
             (200..<300).contains(first.status)
         else { return Probe(playable: false, size: nil) }
         let type = head.header("Content-Type") ?? declaredType ?? ""
@@ -63,6 +70,6 @@ struct MediaFetcher: Sendable {
         guard let target = URL(string: url) else { return }
         _ = try? await HTTPFetch.request(
             "GET", target, headers: [("Range", "bytes=\(offset)-\(offset + Self.window - 1)")], timeout: self.timeout,
-            on: self.eventLoopGroup.next())
+            redirects: Self.redirects, on: self.eventLoopGroup.next())
     }
 }

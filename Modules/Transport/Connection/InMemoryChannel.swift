@@ -21,9 +21,19 @@ package import NIOCore
 /// `ChannelError.ioOnClosedChannel`. Half-closure, addresses and socket
 /// options other than `autoRead` are not part of it.
 package final class InMemoryChannel: Channel, ChannelCore, @unchecked Sendable {
-    // @unchecked: every mutable property but `activity` is only touched on
-    // `eventLoop` (each entry point asserts it or hops there), as in NIO's
-    // own channels; `activity` is behind its lock for `isActive` from any thread.
+    // @unchecked Sendable, and why that is safe, property by property:
+    // - `eventLoop`, `allocator`, `parent`, `closePromise` are `let`s of Sendable types.
+    // - `pipelineStorage` is written once, in `init`, before `self` is shared,
+    //   and only read after (a `var` only because ChannelPipeline needs `self`).
+    // - `activity` is read from any thread (`isActive`), so it sits behind its lock.
+    // - Every other `var` (`peer`, `isOpen`, `isAutoRead`, `isReadPending`,
+    //   `peerHasClosed`, `isDeliveryScheduled`, `received`, `receivedBytes`,
+    //   `waiting`, `unflushed`) is read and written only on `eventLoop`:
+    //   the ChannelCore methods run there (NIO's pipeline guarantees it; the
+    //   writing ones assert it), `activate`/`setOption`/`getOption` submit to
+    //   it, the other end reaches this one only through `eventLoop.execute`
+    //   (`receive`, `peerClosed`), and `makePair` sets `peer` before either
+    //   end is handed to anyone. This is how NIO's own channels are Sendable.
 
     package let eventLoop: any EventLoop
     package let allocator = ByteBufferAllocator()
