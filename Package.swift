@@ -99,6 +99,7 @@ let package = Package(
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Modules/Transport",
@@ -263,6 +264,7 @@ let package = Package(
                 "CastKit", "CastUI", "CastMPRIS", "CastRemoteDisplay", "CastCapture", "CastMediaServer", "CastEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "X509", package: "swift-certificates"),
                 "CastTransport",
             ],
             path: "Examples/Cast",
@@ -375,7 +377,7 @@ let package = Package(
             exclude: [
                 "CastFrame/Corpus", "DNSMessage/Corpus", "DeviceAuth/Corpus", "DeviceCache/Corpus", "LocalMedia/Corpus",
                 "MediaFiles/Corpus", "MprisCall/Corpus", "OfferAnswer/Corpus", "PortalReply/Corpus", "RTCP/Corpus",
-                "RTP/Corpus", "StatusJSON/Corpus", "lsan.supp",
+                "RTP/Corpus", "RevocationList/Corpus", "StatusJSON/Corpus", "lsan.supp",
             ],
             swiftSettings: strictSettings),
 
@@ -432,8 +434,9 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            // Real Cast device chains, Open Screen's public test data (each file names its source).
-            resources: [.copy("CastDeviceChains")],
+            // Real Cast device chains and revocation lists, Open Screen's and
+            // Chromium's public test data (each file or README names its source).
+            resources: [.copy("CastDeviceChains"), .copy("CastRevocationLists")],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -503,6 +506,7 @@ let package = Package(
             dependencies: [
                 "cast", "cast-receiver", "CastKit", "CastEmulator", "CastTestSupport", "CastX11TestSupport",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates Modules/Transport/Generated/ from Protos/*.proto.
+# Regenerates Modules/Transport/Generated/ (and the tests' Tests/CastTransportTests/Generated/)
+# from Protos/*.proto.
 #
 # Needs protoc (Debian: protobuf-compiler) and protoc-gen-swift built from the
 # swift-protobuf version Package.swift names, e.g.
@@ -14,11 +15,21 @@ plugin="${PROTOC_GEN_SWIFT:-$(command -v protoc-gen-swift || true)}"
 [ -x "$plugin" ] || { echo "generate-protos: set PROTOC_GEN_SWIFT to a protoc-gen-swift binary" >&2; exit 1; }
 command -v protoc >/dev/null || { echo "generate-protos: protoc is missing (apt-get install protobuf-compiler)" >&2; exit 1; }
 
-protoc \
-    --plugin=protoc-gen-swift="$plugin" \
-    --swift_opt=Visibility=Package \
-    --swift_opt=UseAccessLevelOnImports=true \
-    --swift_opt=FileNaming=DropPath \
-    --swift_out=Modules/Transport/Generated \
-    --proto_path=Protos \
-    Protos/cast_channel.proto
+# generate OUTPUT_FOLDER PROTO…
+generate() {
+    local output="$1"
+    shift
+    mkdir -p "$output"
+    protoc \
+        --plugin=protoc-gen-swift="$plugin" \
+        --swift_opt=Visibility=Package \
+        --swift_opt=UseAccessLevelOnImports=true \
+        --swift_opt=FileNaming=DropPath \
+        --swift_out="$output" \
+        --proto_path=Protos \
+        "$@"
+}
+
+generate Modules/Transport/Generated Protos/cast_channel.proto Protos/cast_revocation.proto
+# Open Screen's certificate test vectors: only the tests read them.
+generate Tests/CastTransportTests/Generated Protos/cast_certificate_test_suite.proto

@@ -22,8 +22,7 @@ struct ReceiverLink {
         let (host, port, modelName, capabilities) = try await options.address()
         let logger = options.logger
         let timeout = options.timeoutDuration
-        let policy: DeviceAuthenticationPolicy =
-            options.requireAuthentication ? .required(trusting: CastRootCertificates.all) : .verifying
+        let policy = try TrustAnchors.policy(options)
         let connection = CastConnection(
             host: host, port: port,
             configuration: CastConnectionConfiguration(connectTimeout: timeout, deviceAuthentication: policy),

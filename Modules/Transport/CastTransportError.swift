@@ -77,6 +77,13 @@ public struct CastTransportError: Error, Sendable, CustomStringConvertible {
         public static let deviceCertificateInvalid = Code("deviceCertificateInvalid")
         /// The device certificate does not chain to a configured trust anchor.
         public static let untrustedCertificateChain = Code("untrustedCertificateChain")
+        /// The device's certificate revocation list is absent, does not parse,
+        /// or does not verify, and the policy requires one
+        /// (``DeviceAuthenticationPolicy/requiresRevocationList``; Chrome's `ERROR_CRL_INVALID`).
+        public static let revocationListInvalid = Code("revocationListInvalid")
+        /// A certificate of the device's chain is revoked by the revocation list
+        /// the device sent, or that list no longer applies (Chrome's `ERROR_CERT_REVOKED`).
+        public static let certificateRevoked = Code("certificateRevoked")
     }
 
     /// What went wrong.

@@ -66,19 +66,20 @@ import Testing
     /// its own, and a few of them at once take the machine from a stream.
     static func withEmulator(
         applications: [EmulatedApplication] = EmulatedApplication.standard, fetchesMedia: Bool = false,
+        identity: ReceiverIdentity? = nil,
         _ body: (CastEmulator, String) async throws -> Void
     ) async throws {
         try await RealTimeTurns.take(.childProcesses) {
-            try await Self.runWithEmulator(applications: applications, fetchesMedia: fetchesMedia, body)
+            try await Self.runWithEmulator(
+                CastEmulatorConfiguration(identity: identity, applications: applications, fetchesMedia: fetchesMedia),
+                body)
         }
     }
 
     private static func runWithEmulator(
-        applications: [EmulatedApplication], fetchesMedia: Bool, _ body: (CastEmulator, String) async throws -> Void
+        _ configuration: CastEmulatorConfiguration, _ body: (CastEmulator, String) async throws -> Void
     ) async throws {
-        let emulator = try CastEmulator(
-            configuration: CastEmulatorConfiguration(applications: applications, fetchesMedia: fetchesMedia),
-            logger: Self.quiet)
+        let emulator = try CastEmulator(configuration: configuration, logger: Self.quiet)
         try await emulator.start()
         do {
             try await body(emulator, "127.0.0.1:\(emulator.port)")

@@ -38,7 +38,8 @@ import X509
         let (device, intermediates) = try Self.chain("chromecast_gen1")
         let verified = try await DeviceAuthVerifier.verifyChain(
             device: device, intermediates: intermediates, trustAnchors: CastRootCertificates.all,
-            at: Self.aprilFirst2016)
+            at: Self.aprilFirst2016
+        ).device
         #expect(verified.commonName == "2ZZBG9 FA8FCA3EF91A")
         #expect(verified.isAudioOnly == false)
         #expect(verified.model != nil)
@@ -51,7 +52,8 @@ import X509
         let (device, intermediates) = try Self.chain("chromecast_audio")
         let verified = try await DeviceAuthVerifier.verifyChain(
             device: device, intermediates: intermediates, trustAnchors: CastRootCertificates.all,
-            at: Self.aprilFirst2016)
+            at: Self.aprilFirst2016
+        ).device
         #expect(verified.commonName == "4ZZDZJ FA8FCA7EFE3C")
         #expect(verified.isAudioOnly)
     }
@@ -122,7 +124,8 @@ import X509
             device, key: P256.Signing.PrivateKey(), issuer: intermediateName, issuerKey: intermediateKey,
             from: now - Self.day, until: now + Self.day, extensions: extensions)
         return try await DeviceAuthVerifier.verifyChain(
-            device: leaf, intermediates: [intermediate], trustAnchors: [root], at: now)
+            device: leaf, intermediates: [intermediate], trustAnchors: [root], at: now
+        ).device
     }
 
     /// A chain whose trust anchor has passed its notAfter still verifies, as in
@@ -155,7 +158,8 @@ import X509
 
         let (device, intermediate) = try chain(intermediateUntil: now + 300 * day, deviceUntil: now + 30 * day)
         let verified = try await DeviceAuthVerifier.verifyChain(
-            device: device, intermediates: [intermediate], trustAnchors: [root], at: now)
+            device: device, intermediates: [intermediate], trustAnchors: [root], at: now
+        ).device
         #expect(verified.commonName == "Test Device")
         #expect(verified.issuerCommonNames == ["Test ICA", "Expired Root"])
 

@@ -32,6 +32,9 @@ let targets: [String: FuzzTarget] = [
             DeviceAuthFuzzing.seed().map { FileManager.default.createFile(atPath: path, contents: Data($0)) } ?? false
         },
         prepare: { DeviceAuthFuzzing.identity != nil && DeviceAuthFuzzing.tls != nil }),
+    "revocation-list": FuzzTarget(
+        fuzz: RevocationListFuzzing.verify,
+        prepare: { RevocationListFuzzing.issuer != nil && RevocationListFuzzing.identity != nil }),
     "local-media": FuzzTarget(fuzz: fuzzLocalMedia),
     "portal-reply": FuzzTarget(fuzz: fuzzPortalReply),
     "mpris-call": FuzzTarget(

@@ -73,6 +73,11 @@ package struct DeviceAuthResponder {
         response.signatureAlgorithm = .rsassaPkcs1V15
         response.hashAlgorithm = .sha256
         response.senderNonce = Data(nonce)
+        // Open Screen's receiver sends its credentials' `serialized_crl` as
+        // the reply's `crl` (cast/receiver/channel/device_auth_namespace_handler.cc).
+        if let list = self.identity.revocationList {
+            response.crl = Data(list)
+        }
         var reply = Cast_Channel_DeviceAuthMessage()
         reply.response = response
         return try? reply.serializedBytes()

@@ -22,6 +22,12 @@ public struct ReceiverIdentity: Sendable {
     let deviceCertificateDER: [UInt8]
     /// ``intermediateCertificate``, DER.
     let intermediateCertificateDER: [UInt8]
+    /// The certificate revocation list sent with every device-auth reply (a
+    /// serialized `CrlBundle`, e.g. from
+    /// ``RevocationListIssuer/revocationList(revoking:validFrom:until:)``),
+    /// as a real device sends Google's current list; `nil` (the default)
+    /// sends none.
+    public var revocationList: [UInt8]?
 
     /// The bits of the device's RSA key, as on real receivers.
     static let deviceKeyBits = 2048

@@ -41,7 +41,7 @@ extension CastConnection {
         try self.send(try challenge.message())
         switch await firstElement(of: replies, within: policy.timeout, on: self.configuration.clock) {
         case .element(let reply):
-            return try await DeviceAuthVerifier(trustAnchors: policy.trustAnchors, requiresNonce: policy.requiresNonce)
+            return try await DeviceAuthVerifier(policy: policy)
                 .verify(
                     reply: reply,
                     nonce: challenge.nonce,

@@ -23,6 +23,17 @@ public enum CastRootCertificates {
     /// The Eureka Root CA, which signed the first Chromecasts' chains.
     public static let eurekaRootCA = try? Certificate(pemEncoded: eurekaRootCAPEM)
 
+    /// The Cast CRL Root CA: the anchor a device's certificate revocation list
+    /// must chain to (its signer is issued directly by it), the default of
+    /// ``DeviceAuthenticationPolicy/revocationTrustAnchors``. Copied from Open
+    /// Screen's `cast/common/certificate/cast_crl_root_ca_cert_der-inc.h`
+    /// (`kCastCRLRootCaDer`, trusted by `CastCRLTrustStore::Create()`);
+    /// Chromium carries the same certificate under
+    /// `components/media_router/common/providers/cast/certificate/`. Valid
+    /// 2016-08-01 – 2036-07-27, SHA-256 fingerprint
+    /// `8B:77:C6:02:…:9D:84:83:1D`.
+    public static let castCRLRootCA = try? Certificate(pemEncoded: castCRLRootCAPEM)
+
     private static let castRootCAPEM = """
         -----BEGIN CERTIFICATE-----
         MIIDxTCCAq2gAwIBAgIBAjANBgkqhkiG9w0BAQUFADB1MQswCQYDVQQGEwJVUzET
@@ -72,6 +83,32 @@ public enum CastRootCertificates {
         PnZS2IvtGvjrN7sR/a5wFwr+4K0Gsx9pinIEwsAzC9YvY0wzERS4YjaIxQNlARmj
         7wC7bw6S/zQcodYx0Fxen5l9x8q9fHIL9Fylfm4EqNKZLFEBFP6iSPB+voQNtNPi
         8w593ov1Mw==
+        -----END CERTIFICATE-----
+        """
+
+    private static let castCRLRootCAPEM = """
+        -----BEGIN CERTIFICATE-----
+        MIIDzjCCAragAwIBAgICAJkwDQYJKoZIhvcNAQELBQAweTELMAkGA1UEBhMCVVMx
+        EzARBgNVBAgMCkNhbGlmb3JuaWExFjAUBgNVBAcMDU1vdW50YWluIFZpZXcxEzAR
+        BgNVBAoMCkdvb2dsZSBJbmMxDTALBgNVBAsMBENhc3QxGTAXBgNVBAMMEENhc3Qg
+        Q1JMIFJvb3QgQ0EwHhcNMTYwODAxMjE0NzQ3WhcNMzYwNzI3MjE0NzQ3WjB5MQsw
+        CQYDVQQGEwJVUzETMBEGA1UECAwKQ2FsaWZvcm5pYTEWMBQGA1UEBwwNTW91bnRh
+        aW4gVmlldzETMBEGA1UECgwKR29vZ2xlIEluYzENMAsGA1UECwwEQ2FzdDEZMBcG
+        A1UEAwwQQ2FzdCBDUkwgUm9vdCBDQTCCASIwDQYJKoZIhvcNAQEBBQADggEPADCC
+        AQoCggEBAMJ/wAkh02CJKLWWbv6mrf6u4GY1vZlu6JOFKbreRF2oa/zmzDfdHQ/P
+        HjoyLH/gG8m7TDSpHJe1+G1CnE0GaqAtlVU/eB1cq+k6pgg7Wq/0q1N3FJprsjcu
+        zW7qvCJdVlVz/b0DL1Ref4vBdDYaGB9k3r8IgEoSDElTuMc721/cWXcvuDoFiva3
+        RyqbdGMIMRLme0TRwXzIh7hQY22f17o2U3JHX9xDQ+vXLhHRinqkA/Jq04jmp7id
+        gbKwiCTIofqwqtsIZD6LKgdcWoIFmcLVylJ1Iaf6xaHarPf+0MdEdprra9O99Hox
+        pq0vWsQxOm3x3XtEgTfPE4Vdlq57lisCAwEAAaNgMF4wDwYDVR0TBAgwBgEB/wIB
+        ATAdBgNVHQ4EFgQUGmUStKm5tPyRDJ5n4FvZya1EHLkwHwYDVR0jBBgwFoAUGmUS
+        tKm5tPyRDJ5n4FvZya1EHLkwCwYDVR0PBAQDAgIEMA0GCSqGSIb3DQEBCwUAA4IB
+        AQCvX4vA98UmiLms9+xND3ar4nSaRDwz9nQ9BCpZdqIFJ8TjosjCr379vrnK6Vuo
+        Ks2nHg438W+EXqpCH7rwRLrbh2FokbsdXDrwjgIgdqpHmcdzDZAySrnj/RGLXb0i
+        TQV1F2Gipk+wPVKOqsm0jQVaHDbBe4f3+OSBNifsNa65zhVH4RDJFmk6Io5jGDHM
+        O1ZpxtQk3ZUlzzTmAK7hhx7uDBTcDYKBMR+PbdLA4XwS953KAuN2NkRTOodxfe0y
+        TKSW5uUsxw23lsDzfeVYMvclJcATdtB2bHOrPRXNxeiFFZoCUulhQeJmAcVx5dvA
+        pbNMHqyTijVMTdpXIiQdOva9
         -----END CERTIFICATE-----
         """
 }

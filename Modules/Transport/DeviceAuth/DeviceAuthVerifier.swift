@@ -15,11 +15,32 @@ package struct DeviceAuthVerifier {
     /// or different one is accepted (Chrome's default) and the signature,
     /// made over what the device echoed, is still checked.
     var requiresNonce = false
+    /// The certificates a device's revocation list must be signed under.
+    var revocationTrustAnchors: [Certificate]
+    /// Whether a device must send a revocation list that verifies.
+    var requiresRevocationList = false
 
-    /// A verifier trusting `trustAnchors`, requiring the challenge's nonce back when `requiresNonce`.
-    package init(trustAnchors: [Certificate], requiresNonce: Bool = false) {
+    /// A verifier trusting `trustAnchors` for device chains and
+    /// `revocationTrustAnchors` for revocation lists, requiring the
+    /// challenge's nonce back when `requiresNonce` and a list that verifies
+    /// when `requiresRevocationList`.
+    package init(
+        trustAnchors: [Certificate], requiresNonce: Bool = false,
+        revocationTrustAnchors: [Certificate] = [CastRootCertificates.castCRLRootCA].compactMap { $0 },
+        requiresRevocationList: Bool = false
+    ) {
         self.trustAnchors = trustAnchors
         self.requiresNonce = requiresNonce
+        self.revocationTrustAnchors = revocationTrustAnchors
+        self.requiresRevocationList = requiresRevocationList
+    }
+
+    /// A verifier applying `policy`.
+    package init(policy: DeviceAuthenticationPolicy) {
+        self.init(
+            trustAnchors: policy.trustAnchors, requiresNonce: policy.requiresNonce,
+            revocationTrustAnchors: policy.revocationTrustAnchors,
+            requiresRevocationList: policy.requiresRevocationList)
     }
 
     /// Verifies `reply` against the challenge's `nonce` and the TLS peer
@@ -57,8 +78,37 @@ package struct DeviceAuthVerifier {
             throw CastTransportError(.signatureInvalid, "the signature does not verify with the device certificate")
         }
 
-        return try await Self.verifyChain(
+        var verified = try await Self.verifyChain(
             device: device, intermediates: intermediates, trustAnchors: self.trustAnchors, at: now)
+        verified.device.revocation = try await self.checkRevocation(
+            of: verified.chain, list: Array(response.crl), at: now)
+        return verified.device
+    }
+
+    /// Applies the device's revocation list `list` (empty when it sent none)
+    /// to its verified `chain`, as Chrome's `VerifyDeviceCertUsingCustomTrustStore`
+    /// and `MapToAuthResult` do under its default policy: a list that
+    /// verifies is enforced; a missing or unverifiable one fails only when
+    /// the policy requires one.
+    func checkRevocation(
+        of chain: [Certificate], list: [UInt8], at now: Date
+    ) async throws(CastTransportError) -> VerifiedDevice.RevocationCheck {
+        guard !list.isEmpty else {
+            if self.requiresRevocationList {
+                throw CastTransportError(.revocationListInvalid, "the device sent no certificate revocation list")
+            }
+            return .noList
+        }
+        let revocations: CastRevocationList
+        do {
+            revocations = try await CastRevocationList.verified(
+                bundle: list, trustAnchors: self.revocationTrustAnchors, at: now)
+        } catch {
+            if self.requiresRevocationList { throw error }
+            return .invalidList
+        }
+        try revocations.check(chain: chain, at: now)
+        return .passed
     }
 
     /// The DER of the audio-only policy OID, 1.3.6.1.4.1.11129.2.5.2, which Open
@@ -73,10 +123,11 @@ package struct DeviceAuthVerifier {
     /// (key usage digitalSignature, as Open Screen's `FindCertificatePath`
     /// requires, boringssl_trust_store.cc:409-419).
     ///
-    /// - Returns: what the chain says of the device.
+    /// - Returns: what the chain says of the device, and the chain itself
+    ///   (the device first, the trust anchor last).
     static func verifyChain(
         device: Certificate, intermediates: [Certificate], trustAnchors: [Certificate], at time: Date
-    ) async throws(CastTransportError) -> VerifiedDevice {
+    ) async throws(CastTransportError) -> (device: VerifiedDevice, chain: [Certificate]) {
         var verifier = Verifier(rootCertificates: CertificateStore(trustAnchors)) {
             CastChainPolicy()
             CastExpiryPolicy(time: time)
@@ -97,10 +148,11 @@ package struct DeviceAuthVerifier {
                 "\(element.oid)" == Self.certificatePolicies && Array(element.value).contains(Self.audioOnlyPolicy)
             }
         }
-        return VerifiedDevice(
+        let verified = VerifiedDevice(
             commonName: Self.commonName(of: device),
             issuerCommonNames: chain.dropFirst().map(Self.commonName).compactMap { $0 },
             isAudioOnly: isAudioOnly)
+        return (verified, Array(chain))
     }
 
     private static func commonName(of certificate: Certificate) -> String? {

@@ -36,16 +36,40 @@ public struct DeviceAuthenticationPolicy: Sendable {
     /// nonce the device did echo. `true` also refuses an empty or different
     /// nonce, which resists a replayed signature.
     public var requiresNonce: Bool
+    /// The certificates a device's revocation list must be signed under
+    /// (its signer issued directly by one of them). Default: Google's
+    /// ``CastRootCertificates/castCRLRootCA``.
+    public var revocationTrustAnchors: [Certificate]
+    /// Whether a device must send a revocation list that verifies. Default
+    /// `false`, as in Chrome (`CastCertificateRevocation` is off by default
+    /// in cast_auth_util.cc, and Open Screen's `AuthenticateChallengeReply`
+    /// uses `CRLPolicy::kCrlOptional`).
+    ///
+    /// Either way a list the device sends that verifies is enforced, as
+    /// Chrome's default policy (`CRL_OPTIONAL_WITH_FALLBACK`) does: a
+    /// device whose certificate, intermediate or root is revoked by it fails
+    /// with ``CastTransportError/Code/certificateRevoked``. When `false`, a
+    /// device that sends no list, or one that does not verify, is verified
+    /// without it (``VerifiedDevice/revocation`` says so). Chrome then
+    /// checks the chain against a list built into the browser, which it
+    /// treats as valid for 20 weeks after the build; this SDK carries none.
+    /// When `true`, such a device fails with
+    /// ``CastTransportError/Code/revocationListInvalid``.
+    public var requiresRevocationList: Bool
 
     /// Creates a policy.
     public init(
         requirement: Requirement, trustAnchors: [Certificate] = [], timeout: Duration = .seconds(5),
-        requiresNonce: Bool = false
+        requiresNonce: Bool = false,
+        revocationTrustAnchors: [Certificate] = [CastRootCertificates.castCRLRootCA].compactMap { $0 },
+        requiresRevocationList: Bool = false
     ) {
         self.requirement = requirement
         self.trustAnchors = trustAnchors
         self.timeout = timeout
         self.requiresNonce = requiresNonce
+        self.revocationTrustAnchors = revocationTrustAnchors
+        self.requiresRevocationList = requiresRevocationList
     }
 
     /// No device authentication (what pychromecast and most open clients do).

@@ -13,12 +13,27 @@ public struct VerifiedDevice: Sendable, Hashable {
     /// (1.3.6.1.4.1.11129.2.5.2): a speaker, which takes no video
     /// (Open Screen cast_cert_validator.cc:23-58).
     public var isAudioOnly: Bool
+    /// What the device's certificate revocation list contributed.
+    public var revocation: RevocationCheck
+
+    /// What a device's certificate revocation list contributed to its verification.
+    public enum RevocationCheck: Sendable, Hashable {
+        /// The device sent a list that verified, and it revokes no certificate of the chain.
+        case passed
+        /// The device sent no list (Chrome records `kCRLMissing`).
+        case noList
+        /// The device sent a list that does not parse or verify (Chrome records `kCRLInvalid`).
+        case invalidList
+    }
 
     /// Creates a description.
-    public init(commonName: String?, issuerCommonNames: [String], isAudioOnly: Bool) {
+    public init(
+        commonName: String?, issuerCommonNames: [String], isAudioOnly: Bool, revocation: RevocationCheck = .noList
+    ) {
         self.commonName = commonName
         self.issuerCommonNames = issuerCommonNames
         self.isAudioOnly = isAudioOnly
+        self.revocation = revocation
     }
 
     /// The model the certificate names: the issuing certificate's common name, if any.
