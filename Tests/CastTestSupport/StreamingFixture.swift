@@ -75,10 +75,14 @@ public struct StreamingFixture {
     }
 
     /// A media source whose first frame is due shortly, registered as the
-    /// emulator's PSNR reference (call before beginning the session).
-    public func prepareSource(width: Int, height: Int, frameRate: Int = 30) throws -> TestSignal {
+    /// emulator's PSNR reference (call before beginning the session); with
+    /// `pictureFormat`, its pictures go in as packed pictures of that format.
+    public func prepareSource(
+        width: Int, height: Int, frameRate: Int = 30, pictureFormat: PackedPixelFormat? = nil
+    ) throws -> TestSignal {
         let source = try TestSignal(
-            width: width, height: height, frameRate: frameRate, start: .now.advanced(by: .milliseconds(300)))
+            width: width, height: height, frameRate: frameRate, start: .now.advanced(by: .milliseconds(300)),
+            pictureFormat: pictureFormat)
         self.emulator.streaming.videoReference = { source.luma(at: $0) }
         return source
     }

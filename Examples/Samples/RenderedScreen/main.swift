@@ -1,7 +1,9 @@
 // Sample: Remote Display of frames the app renders itself. Embeds
-// CastRemoteDisplay with CastChannels and CastTransport: launches the
-// mirroring app, then draws a moving square into pooled pixel buffers at
-// 30 fps for five seconds and prints the session's statistics.
+// CastRemoteDisplay with CastChannels and CastTransport (no CastCapture):
+// launches the mirroring app, then draws a moving square in BGRA, as a
+// renderer would, converts each picture into a pooled pixel buffer with
+// PackedPictureConverter, sends 30 fps for five seconds and prints the
+// session's statistics.
 //
 //   swift run sample-rendered-screen HOST PORT
 
@@ -33,34 +35,54 @@ let session = try await channel.beginSession(
         resolutions: [RemoteDisplayConfiguration.Resolution(width: 640, height: 360)], audio: nil))
 let size = session.configuration.resolution
 
-/// Grey background, a white square moving left to right (I420: Y then U and V).
-func draw(frame index: Int, into buffer: inout PixelBuffer) {
+/// The app's own picture, as a renderer leaves it: BGRA (blue, green, red,
+/// alpha in memory, Cairo's ARGB32 on this machine), rows `stride` bytes
+/// apart. A colour gradient, and a white square moving left to right.
+let stride = size.width * 4
+var picture = [UInt8](repeating: 0, count: stride * size.height)
+func draw(frame index: Int, into picture: inout [UInt8]) {
     let side = size.height / 4
     let left = (index * 8) % max(size.width - side, 1)
-    let stride = buffer.bytesPerRow(ofPlane: 0)
-    buffer.withUnsafeMutableBytes(ofPlane: 0) { luma in
-        for row in 0..<size.height {
-            for column in 0..<size.width {
-                let inside = row >= side && row < 2 * side && column >= left && column < left + side
-                luma[row * stride + column] = inside ? 235 : 90
-            }
+    for row in 0..<size.height {
+        for column in 0..<size.width {
+            let inside = row >= side && row < 2 * side && column >= left && column < left + side
+            let pixel = row * stride + column * 4
+            picture[pixel] = inside ? 255 : UInt8(255 * row / size.height)  // blue
+            picture[pixel + 1] = inside ? 255 : 64  // green
+            picture[pixel + 2] = inside ? 255 : UInt8(255 * column / size.width)  // red
+            picture[pixel + 3] = 255  // alpha
         }
-    }
-    for plane in 1...2 {
-        _ = buffer.withUnsafeMutableBytes(ofPlane: plane) { $0.initializeMemory(as: UInt8.self, repeating: 128) }
     }
 }
 
+// Converts each picture into a pooled I420 frame with libyuv: no copy, no allocation per frame.
+var converter = PackedPictureConverter()
 let start = HostTime.now
 for index in 0..<150 {
     let due = start.advanced(by: .milliseconds(index * 1_000 / 30))
     let wait = HostTime.now.duration(to: due)
     if wait > .zero { try await Task.sleep(for: wait) }
     guard var buffer = session.createPixelBuffer() else { continue }  // all buffers busy: skip a frame
-    draw(frame: index, into: &buffer)
+    draw(frame: index, into: &picture)
+    try picture.withUnsafeBytes { bytes in
+        try converter.convert(
+            PackedPicture(bytes: bytes, width: size.width, height: size.height, bytesPerRow: stride, format: .bgra),
+            into: &buffer)
+    }
     _ = try session.enqueueVideoFrame(buffer, pts: due)
 }
-let statistics = session.currentStatistics
+// The last frames are still being encoded and sent: wait until two
+// statistics in a row show the same count and nothing in flight.
+// (The first statistics published may be from before the encoder's backlog drained.)
+var statistics = session.currentStatistics
+var previous: RemoteDisplayStatistics?
+for await update in session.statistics() {
+    statistics = update
+    if let previous, update.video?.framesInFlight == 0, update.video?.framesSent == previous.video?.framesSent {
+        break
+    }
+    previous = update
+}
 print("sent \(statistics.video?.framesSent ?? 0) frames, \(statistics.videoBitrate / 1_000) kbit/s")
 session.stop()
 channel.detach()

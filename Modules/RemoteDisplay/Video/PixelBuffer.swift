@@ -136,6 +136,11 @@ public struct PixelBuffer: ~Copyable, Sendable {
         return (self.storage, pool)
     }
 
+    /// Paints every plane black (limited-range BT.601: luma 16, chroma 128).
+    package mutating func paintBlack() {
+        self.fillBlack()
+    }
+
     private mutating func fillBlack() {
         for plane in 0..<self.planeCount {
             self.storage.plane(plane).initializeMemory(as: UInt8.self, repeating: plane == 0 ? 16 : 128)

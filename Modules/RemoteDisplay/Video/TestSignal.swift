@@ -1,3 +1,5 @@
+import CYUV
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -29,24 +31,46 @@ public struct TestSignal: Sendable {
     /// Capture time of frame 0: the `start` given, or the moment the pictures
     /// were ready if that start had passed.
     public let start: HostTime
-    /// Tight I420 planes of each distinct frame.
+    /// How the pictures are handed to the session: `nil` as I420 planes
+    /// copied into each buffer, else as packed pictures of this format that
+    /// a ``PackedPictureConverter`` converts, as an app that renders RGB does.
+    public let pictureFormat: PackedPixelFormat?
+    /// Tight I420 planes of each distinct frame; with a ``pictureFormat``,
+    /// libyuv's conversion of the packed picture (what the app drew).
     private let frames: [[[UInt8]]]
+    /// Each distinct frame as a tight packed picture, with a ``pictureFormat``.
+    private let packed: [[UInt8]]
 
     /// Renders one second of pictures of `width`×`height`.
     ///
+    /// - Parameter pictureFormat: `nil` (the default) hands I420 planes to
+    ///   the session; a format hands it pictures of that format, converted
+    ///   into each buffer.
     /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/invalidConfiguration``
     ///   for a size I420 cannot hold or a frame rate outside 1…120.
-    public init(width: Int, height: Int, frameRate: Int = 30, start: HostTime) throws(CastRemoteDisplayError) {
+    public init(
+        width: Int, height: Int, frameRate: Int = 30, start: HostTime, pictureFormat: PackedPixelFormat? = nil
+    ) throws(CastRemoteDisplayError) {
         guard (1...120).contains(frameRate) else {
             throw CastRemoteDisplayError(.invalidConfiguration, "a test signal needs 1…120 frames per second")
         }
         var buffer = try PixelBuffer(
             format: .i420, width: width, height: height, bytesPerRow: [width, width / 2, width / 2])
         var frames: [[[UInt8]]] = []
+        var packed: [[UInt8]] = []
+        var converter = PackedPictureConverter()
         for index in 0..<frameRate {
             TestPattern().render(frame: index, into: &buffer)
+            if let pictureFormat {
+                let picture = try Self.packedPicture(of: buffer, as: pictureFormat)
+                try converter.convert(
+                    tightPixels: picture, width: width, height: height, format: pictureFormat, into: &buffer)
+                packed.append(picture)
+            }
             frames.append((0..<3).map { plane in buffer.withUnsafeBytes(ofPlane: plane) { Array($0) } })
         }
+        self.pictureFormat = pictureFormat
+        self.packed = packed
         self.width = width
         self.height = height
         self.frameRate = frameRate
@@ -80,11 +104,56 @@ public struct TestSignal: Sendable {
         -> PixelBuffer?
     {
         guard var buffer = session.createPixelBuffer() else { return nil }
+        if let pictureFormat = self.pictureFormat {
+            guard buffer.width == self.width, buffer.height == self.height else {
+                throw CastRemoteDisplayError(
+                    .invalidConfiguration,
+                    "the session's pictures are \(buffer.width)×\(buffer.height), the signal's \(self.width)×\(self.height)"
+                )
+            }
+            // Same size: converted straight into the buffer, nothing allocated.
+            var converter = PackedPictureConverter()
+            try converter.convert(
+                tightPixels: self.packed[index % self.packed.count], width: self.width, height: self.height,
+                format: pictureFormat, into: &buffer)
+            return buffer
+        }
         let planes = self.frames[index % self.frames.count]
         for plane in 0..<3 {
             try buffer.copyPlane(plane, from: planes[plane], bytesPerRow: plane == 0 ? self.width : self.width / 2)
         }
         return buffer
+    }
+
+    /// `picture` (tight I420) as a tight packed picture of `format` (libyuv's
+    /// BT.601 conversion to BGRA, its bytes then reordered).
+    private static func packedPicture(
+        of picture: borrowing PixelBuffer, as format: PackedPixelFormat
+    ) throws(CastRemoteDisplayError) -> [UInt8] {
+        let width = picture.width
+        let height = picture.height
+        var bgra = [UInt8](repeating: 0, count: width * height * 4)
+        let planes = (0..<3).map { plane in picture.withUnsafeBytes(ofPlane: plane) { Array($0) } }
+        bgra.withUnsafeMutableBufferPointer { target in
+            _ = I420ToARGB(
+                planes[0], Int32(width), planes[1], Int32(width / 2), planes[2], Int32(width / 2),
+                target.baseAddress, Int32(width * 4), Int32(width), Int32(height))
+        }
+        // Bytes of each BGRA pixel that make a pixel of `format`, in order.
+        let order: [Int]
+        switch format {
+        case .bgra: return bgra
+        case .rgba: order = [2, 1, 0, 3]
+        case .argb: order = [3, 2, 1, 0]
+        case .rgb24: order = [2, 1, 0]
+        case .bgr24: order = [0, 1, 2]
+        }
+        var packed = [UInt8]()
+        packed.reserveCapacity(width * height * order.count)
+        for pixel in stride(from: 0, to: bgra.count, by: 4) {
+            for byte in order { packed.append(bgra[pixel + byte]) }
+        }
+        return packed
     }
 
     /// Streams `seconds` of video from frame `firstFrame` on, each frame
