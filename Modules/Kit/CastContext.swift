@@ -16,7 +16,7 @@ import NIOPosix
 /// ```swift
 /// let context = CastContext(options: CastOptions(receiverApplicationID: "CC1AD845"))
 /// try await context.start()
-/// // … the user picks `device` from context.discoveryManager.devices …
+/// // … the user picks `device` from context.applicationDevices.devices …
 /// let session = try await context.sessionManager.startSession(on: device)
 /// ```
 public final class CastContext: Sendable {
@@ -26,6 +26,9 @@ public final class CastContext: Sendable {
     public let discoveryManager: DiscoveryManager
     /// Starts, ends and keeps alive sessions.
     public let sessionManager: SessionManager
+    /// The devices discovery found that can run ``CastOptions/receiverApplicationID``:
+    /// the one list the Cast button, the introduction prompt and the device chooser count.
+    public let applicationDevices: ApplicationDevices
 
     private let resumption = NIOLockedValueBox<Task<Void, Never>?>(nil)
     private let logger: Logger
@@ -43,6 +46,9 @@ public final class CastContext: Sendable {
             configuration: options.discovery, eventLoopGroup: group, logger: options.logger)
         self.sessionManager = SessionManager(
             options: options, discoveryManager: self.discoveryManager, eventLoopGroup: group)
+        self.applicationDevices = ApplicationDevices(
+            discoveryManager: self.discoveryManager, sessionManager: self.sessionManager,
+            applicationID: options.receiverApplicationID, maximumConcurrentChecks: options.availabilityChecksAtOnce)
     }
 
     deinit {

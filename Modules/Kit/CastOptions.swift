@@ -32,6 +32,9 @@ public struct CastOptions: Sendable {
     /// timeouts, reconnection back-off. Default: `ContinuousClock`; tests
     /// pass a clock they advance themselves.
     public var clock: any Clock<Duration>
+    /// How many devices ``CastContext/applicationDevices`` asks at once
+    /// whether they can run ``receiverApplicationID``. Default 4.
+    public var availabilityChecksAtOnce = 4
     /// Makes the connection a session opens to `device`, with the
     /// connection settings and log hub given; returning `nil`, or no maker
     /// at all (the default), connects over the network to each of the

@@ -36,8 +36,8 @@ public struct CastButtonState: Sendable, Hashable {
     }
 }
 
-/// The Cast button's state, from discovery and the session: the SDK's
-/// `GCKUICastButton` without the view.
+/// The Cast button's state, from the devices that can run the app and the
+/// session: the SDK's `GCKUICastButton` without the view.
 ///
 /// ```swift
 /// let button = CastButtonModel(context: context)
@@ -49,17 +49,20 @@ public final class CastButtonModel: Sendable {
     private let state = PublishedState(CastButtonState(castState: .noDevicesAvailable))
     private let following = FollowingTask()
 
-    /// Creates a model following `context`'s discovery and session.
+    /// Creates a model following `context`'s devices that can run the app
+    /// (``CastKit/CastContext/applicationDevices``, the list the device
+    /// chooser shows) and its session.
     public init(context: CastContext) {
-        let devices = context.discoveryManager.events()
+        let devices = context.applicationDevices.updates()
         let sessions = context.sessionManager.sessionUpdates()
-        let discovery = context.discoveryManager
+        let applicationDevices = context.applicationDevices
         let state = self.state
         self.following.start {
             let current = NIOLockedValueBox<CastSession?>(nil)
             let publish: @Sendable () -> Void = {
                 let session = current.withLockedValue { $0 }
-                let castState = CastState(deviceCount: discovery.devices.count, sessionState: session?.state)
+                let castState = CastState(
+                    deviceCount: applicationDevices.devices.count, sessionState: session?.state)
                 let name = castState == .connecting || castState == .connected ? session?.device.friendlyName : nil
                 state.update { $0 = CastButtonState(castState: castState, deviceName: name) }
             }

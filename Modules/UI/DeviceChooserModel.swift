@@ -9,10 +9,12 @@ import NIOConcurrencyHelpers
 ///
 /// Opening the chooser starts the context (if the app has not) and switches
 /// discovery to active scanning; closing it goes back to passive, as the SDK
-/// prefers while no chooser shows. Each device found is asked once whether it
-/// can run ``CastOptions/receiverApplicationID`` (GET_APP_AVAILABILITY, a few
-/// at a time, the answer remembered per device), and only those that can — or
-/// that cannot be asked — are listed, as the SDK's filter criteria do.
+/// prefers while no chooser shows. It lists the context's
+/// ``CastKit/CastContext/applicationDevices``: each device found is asked once
+/// whether it can run ``CastOptions/receiverApplicationID``
+/// (GET_APP_AVAILABILITY, the answer remembered per device), and only those
+/// that can — or that cannot be asked — are listed, as the SDK's filter
+/// criteria do; the Cast button and the introduction prompt count the same list.
 ///
 /// ```swift
 /// let chooser = DeviceChooserModel(context: context)
@@ -24,8 +26,8 @@ public final class DeviceChooserModel: Sendable {
     private struct Inputs: Sendable {
         var devices: [CastDevice] = []
         var session: CastSession?
-        var availability: [String: AppAvailability] = [:]
-        var checking: Set<String> = []
+        /// The ids of the devices that can run the app, from the context.
+        var runningTheApp: Set<String> = []
         var isOpen = false
         var listenFailure: String?
         var queriedInterfaces: [String]?
@@ -41,7 +43,6 @@ public final class DeviceChooserModel: Sendable {
     private let following = FollowingTask()
     private let quietPeriod: Duration
     private let filtersByApplication: Bool
-    private let maximumConcurrentChecks: Int
 
     /// The media of the session, for the "connected" view's now-playing line and controls.
     public let mediaController: MediaControllerModel
@@ -53,25 +54,31 @@ public final class DeviceChooserModel: Sendable {
     /// - Parameters:
     ///   - context: whose discovery and session to show.
     ///   - filtersByApplication: whether to list only devices that can run
-    ///     the receiver app (asked once per device).
+    ///     the receiver app (the context's ``CastKit/CastContext/applicationDevices``).
     ///   - quietPeriod: how long an open chooser searches before an empty
     ///     list is diagnosed as ``DeviceChooserState/NoDevicesReason/nothingAnswers``.
     ///     It runs on the context's ``CastOptions/clock``.
-    ///   - maximumConcurrentChecks: how many devices are asked about the app at once.
     public init(
-        context: CastContext, filtersByApplication: Bool = true, quietPeriod: Duration = .seconds(10),
-        maximumConcurrentChecks: Int = 4
+        context: CastContext, filtersByApplication: Bool = true, quietPeriod: Duration = .seconds(10)
     ) {
         self.context = context
         self.quietPeriod = quietPeriod
         self.filtersByApplication = filtersByApplication
-        self.maximumConcurrentChecks = max(1, maximumConcurrentChecks)
         self.mediaController = MediaControllerModel(sessionManager: context.sessionManager)
         self.volume = VolumeModel(sessionManager: context.sessionManager)
         let devices = context.discoveryManager.events()
         let sessions = context.sessionManager.sessionUpdates()
+        let runningTheApp = filtersByApplication ? context.applicationDevices.updates() : nil
         self.following.start { [weak self] in
             await withTaskGroup(of: Void.self) { group in
+                if let runningTheApp {
+                    group.addTask { [weak self] in
+                        for await devices in runningTheApp {
+                            self?.inputs.withLockedValue { $0.runningTheApp = Set(devices.map(\.id)) }
+                            self?.refresh()
+                        }
+                    }
+                }
                 group.addTask { [weak self] in
                     for await _ in devices {
                         guard let self else { return }
@@ -190,16 +197,13 @@ public final class DeviceChooserModel: Sendable {
 
     // MARK: Deriving the state
 
-    /// Starts the availability checks the new devices need, then publishes the chooser.
+    /// Publishes the chooser.
     private func refresh() {
-        if self.filtersByApplication { self.startChecks() }
         let inputs = self.inputs.withLockedValue { $0 }
         self.state.update { state in
             state = Self.chooser(from: inputs)
             if self.filtersByApplication {
-                state.entries.removeAll { entry in
-                    !entry.isCurrent && inputs.availability[entry.id].map { $0 == .unavailable } ?? true
-                }
+                state.entries.removeAll { entry in !entry.isCurrent && !inputs.runningTheApp.contains(entry.id) }
                 if state.entries.isEmpty, state.noDevicesReason == nil { state.noDevicesReason = .searching }
             }
         }
@@ -233,31 +237,5 @@ public final class DeviceChooserModel: Sendable {
         }
         return DeviceChooserState(
             isOpen: inputs.isOpen, entries: entries, connection: connection, noDevicesReason: reason)
-    }
-
-    /// Asks the devices not yet asked whether they can run the app, a few at a time.
-    private func startChecks() {
-        let appID = self.context.options.receiverApplicationID
-        let toCheck: [CastDevice] = self.inputs.withLockedValue { inputs in
-            let slots = self.maximumConcurrentChecks - inputs.checking.count
-            guard slots > 0 else { return [] }
-            let waiting = inputs.devices.filter {
-                inputs.availability[$0.id] == nil && !inputs.checking.contains($0.id)
-            }
-            let chosen = Array(waiting.prefix(slots))
-            inputs.checking.formUnion(chosen.map(\.id))
-            return chosen
-        }
-        let sessionManager = self.context.sessionManager
-        for device in toCheck {
-            Task { [weak self] in
-                let answer = await sessionManager.availability(ofApplication: appID, on: device)
-                self?.inputs.withLockedValue { inputs in
-                    inputs.checking.remove(device.id)
-                    inputs.availability[device.id] = answer
-                }
-                self?.refresh()
-            }
-        }
     }
 }

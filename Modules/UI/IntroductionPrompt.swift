@@ -24,7 +24,9 @@ public final class IntroductionPrompt: Sendable {
     /// Creates the prompt for `context`'s devices.
     ///
     /// - Parameters:
-    ///   - context: whose discovery decides when a Cast button first appears.
+    ///   - context: whose devices that can run the app
+    ///     (``CastKit/CastContext/applicationDevices``) decide when a Cast
+    ///     button first has a device to offer.
     ///   - flagFile: where "shown" is remembered; by default
     ///     `$XDG_STATE_HOME/<process name>/cast-introduction-shown`.
     public init(context: CastContext, flagFile: URL = XDGDirectory.state.file("cast-introduction-shown")) {
@@ -32,19 +34,17 @@ public final class IntroductionPrompt: Sendable {
         let state = PublishedState(false)
         self.state = state
         guard !FileManager.default.fileExists(atPath: flagFile.path) else { return }
-        let devices = context.discoveryManager.events()
+        let devices = context.applicationDevices.updates()
         self.following.start {
-            for await event in devices {
-                if case .found = event {
-                    state.update { $0 = !FileManager.default.fileExists(atPath: flagFile.path) }
-                    return
-                }
+            for await list in devices where !list.isEmpty {
+                state.update { $0 = !FileManager.default.fileExists(atPath: flagFile.path) }
+                return
             }
         }
     }
 
-    /// Whether the overlay should show now: a device was found and the
-    /// overlay was never shown to this user.
+    /// Whether the overlay should show now: a device that can run the app
+    /// was found and the overlay was never shown to this user.
     public var shouldShow: Bool { self.state.current }
 
     /// ``shouldShow`` now, then each change; each call gives a new, independent stream.

@@ -51,8 +51,10 @@ private final class HeldUDPPort: Sendable {
             logger: quietLogger)
         try await hall.start()
         defer { Task { await hall.stop() } }
-        let context = CastContext(options: uiOptions(applicationID: "ABCD1234", joining: [emulator, hall]))
-        let filtered = DeviceChooserModel(context: context, maximumConcurrentChecks: 1)
+        var options = uiOptions(applicationID: "ABCD1234", joining: [emulator, hall])
+        options.availabilityChecksAtOnce = 1
+        let context = CastContext(options: options)
+        let filtered = DeviceChooserModel(context: context)
         let unfiltered = DeviceChooserModel(context: context, filtersByApplication: false)
         let filteredLog = StateLog(filtered.updates())
         let observed = emulator.events()
@@ -75,6 +77,68 @@ private final class HeldUDPPort: Sendable {
         #expect(listed?.entries.map(\.device.friendlyName) == ["Hall"])
         #expect(filteredLog.all.allSatisfy { $0.entries.allSatisfy { $0.device.friendlyName != "Kitchen" } })
         withExtendedLifetime((filtered, unfiltered)) {}
+    }
+
+    /// Issue 34: with a custom app id, the Cast button, the introduction
+    /// prompt, the context's list and the chooser count the same devices —
+    /// the one that can run the app, not the one that cannot. Before, the
+    /// button said "devices available" and the prompt showed for a device
+    /// the chooser left out.
+    @Test func theButtonThePromptAndTheListAgreeWithTheChooser() async throws {
+        let kitchen = try CastEmulator(configuration: CastEmulatorConfiguration(name: "Kitchen"), logger: quietLogger)
+        let hall = try CastEmulator(
+            configuration: CastEmulatorConfiguration(
+                name: "Hall",
+                applications: [EmulatedApplication(appID: "ABCD1234", displayName: "App", namespaces: [])]),
+            logger: quietLogger)
+        try await kitchen.start()
+        try await hall.start()
+        // One check at a time: the hall is asked once the kitchen's answer is in.
+        var options = uiOptions(applicationID: "ABCD1234", joining: [kitchen, hall])
+        options.availabilityChecksAtOnce = 1
+        let context = CastContext(options: options)
+        let flag = FileManager.default.temporaryDirectory.appendingPathComponent("intro-\(UUID().uuidString)")
+        let button = CastButtonModel(context: context)
+        let prompt = IntroductionPrompt(context: context, flagFile: flag)
+        let chooser = DeviceChooserModel(context: context)
+        let buttonLog = StateLog(button.updates())
+        let promptLog = StateLog(prompt.updates())
+        let listLog = StateLog(context.applicationDevices.updates())
+        let chooserLog = StateLog(chooser.updates())
+
+        // The device that cannot run the app first: once it has answered, it
+        // is found but nothing counts it (before, the button said "devices
+        // available" and the prompt showed).
+        await context.discoveryManager.addKnownHost(
+            try #require(IPAddress("127.0.0.1")), port: kitchen.port, friendlyName: "Kitchen")
+        let answered = try await waitUntil(within: .seconds(10)) {
+            guard let device = context.discoveryManager.devices.first else { return false }
+            return context.applicationDevices.availability(of: device) == .unavailable
+        }
+        #expect(answered)
+        #expect(context.discoveryManager.devices.count == 1)
+        #expect(button.buttonState.castState == .noDevicesAvailable)
+        #expect(prompt.shouldShow == false)
+        #expect(chooser.chooserState.entries.isEmpty)
+        await context.discoveryManager.addKnownHost(
+            try #require(IPAddress("127.0.0.1")), port: hall.port, friendlyName: "Hall")
+        let listed = await listLog.wait { !$0.isEmpty }
+        #expect(listed?.map(\.friendlyName) == ["Hall"])
+        #expect(await buttonLog.wait { $0.castState == .notConnected } != nil)
+        #expect(await promptLog.wait { $0 } != nil)
+        #expect(await chooserLog.wait { !$0.entries.isEmpty }?.entries.map(\.device.friendlyName) == ["Hall"])
+        #expect(context.discoveryManager.devices.count == 2)
+        // Nothing ever counted the kitchen alone.
+        #expect(listLog.all.allSatisfy { $0.allSatisfy { $0.friendlyName == "Hall" } })
+        #expect(chooserLog.all.allSatisfy { $0.entries.allSatisfy { $0.device.friendlyName == "Hall" } })
+        #expect(context.applicationDevices.availability(of: try #require(listed?.first)) == .available)
+        let kitchenDevice = try #require(context.discoveryManager.devices.first { $0.friendlyName == "Kitchen" })
+        #expect(context.applicationDevices.availability(of: kitchenDevice) == .unavailable)
+        await chooser.close()
+        await context.stop()
+        await kitchen.stop()
+        await hall.stop()
+        try? FileManager.default.removeItem(at: flag)
     }
 
     /// In a namespace of its own: nobody answers on the veth, then the veth goes down.
