@@ -158,6 +158,81 @@ import Testing
         #expect(try packets(tone.map { Wrapped(value: $0) }) == reference)
     }
 
+    /// Issue 34: an app's own buffers go in as they are (`AudioSampleBuffer`)
+    /// — interleaved Int16 in the app's memory, planar Float, the session's
+    /// own `AudioBuffer` — and give the very same packets as the arrays did.
+    @Test(arguments: [2, 1])
+    func anAppsOwnBuffersGiveTheSamePackets(sourceChannels: Int) throws {
+        struct Interleaved: AudioSampleBuffer {
+            let samples: UnsafeBufferPointer<Int16>
+            let channelCount: Int
+            var frameCount: Int { self.samples.count / self.channelCount }
+            var isInterleaved: Bool { true }
+            func withUnsafeSamples<Result>(
+                ofPlane plane: Int, _ body: (UnsafeBufferPointer<Int16>) -> Result
+            ) -> Result { body(self.samples) }
+        }
+        struct Planar: AudioSampleBuffer {
+            let planes: [[Float]]
+            var frameCount: Int { self.planes[0].count }
+            var channelCount: Int { self.planes.count }
+            var isInterleaved: Bool { false }
+            func withUnsafeSamples<Result>(
+                ofPlane plane: Int, _ body: (UnsafeBufferPointer<Float>) -> Result
+            ) -> Result { self.planes[plane].withUnsafeBufferPointer(body) }
+        }
+        let stereo = Self.sine44k()
+        let tone = sourceChannels == 2 ? stereo : stride(from: 0, to: stereo.count, by: 2).map { stereo[$0] }
+        let planes = (0..<sourceChannels).map { channel in
+            stride(from: channel, to: tone.count, by: sourceChannels).map { Float(tone[$0]) / 32_768 }
+        }
+        func packets(_ feed: (inout AudioInput) throws -> Void) throws -> [[UInt8]] {
+            let queue = try AudioFrameQueue(bufferCount: 200)
+            var input = try AudioInput(sourceSampleRate: 44_100, sourceChannelCount: sourceChannels, queue: queue)
+            var encoder = try AudioEncoder(queue: queue)
+            try feed(&input)
+            var packets: [[UInt8]] = []
+            while let frame = try encoder.encodeNextFrame() { packets.append(frame.bytes) }
+            return packets
+        }
+        let reference = try packets { _ = try $0.enqueue(interleaved: tone, pts: Self.start) }
+        #expect(reference.count >= 45)
+        let interleaved = try packets { input in
+            try tone.withUnsafeBufferPointer { samples in
+                _ = try input.enqueue(Interleaved(samples: samples, channelCount: sourceChannels), pts: Self.start)
+            }
+        }
+        #expect(interleaved == reference)
+        #expect(try packets { _ = try $0.enqueue(Planar(planes: planes), pts: Self.start) } == reference)
+        let pooled = try packets { input in
+            var buffer = AudioBuffer(channelCount: sourceChannels, frameCapacity: planes[0].count)
+            try buffer.setSamples(planes)
+            _ = try input.enqueue(buffer, pts: Self.start)
+        }
+        #expect(pooled == reference)
+    }
+
+    @Test func anAppsBufferOfTheWrongShapeIsATypedError() throws {
+        struct Planar: AudioSampleBuffer {
+            let planes: [[Float]]
+            let frameCount: Int
+            var channelCount: Int { self.planes.count }
+            var isInterleaved: Bool { false }
+            func withUnsafeSamples<Result>(
+                ofPlane plane: Int, _ body: (UnsafeBufferPointer<Float>) -> Result
+            ) -> Result { self.planes[plane].withUnsafeBufferPointer(body) }
+        }
+        let queue = try AudioFrameQueue(bufferCount: 20)
+        var input = try AudioInput(sourceSampleRate: 48_000, sourceChannelCount: 2, queue: queue)
+        for buffer in [
+            Planar(planes: [[0, 0]], frameCount: 2),  // one channel for a stereo input
+            Planar(planes: [[0, 0], [0]], frameCount: 2),  // a channel shorter than its frames
+        ] {
+            #expect(throws: CastRemoteDisplayError.self) { _ = try input.enqueue(buffer, pts: Self.start) }
+        }
+        #expect(queue.queuedFrameCount == 0)
+    }
+
     @Test func aJumpInCaptureTimeStartsANewTimeline() throws {
         let queue = try AudioFrameQueue(bufferCount: 50)
         var input = try AudioInput(sourceSampleRate: 48_000, sourceChannelCount: 2, queue: queue)

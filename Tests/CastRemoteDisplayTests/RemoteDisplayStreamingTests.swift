@@ -63,12 +63,12 @@ import Testing
                 let session = try await fixture.channel.beginSession(
                     configuration: RemoteDisplayConfiguration(
                         resolutions: [RemoteDisplayConfiguration.Resolution(width: 640, height: 360)], audio: nil))
-                try await source.stream(seconds: 3, to: session)
+                try await source.stream(seconds: 2, to: session)
                 let sent = try #require(await settled(session))
                 let report = try #require(
                     try await fixture.report { $0.video?.framesDecoded == sent.video?.framesSent })
                 let video = try #require(report.video)
-                print("BGRA 360p 3 s: \(video) sent \(sent)")
+                print("BGRA 360p 2 s: \(video) sent \(sent)")
                 #expect(video.framesDecoded == sent.video?.framesSent)
                 #expect(video.decodeErrors == 0)
                 #expect(video.unmatchedPictures == 0)

@@ -85,28 +85,94 @@ public struct AudioInput: ~Copyable, Sendable {
             )
         }
         return try samples.withUnsafeBufferPointer { samples throws(CastRemoteDisplayError) in
-            // The SDK's own sample types are converted a block at a time, the
-            // integers by libsamplerate (÷ 32768 and ÷ 2³¹, as `normalizedFloat`):
-            // called from another module this method is not specialized, and one
-            // call through the protocol per sample cost about 5 % of the audio
-            // path (perf); one closure call per sample still cost a few percent.
-            if Sample.self == Int16.self {
-                return try samples.withMemoryRebound(to: Int16.self) { samples throws(CastRemoteDisplayError) in
-                    try self.convert(interleaved: samples, pts: pts) { src_short_to_float_array($0, $1, $2) }
-                }
-            }
-            if Sample.self == Float.self {
-                return try samples.withMemoryRebound(to: Float.self) { samples throws(CastRemoteDisplayError) in
-                    try self.convert(interleaved: samples, pts: pts) { $1.update(from: $0, count: Int($2)) }
-                }
-            }
-            if Sample.self == Int32.self {
-                return try samples.withMemoryRebound(to: Int32.self) { samples throws(CastRemoteDisplayError) in
-                    try self.convert(interleaved: samples, pts: pts) { src_int_to_float_array($0, $1, $2) }
-                }
-            }
-            return try self.convert(mapping: samples, pts: pts)
+            try self.enqueue(interleavedSamples: samples, pts: pts)
         }
+    }
+
+    /// Converts and queues `buffer`, an app's own audio, read in place:
+    /// interleaved or planar, in the input's source channel count.
+    ///
+    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/audioFormatMismatch`` when the
+    ///   buffer's channel count is not ``sourceChannelCount`` or a plane is shorter than
+    ///   its frames; ``CastRemoteDisplayError/Code-swift.struct/codecFailure`` if the resampler fails.
+    public mutating func enqueue<Buffer: AudioSampleBuffer & ~Copyable>(
+        _ buffer: borrowing Buffer,
+        pts: HostTime
+    ) throws(CastRemoteDisplayError) -> AudioEnqueueResult {
+        let channels = buffer.channelCount
+        let frames = max(buffer.frameCount, 0)
+        guard channels == self.sourceChannelCount else {
+            throw CastRemoteDisplayError(
+                .audioFormatMismatch, "a buffer of \(channels) channels for an input of \(self.sourceChannelCount)")
+        }
+        if buffer.isInterleaved {
+            let count = frames * channels
+            let result = buffer.withUnsafeSamples(ofPlane: 0) { samples in
+                Result { () throws(CastRemoteDisplayError) -> AudioEnqueueResult in
+                    guard samples.count >= count else {
+                        throw CastRemoteDisplayError(
+                            .audioFormatMismatch,
+                            "\(frames) frames need \(count) samples; the plane holds \(samples.count)")
+                    }
+                    return try self.enqueue(
+                        interleavedSamples: UnsafeBufferPointer(rebasing: samples[..<count]), pts: pts)
+                }
+            }
+            return try result.get()
+        }
+        for plane in 0..<channels where buffer.withUnsafeSamples(ofPlane: plane, { $0.count }) < frames {
+            throw CastRemoteDisplayError(.audioFormatMismatch, "channel \(plane) holds fewer than \(frames) frames")
+        }
+        return try self.convert(frameCount: frames, pts: pts) { first, count, scratch in
+            let input = scratch.inputBase
+            if scratch.channelCount == 1 {
+                // Mono out: every source channel averaged, as `AudioScratch.mapChannels` does.
+                input.update(repeating: 0, count: count)
+                for plane in 0..<channels {
+                    buffer.withUnsafeSamples(ofPlane: plane) { samples in
+                        for frame in 0..<count { input[frame] += samples[first + frame].normalizedFloat }
+                    }
+                }
+                let scale = 1 / Float(channels)
+                for frame in 0..<count { input[frame] *= scale }
+            } else {
+                // Stereo out: mono on both sides, else the first two channels.
+                for side in 0..<2 {
+                    buffer.withUnsafeSamples(ofPlane: channels == 1 ? 0 : side) { samples in
+                        for frame in 0..<count { input[2 * frame + side] = samples[first + frame].normalizedFloat }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Converts and queues whole interleaved frames, the SDK's own sample
+    /// types a block at a time.
+    private mutating func enqueue<Sample: AudioSample>(
+        interleavedSamples samples: UnsafeBufferPointer<Sample>,
+        pts: HostTime
+    ) throws(CastRemoteDisplayError) -> AudioEnqueueResult {
+        // The SDK's own sample types are converted a block at a time, the
+        // integers by libsamplerate (÷ 32768 and ÷ 2³¹, as `normalizedFloat`):
+        // called from another module this method is not specialized, and one
+        // call through the protocol per sample cost about 5 % of the audio
+        // path (perf); one closure call per sample still cost a few percent.
+        if Sample.self == Int16.self {
+            return try samples.withMemoryRebound(to: Int16.self) { samples throws(CastRemoteDisplayError) in
+                try self.convert(interleaved: samples, pts: pts) { src_short_to_float_array($0, $1, $2) }
+            }
+        }
+        if Sample.self == Float.self {
+            return try samples.withMemoryRebound(to: Float.self) { samples throws(CastRemoteDisplayError) in
+                try self.convert(interleaved: samples, pts: pts) { $1.update(from: $0, count: Int($2)) }
+            }
+        }
+        if Sample.self == Int32.self {
+            return try samples.withMemoryRebound(to: Int32.self) { samples throws(CastRemoteDisplayError) in
+                try self.convert(interleaved: samples, pts: pts) { src_int_to_float_array($0, $1, $2) }
+            }
+        }
+        return try self.convert(mapping: samples, pts: pts)
     }
 
     /// Converts and queues whole interleaved frames (already checked) a
