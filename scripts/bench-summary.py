@@ -19,6 +19,8 @@ import sys
 PAIRS = [
     ("VP8 encode 720p ÷ raw libvpx", r"VP8 VideoEncoder 1280x720", r"VP8 raw libvpx 1280x720", "Time \\(wall clock\\)", "≤ 1.03"),
     ("VP8 encode 1080p ÷ raw libvpx", r"VP8 VideoEncoder 1920x1080", r"VP8 raw libvpx 1920x1080", "Time \\(wall clock\\)", "≤ 1.03"),
+    ("RGBA → I420 720p ÷ libyuv from C", r"Convert RGBA PackedPictureConverter 1280x720", r"Convert RGBA raw libyuv 1280x720", "Time \\(wall clock\\)", "≤ 1.05"),
+    ("RGBA → I420 1080p ÷ libyuv from C", r"Convert RGBA PackedPictureConverter 1920x1080", r"Convert RGBA raw libyuv 1920x1080", "Time \\(wall clock\\)", "≤ 1.05"),
     ("Audio path ÷ raw libsamplerate+libopus", r"Audio AudioInput\+Opus", r"Audio raw libsamplerate", "Time \\(wall clock\\)", "≤ 1.05"),
     ("Cast frame codec ÷ JSONSerialization", r"Codec CastMessageFramer", r"Codec JSONSerialization", "Time \\(wall clock\\)", "—"),
     ("Round trip ÷ bare NIO TLS echo", r"Round trip CastConnection", r"Round trip bare NIO TLS", "Time \\(wall clock\\)", "—"),

@@ -173,6 +173,7 @@ let benchmarks: @Sendable () -> Void = {
     )
     streamingBenchmarks()
     audioStreamingBenchmarks()
+    conversionBenchmarks()
 
     for (width, height) in [(1280, 720), (1920, 1080)] {
         let label = "\(width)x\(height)"
