@@ -43,9 +43,14 @@ public struct TestSignal: Sendable {
 
     /// Renders one second of pictures of `width`×`height`.
     ///
-    /// - Parameter pictureFormat: `nil` (the default) hands I420 planes to
-    ///   the session; a format hands it pictures of that format, converted
-    ///   into each buffer.
+    /// - Parameters:
+    ///   - width: picture width, even.
+    ///   - height: picture height, even.
+    ///   - frameRate: frames per second, 1…120.
+    ///   - start: the capture time of frame 0 (now, if it has passed once the pictures are drawn).
+    ///   - pictureFormat: `nil` (the default) hands I420 planes to the
+    ///     session; a format hands it pictures of that format, converted
+    ///     into each buffer.
     /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/invalidConfiguration``
     ///   for a size I420 cannot hold or a frame rate outside 1…120.
     public init(
