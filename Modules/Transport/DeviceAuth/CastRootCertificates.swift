@@ -34,6 +34,10 @@ public enum CastRootCertificates {
     /// `8B:77:C6:02:…:9D:84:83:1D`.
     public static let castCRLRootCA = try? Certificate(pemEncoded: castCRLRootCAPEM)
 
+    /// The Cast CRL Root CA alone: the anchors of every revocation list by
+    /// default (``DeviceAuthenticationPolicy/revocationTrustAnchors``).
+    public static let revocationRoots: [Certificate] = [castCRLRootCA].compactMap { $0 }
+
     private static let castRootCAPEM = """
         -----BEGIN CERTIFICATE-----
         MIIDxTCCAq2gAwIBAgIBAjANBgkqhkiG9w0BAQUFADB1MQswCQYDVQQGEwJVUzET

@@ -26,7 +26,7 @@ package struct DeviceAuthVerifier {
     /// when `requiresRevocationList`.
     package init(
         trustAnchors: [Certificate], requiresNonce: Bool = false,
-        revocationTrustAnchors: [Certificate] = [CastRootCertificates.castCRLRootCA].compactMap { $0 },
+        revocationTrustAnchors: [Certificate] = CastRootCertificates.revocationRoots,
         requiresRevocationList: Bool = false
     ) {
         self.trustAnchors = trustAnchors

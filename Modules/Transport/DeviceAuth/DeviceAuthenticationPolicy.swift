@@ -61,7 +61,7 @@ public struct DeviceAuthenticationPolicy: Sendable {
     public init(
         requirement: Requirement, trustAnchors: [Certificate] = [], timeout: Duration = .seconds(5),
         requiresNonce: Bool = false,
-        revocationTrustAnchors: [Certificate] = [CastRootCertificates.castCRLRootCA].compactMap { $0 },
+        revocationTrustAnchors: [Certificate] = CastRootCertificates.revocationRoots,
         requiresRevocationList: Bool = false
     ) {
         self.requirement = requirement
