@@ -35,6 +35,13 @@ public struct CastOptions: Sendable {
     /// How many devices ``CastContext/applicationDevices`` asks at once
     /// whether they can run ``receiverApplicationID``. Default 4.
     public var availabilityChecksAtOnce = 4
+    /// Which of a media item's images every controller of the context shows
+    /// (the SDK's `GCKCastContext.imagePicker`). Default ``FirstImagePicker``.
+    public var imagePicker: any ImagePicker = FirstImagePicker()
+    /// Where every controller of the context fetches the picked images to
+    /// (the SDK's `GCKCastContext.imageCache`); `nil`, the default, fetches
+    /// none. CastUI's `DiskImageCache` keeps them on disk, bounded.
+    public var imageCache: (any ImageCache)?
     /// Makes the connection a session opens to `device`, with the
     /// connection settings and log hub given; returning `nil`, or no maker
     /// at all (the default), connects over the network to each of the

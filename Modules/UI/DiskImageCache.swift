@@ -1,44 +1,7 @@
-public import CastChannels
 import CastCommon
+public import CastKit
 public import Foundation
 import NIOPosix
-
-/// Where a controller's artwork comes from: the SDK's image cache. Give
-/// one to ``MediaControllerModel`` and each picked image's local copy
-/// appears in ``MediaControls/artworkFile``.
-public protocol ImageCache: Sendable {
-    /// A local file holding the image at `url`, fetched if it is not cached.
-    func localFile(for url: URL) async throws(ImageCacheError) -> URL
-}
-
-/// Why an image could not be had.
-public struct ImageCacheError: Error, Sendable, CustomStringConvertible {
-    /// What went wrong.
-    public enum Code: Sendable, Hashable {
-        /// Only `http` and `https` images are fetched.
-        case unsupportedURL
-        /// The server did not answer 200 in time, or the connection failed.
-        case fetchFailed
-        /// The image is larger than the cache takes.
-        case tooLarge
-        /// The cache directory cannot be written.
-        case storageFailed
-    }
-
-    /// What went wrong.
-    public var code: Code
-    /// The details.
-    public var message: String
-
-    /// Creates an error.
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    /// A one-line description.
-    public var description: String { "\(self.code): \(self.message)" }
-}
 
 /// The default ``ImageCache``: images fetched over HTTP(S) into a folder
 /// (`$XDG_CACHE_HOME/<process name>/cast-images` by default), bounded in

@@ -31,19 +31,23 @@ public final class MediaControllerModel: Sendable {
     ///
     /// - Parameters:
     ///   - sessionManager: whose current session to follow.
-    ///   - imagePicker: which artwork to show.
+    ///   - imagePicker: which artwork to show; `nil`, the default, uses the
+    ///     session manager's ``CastKit/CastOptions/imagePicker``.
     ///   - imageCache: where the artwork is fetched to (``MediaControls/artworkFile``);
-    ///     `nil`, the default, fetches nothing — pass ``DiskImageCache`` for the bounded
-    ///     cache in the XDG cache directory.
+    ///     `nil`, the default, uses the session manager's
+    ///     ``CastKit/CastOptions/imageCache`` (which fetches nothing unless the
+    ///     app gave one, such as a ``DiskImageCache``).
     ///   - positionInterval: how often the position moves on while playing.
     ///   - skipInterval: the default jump of ``skip(by:)``, in seconds.
     ///   - clock: the clock the position's ticks run on; tests pass one they advance.
     public init(
-        sessionManager: SessionManager, imagePicker: any ImagePicker = FirstImagePicker(),
+        sessionManager: SessionManager, imagePicker: (any ImagePicker)? = nil,
         imageCache: (any ImageCache)? = nil, positionInterval: Duration = .milliseconds(500),
         skipInterval: Double = 10, clock: any Clock<Duration> = ContinuousClock()
     ) {
-        self.artwork = Artwork(picker: imagePicker, cache: imageCache)
+        self.artwork = Artwork(
+            picker: imagePicker ?? sessionManager.options.imagePicker,
+            cache: imageCache ?? sessionManager.options.imageCache)
         self.skipInterval = skipInterval
         let sessions = sessionManager.sessionUpdates()
         self.following.start { [weak self] in

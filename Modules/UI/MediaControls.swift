@@ -1,4 +1,5 @@
 import CastChannels
+public import CastKit
 public import CastMedia
 public import Foundation
 

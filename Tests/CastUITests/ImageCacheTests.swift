@@ -79,6 +79,43 @@ import Testing
         await emulator.stop()
         await server.stop()
     }
+
+    /// Issue 34: the context's options carry the app's picker and cache, and
+    /// every controller uses them — the device chooser's built-in one too,
+    /// which before showed the first image and fetched nothing.
+    @Test func theChoosersControllerUsesTheContextsPickerAndCache() async throws {
+        struct LastPicker: ImagePicker {
+            func image(from metadata: MediaMetadata, for usage: ImageUsage) -> MediaImage? { metadata.images.last }
+        }
+        let server = try await MediaServer.start(toward: "127.0.0.1", logger: quietLogger)
+        let small = try server.serve([UInt8](repeating: 1, count: 512), named: "small.jpg", contentType: "image/jpeg")
+        let poster = [UInt8](repeating: 42, count: 4_096)
+        let large = try server.serve(poster, named: "large.jpg", contentType: "image/jpeg")
+        let emulator = try CastEmulator(configuration: CastEmulatorConfiguration(), logger: quietLogger)
+        try await emulator.start()
+        var options = uiOptions(joining: [emulator])
+        options.imagePicker = LastPicker()
+        options.imageCache = DiskImageCache(
+            directory: FileManager.default.temporaryDirectory.appendingPathComponent("cast-images-\(UUID())"))
+        let context = CastContext(options: options)
+        let chooser = DeviceChooserModel(context: context)
+        let log = StateLog(chooser.mediaController.updates())
+        let session = try await chooser.select(emulator.loopbackDevice)
+        let metadata = MediaMetadata(
+            type: .movie, images: [MediaImage(url: small.absoluteString), MediaImage(url: large.absoluteString)])
+        try await session.remoteMediaClient?.load(
+            MediaLoadRequestData(
+                mediaInformation: MediaInformation(
+                    contentID: "https://media.example/a.mp4", contentType: "video/mp4", metadata: metadata)))
+        let shown = await log.wait { $0.artworkFile != nil }
+        #expect(shown?.image?.url == large.absoluteString)
+        let file = try #require(shown?.artworkFile)
+        #expect(try Data(contentsOf: file) == Data(poster))
+        await chooser.close()
+        await context.sessionManager.endSession()
+        await emulator.stop()
+        await server.stop()
+    }
 }
 
 /// When `url`'s file was last modified, as the cache reads it (a fresh URL: nothing cached).

@@ -10,8 +10,9 @@ public enum ImageUsage: Sendable, Hashable {
 }
 
 /// Chooses which of the metadata's images a controller shows: the SDK's
-/// `GCKUIImagePicker`. Give one to ``MediaControllerModel`` to prefer, say,
-/// the image closest to the view's size.
+/// `GCKUIImagePicker`. Give one to ``CastOptions/imagePicker`` to prefer,
+/// say, the image closest to the view's size, in every controller of the
+/// context.
 public protocol ImagePicker: Sendable {
     /// The image to show for `usage`, or `nil` for none.
     func image(from metadata: MediaMetadata, for usage: ImageUsage) -> MediaImage?
