@@ -225,7 +225,13 @@ import Testing
 
                 fixture.emulator.streaming.impairment = NetworkImpairment()
                 var frame = 300
-                let deadline = ContinuousClock.now + .seconds(30)
+                // The deadline only fails the test. A step up that congestion
+                // undoes doubles the wait before the next, up to 30 s
+                // (VideoAdaptation.longestUpDelay), then 3 s without a drop
+                // (upAfter): 30 s, as before, was shorter than the product's
+                // own longest wait, and with a core busy the size stayed at
+                // 960×540 for all of it once in 14 runs (usually back in 6–7 s).
+                let deadline = ContinuousClock.now + .seconds(60)
                 while session.currentStatistics.videoResolution?.width != 1_280, ContinuousClock.now < deadline {
                     try await source.stream(seconds: 1, to: session, firstFrame: frame)
                     frame += 30
