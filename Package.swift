@@ -76,6 +76,7 @@ let package = Package(
         .target(
             name: "CastDiscovery",
             dependencies: [
+                "CastCommon",
                 "CastLogging",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -244,6 +245,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -469,7 +471,8 @@ let package = Package(
         .testTarget(
             name: "CastKitTests",
             dependencies: [
-                "CastTestSupport", "CastKit", "CastEmulator", "CastRemoteDisplay", "CastMediaServer",
+                "CastTestSupport", "CastKit", "CastEmulator", "CastRemoteDisplay", "CastMediaServer", "CastCommon",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 "CastChannels",
                 "CastMedia",

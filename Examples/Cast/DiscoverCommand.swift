@@ -28,10 +28,31 @@ struct DiscoverCommand: AsyncParsableCommand {
     @Option(help: "Also probe every host of this IPv4 range, such as 192.168.1.0/24 (at most a /16).")
     var scan: String?
 
+    @Flag(help: "Also ask each device found for its manufacturer, model and firmware (its setup server).")
+    var details = false
+
+    @Option(
+        name: .customLong("setup-ports"),
+        help: ArgumentHelp(
+            "The ports of the devices' setup server, HTTPS then HTTP.", valueName: "HTTPS,HTTP"))
+    var setupPorts = "\(CastDevice.setupSecurePort),\(CastDevice.setupPort)"
+
     @Flag(help: "One JSON object per event on stdout.") var json = false
 
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count needs at least 1, not \(count)") }
+        _ = try self.detailsConfiguration()
+    }
+
+    /// How devices are asked for their details (--setup-ports).
+    private func detailsConfiguration() throws -> CastDeviceDetails.FetchConfiguration {
+        let ports = self.setupPorts.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard ports.count == 2, let secure = ports[0], let plain = ports[1],
+            (1...65_535).contains(secure), (1...65_535).contains(plain)
+        else {
+            throw ValidationError("--setup-ports needs two ports such as 8443,8008, not '\(self.setupPorts)'")
+        }
+        return CastDeviceDetails.FetchConfiguration(securePort: secure, port: plain)
     }
 
     func run() async throws {
@@ -56,16 +77,33 @@ struct DiscoverCommand: AsyncParsableCommand {
             try await manager.start()
             // Printed as they come, while a scan still runs; ends at the
             // --count-th device found.
+            let directory =
+                self.details
+                ? DeviceDetailsDirectory(configuration: try self.detailsConfiguration()) : nil
+            let json = self.json
             let printing = Task {
                 var found = 0
+                // With --details, the last --count-th device's details are awaited before the end.
+                var asking: [Task<Void, Never>] = []
                 for await event in events {
                     let seconds = (ContinuousClock.now - started) / .seconds(1)
                     // Written straight to the descriptor, so a pipe sees each line at once.
                     FileHandle.standardOutput.write(
-                        Data((try Self.line(for: event, at: seconds, json: self.json) + "\n").utf8))
+                        Data((try Self.line(for: event, at: seconds, json: json) + "\n").utf8))
+                    if case .found(let device) = event, let directory {
+                        asking.append(
+                            Task {
+                                let details = await directory.details(for: device)
+                                let seconds = (ContinuousClock.now - started) / .seconds(1)
+                                let line =
+                                    (try? Self.line(for: device, details: details, at: seconds, json: json)) ?? ""
+                                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                            })
+                    }
                     if case .found = event { found += 1 }
-                    if let count = self.count, found >= count { return }
+                    if let count = self.count, found >= count { break }
                 }
+                for task in asking { await task.value }
             }
             for (address, port) in known { await manager.addKnownHost(address, port: port) }
             if let network {
@@ -108,6 +146,33 @@ struct DiscoverCommand: AsyncParsableCommand {
             "id": .string(device.id), "name": .string(device.friendlyName), "model": .string(device.modelName),
             "port": .integer(device.port), "addresses": .array(device.addresses.map { .string($0.description) }),
             "capabilities": .integer(Int(clamping: device.capabilities.rawValue)), "group": .bool(device.isGroup),
+            "icon": device.iconURL.map { .string($0.absoluteString) } ?? .null,
+        ]
+        return try object.jsonText()
+    }
+
+    /// A device's details (--details) as a line of text or JSON; `details`
+    /// `nil` when the device could not be asked.
+    static func line(
+        for device: CastDevice, details: CastDeviceDetails?, at seconds: Double, json: Bool
+    ) throws -> String {
+        guard json else {
+            let text =
+                details.map { details in
+                    [
+                        details.manufacturer.map { "manufacturer \($0)" }, details.modelName.map { "model \($0)" },
+                        details.firmwareVersion.map { "firmware \($0)" },
+                        device.iconURL.map { "icon \($0.absoluteString)" },
+                    ].compactMap { $0 }.joined(separator: ", ")
+                } ?? "not available (no setup server answered)"
+            return String(format: "%7.3fs ", seconds) + "details \"\(device.friendlyName)\": \(text)"
+        }
+        func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+        let object: JSONValue = [
+            "event": .string("details"), "seconds": .number(seconds), "id": .string(device.id),
+            "name": .string(device.friendlyName), "available": .bool(details != nil),
+            "manufacturer": text(details?.manufacturer), "modelName": text(details?.modelName),
+            "firmware": text(details?.firmwareVersion), "icon": text(device.iconURL?.absoluteString),
         ]
         return try object.jsonText()
     }

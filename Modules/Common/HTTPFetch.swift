@@ -72,16 +72,21 @@ public enum HTTPFetch {
     ///     a larger one fails with ``Failure/Kind/tooLarge``. `nil` keeps no
     ///     body, only counts it.
     ///   - redirects: the most redirections followed.
+    ///   - verifiesServer: whether an `https` server's certificate must be
+    ///     valid for its host and chain to the system's roots. `false` only
+    ///     for servers known to present a self-signed certificate, such as a
+    ///     Cast device's local setup server, and only to read what is public.
     ///   - loop: where the socket is opened.
     /// - Throws: ``Failure``, or the connection's error.
     public static func request(
         _ method: String, _ url: URL, headers: [(String, String)] = [], timeout: Duration,
-        keepingBodyUpTo limit: Int? = nil, redirects: Int = 5, on loop: any EventLoop
+        keepingBodyUpTo limit: Int? = nil, redirects: Int = 5, verifiesServer: Bool = true, on loop: any EventLoop
     ) async throws -> Response {
         var target = url
         for _ in 0...redirects {
             let response = try await Self.once(
-                HTTPMethod(rawValue: method), target, headers: headers, timeout: timeout, limit: limit, on: loop)
+                HTTPMethod(rawValue: method), target, headers: headers, timeout: timeout, limit: limit,
+                verifiesServer: verifiesServer, on: loop)
             guard [301, 302, 303, 307, 308].contains(response.status),
                 let location = response.header("Location"),
                 let next = URL(string: location, relativeTo: target)?.absoluteURL
@@ -93,21 +98,28 @@ public enum HTTPFetch {
 
     private static func once(
         _ method: HTTPMethod, _ url: URL, headers: [(String, String)], timeout: Duration, limit: Int?,
-        on loop: any EventLoop
+        verifiesServer: Bool, on loop: any EventLoop
     ) async throws -> Response {
         guard let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), let host = url.host,
             !host.isEmpty
         else { throw Failure(kind: .unsupportedURL, description: "not an http(s) URL: \(url)") }
         let secure = scheme == "https"
         let port = url.port ?? (secure ? 443 : 80)
-        let tls = try secure ? NIOSSLContext(configuration: .makeClientConfiguration()) : nil
+        var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
+        if !verifiesServer { tlsConfiguration.certificateVerification = .none }
+        let tls = try secure ? NIOSSLContext(configuration: tlsConfiguration) : nil
         let promise = loop.makePromise(of: Response.self)
         let bootstrap = ClientBootstrap(group: loop)
             .connectTimeout(TimeAmount(timeout))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
-                    if let tls { try sync.addHandler(NIOSSLClientHandler(context: tls, serverHostname: host)) }
+                    // Unverified, no SNI: a device's setup server is asked by address,
+                    // and an address is not a valid SNI name (RFC 6066 §3).
+                    if let tls {
+                        try sync.addHandler(
+                            NIOSSLClientHandler(context: tls, serverHostname: verifiesServer ? host : nil))
+                    }
                     try sync.addHTTPClientHandlers()
                     try sync.addHandler(ResponseCollector(promise: promise, limit: limit))
                 }

@@ -1,3 +1,4 @@
+import CastCommon
 public import CastLogging
 import Logging
 public import NIOCore
@@ -34,6 +35,7 @@ public final class DiscoveryManager: Sendable {
     private let eventLoop: any EventLoop
     private let runtime: NIOLoopBoundBox<DiscoveryRuntime>
     private let broadcaster: DeviceListBroadcaster
+    private let interfaces = EventBroadcaster<[String]>(initial: [])
     private let logger: Logger
 
     /// Creates a manager; it does nothing until ``start()``.
@@ -52,6 +54,7 @@ public final class DiscoveryManager: Sendable {
                 configuration: configuration,
                 eventLoop: eventLoop,
                 broadcaster: broadcaster,
+                interfaces: self.interfaces,
                 logger: self.logger
             ),
             as: DiscoveryRuntime.self,
@@ -105,6 +108,14 @@ public final class DiscoveryManager: Sendable {
             let runtime = self.runtime
             return (try? await self.eventLoop.submit { runtime.value.queriedInterfaces }.get()) ?? []
         }
+    }
+
+    /// The interfaces discovery queries on (``queriedInterfaces``) now, then
+    /// each time they change: an interface comes up or goes down, discovery
+    /// starts or stops. Empty means no device can be found now — where the
+    /// SDK hides its Cast button. Each call gives a new, independent stream.
+    public func interfaceUpdates() -> AsyncStream<[String]> {
+        self.interfaces.subscribe()
     }
 
     /// The scan mode in use, or the one ``start()`` begins in.

@@ -37,6 +37,10 @@ public final class CastEmulator: Sendable {
     private let server = NIOLockedValueBox<(any Channel)?>(nil)
     private let lastPort = NIOLockedValueBox<Int?>(nil)
     private let mediaTicks = NIOLockedValueBox<RepeatedTask?>(nil)
+    /// The setup server's HTTPS and HTTP listeners, while it runs.
+    let setupListeners = NIOLockedValueBox<[any Channel]>([])
+    /// The TLS context of the Cast port, which the setup server's HTTPS port presents too.
+    var tlsContext: NIOSSLContext { self.tls.context }
 
     /// Creates an emulator with a fresh TLS certificate; it listens after ``start(port:)``.
     ///
@@ -234,6 +238,7 @@ public final class CastEmulator: Sendable {
             ticks = nil
         }
         await self.closeConnections()
+        await self.stopSetupServer()
         self.hub.streaming.stop()
         self.logger.info("stopped")
     }

@@ -78,6 +78,10 @@ public struct ReceiverProfile: Sendable {
     public var modelName: String
     /// The `ca` capabilities advertised.
     public var capabilities: CastDeviceCapabilities
+    /// Who made the device, as its setup server's `device_info.manufacturer`
+    /// says. Default `Google Inc.`, what Google's devices report (pychromecast's
+    /// `const.py`, `MF_GOOGLE`, for every Google model it lists).
+    public var manufacturer = "Google Inc."
 
     /// Creates a profile.
     public init(

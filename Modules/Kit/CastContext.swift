@@ -29,6 +29,8 @@ public final class CastContext: Sendable {
     /// The devices discovery found that can run ``CastOptions/receiverApplicationID``:
     /// the one list the Cast button, the introduction prompt and the device chooser count.
     public let applicationDevices: ApplicationDevices
+    /// Each device's manufacturer and model, asked once per device (``CastOptions/deviceDetails``).
+    public let deviceDetails: DeviceDetailsDirectory
 
     private let resumption = NIOLockedValueBox<Task<Void, Never>?>(nil)
     private let logger: Logger
@@ -49,6 +51,7 @@ public final class CastContext: Sendable {
         self.applicationDevices = ApplicationDevices(
             discoveryManager: self.discoveryManager, sessionManager: self.sessionManager,
             applicationID: options.receiverApplicationID, maximumConcurrentChecks: options.availabilityChecksAtOnce)
+        self.deviceDetails = DeviceDetailsDirectory(configuration: options.deviceDetails, eventLoop: group.next())
     }
 
     deinit {

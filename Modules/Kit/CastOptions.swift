@@ -42,6 +42,9 @@ public struct CastOptions: Sendable {
     /// (the SDK's `GCKCastContext.imageCache`); `nil`, the default, fetches
     /// none. CastUI's `DiskImageCache` keeps them on disk, bounded.
     public var imageCache: (any ImageCache)?
+    /// How ``CastContext/deviceDetails`` asks devices for their manufacturer
+    /// and model: their setup server's ports and the timeout. `nil` never asks.
+    public var deviceDetails: CastDeviceDetails.FetchConfiguration? = CastDeviceDetails.FetchConfiguration()
     /// Makes the connection a session opens to `device`, with the
     /// connection settings and log hub given; returning `nil`, or no maker
     /// at all (the default), connects over the network to each of the

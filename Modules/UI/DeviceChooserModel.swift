@@ -22,6 +22,10 @@ import NIOConcurrencyHelpers
 /// for await state in chooser.updates() { render(state.entries, state.noDevicesReason?.hint) }
 /// let session = try await chooser.select(device)
 /// ```
+///
+/// While open, it asks each device it lists for its manufacturer and model
+/// (``CastKit/CastContext/deviceDetails``, once per device), and shows them
+/// in ``DeviceChooserState/Entry/details`` as they arrive.
 public final class DeviceChooserModel: Sendable {
     private struct Inputs: Sendable {
         var devices: [CastDevice] = []
@@ -35,6 +39,10 @@ public final class DeviceChooserModel: Sendable {
         var search: Int?
         var searchesStarted = 0
         var quietPeriodOver = false
+        /// What each listed device's setup server said, by id (``CastKit/CastContext/deviceDetails``).
+        var details: [String: CastDeviceDetails] = [:]
+        /// The ids whose details were asked for.
+        var detailsAsked: Set<String> = []
     }
 
     private let context: CastContext
@@ -197,14 +205,30 @@ public final class DeviceChooserModel: Sendable {
 
     // MARK: Deriving the state
 
-    /// Publishes the chooser.
+    /// Publishes the chooser; while it is open, asks the details of devices listed for the first time.
     private func refresh() {
         let inputs = self.inputs.withLockedValue { $0 }
+        var listed: [CastDevice] = []
         self.state.update { state in
             state = Self.chooser(from: inputs)
             if self.filtersByApplication {
                 state.entries.removeAll { entry in !entry.isCurrent && !inputs.runningTheApp.contains(entry.id) }
                 if state.entries.isEmpty, state.noDevicesReason == nil { state.noDevicesReason = .searching }
+            }
+            listed = state.entries.map(\.device)
+        }
+        guard inputs.isOpen else { return }
+        let toAsk = self.inputs.withLockedValue { inputs in
+            let new = listed.filter { !inputs.detailsAsked.contains($0.id) }
+            inputs.detailsAsked.formUnion(new.map(\.id))
+            return new
+        }
+        for device in toAsk {
+            let directory = self.context.deviceDetails
+            Task { [weak self] in
+                guard let details = await directory.details(for: device) else { return }
+                self?.inputs.withLockedValue { $0.details[device.id] = details }
+                self?.refresh()
             }
         }
     }
@@ -218,7 +242,7 @@ public final class DeviceChooserModel: Sendable {
             return DeviceChooserState.Entry(
                 device: device,
                 statusText: isCurrent ? current?.application?.displayName : device.runningAppStatus,
-                isCurrent: isCurrent)
+                isCurrent: isCurrent, details: inputs.details[device.id])
         }
         let connection = current.map { session in
             DeviceChooserState.Connection(

@@ -12,6 +12,29 @@ public struct DeviceChooserState: Sendable, Hashable {
         public var statusText: String?
         /// Whether the session runs on it.
         public var isCurrent: Bool
+        /// What the device's setup server says about it (manufacturer,
+        /// model), once asked; `nil` before, and for devices that cannot be asked.
+        public var details: CastDeviceDetails?
+
+        /// Creates an entry.
+        public init(
+            device: CastDevice, statusText: String? = nil, isCurrent: Bool = false,
+            details: CastDeviceDetails? = nil
+        ) {
+            self.device = device
+            self.statusText = statusText
+            self.isCurrent = isCurrent
+            self.details = details
+        }
+
+        /// The line the SDK's picker shows under a name: the manufacturer and
+        /// model ("Google Inc. Chromecast"), the advertised model alone before
+        /// the details arrive; empty for neither.
+        public var modelText: String {
+            let model = self.details?.modelName ?? self.device.modelName
+            return [self.details?.manufacturer, model.isEmpty ? nil : model].compactMap { $0 }
+                .joined(separator: " ")
+        }
 
         /// The device's id.
         public var id: String { self.device.id }

@@ -18,17 +18,37 @@ struct CastCommandLineDiscoveryTests {
             try await Self.withAdvertisedEmulator(
                 pair, CastEmulatorConfiguration(host: pair.ipv4(pair.b), name: "Living Room TV")
             ) { emulator in
+                // The device's setup server, on its own namespace's standard ports.
+                try await emulator.startSetupServer(
+                    securePort: CastDevice.setupSecurePort, port: CastDevice.setupPort)
                 let inA = ["netns", "exec", pair.a, CastCommandLineTests.executable("cast")]
                 let discover = try await CastCommandLineTests.run(
                     "/usr/sbin/ip",
-                    inA + ["discover", "--interface", "vA", "--ipv4", "--json", "--count", "1", "--timeout", "8"])
+                    inA + [
+                        "discover", "--interface", "vA", "--ipv4", "--json", "--count", "1", "--timeout", "8",
+                        "--details",
+                    ])
                 #expect(discover.status == 0, "\(discover.stderr)")
-                let found = try #require(discover.stdout.split(separator: "\n").first)
-                let event = try JSONValue(parsing: String(found))
+                let lines = try discover.stdout.split(separator: "\n").map { try JSONValue(parsing: String($0)) }
+                let event = try #require(lines.first)
                 #expect(event["event"] == "found")
                 #expect(event["name"] == "Living Room TV")
                 #expect(event["id"] == .string(emulator.advertisement.id))
                 #expect(event["port"] == .integer(emulator.port))
+                let icon = "http://\(pair.ipv4(pair.b)):8008/setup/icon.png"
+                #expect(event["icon"] == .string(icon))
+                // --details: what the device's setup server says, and the icon an app can load (curl).
+                let details = try #require(lines.first { $0["event"] == "details" }, "\(discover.stdout)")
+                #expect(details["manufacturer"] == "Google Inc.")
+                #expect(details["modelName"] == "Chromecast")
+                #expect(details["firmware"] == .string(CastEmulator.firmwareVersion))
+                let fetched = try await CastCommandLineTests.run(
+                    "/usr/sbin/ip",
+                    [
+                        "netns", "exec", pair.a, "curl", "-s", "-o", "/dev/null", "-w", "%{http_code} %{content_type}",
+                        icon,
+                    ])
+                #expect(fetched.stdout == "200 image/png")
 
                 let byName = try await CastCommandLineTests.run(
                     "/usr/sbin/ip",

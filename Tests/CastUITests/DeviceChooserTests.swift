@@ -151,7 +151,10 @@ private final class HeldUDPPort: Sendable {
             options.discovery.interfacePollInterval = .milliseconds(100)
             let context = CastContext(options: options, eventLoopGroup: group)
             let chooser = DeviceChooserModel(context: context, quietPeriod: .milliseconds(300))
+            let button = CastButtonModel(context: context)
+            let buttonLog = StateLog(button.updates())
             let log = StateLog(chooser.updates())
+            #expect(button.buttonState.isVisible == false, "not started: no network to look on")
             await chooser.open()
             // Open, it searches first (the quiet period may be over by the time this looks).
             #expect(await log.wait { $0.isOpen } != nil)
@@ -159,14 +162,47 @@ private final class HeldUDPPort: Sendable {
             #expect(await context.discoveryManager.queriedInterfaces == [pair.interface(in: pair.a)])
             let quiet = await log.wait { $0.noDevicesReason == .nothingAnswers }
             #expect(quiet?.noDevicesReason?.hint.contains("firewall") == true)
+            // As the SDK since 4.6: on a network that can have devices the Cast button shows, with none found.
+            let shown = await buttonLog.wait { $0.isVisible }
+            #expect(shown?.castState == .noDevicesAvailable)
+            #expect(shown?.label == "No Cast devices found")
 
             try pair.setLink(in: pair.a, up: false)
             let down = await log.wait { $0.noDevicesReason == .noNetworkInterface }
             #expect(down?.noDevicesReason?.hint.contains("network") == true)
+            // With no network left, it hides.
+            #expect(await buttonLog.wait { !$0.isVisible } != nil)
+            button.close()
             await chooser.close()
             await context.stop()
             try await group.shutdownGracefully()
         }
+    }
+
+    /// An open chooser asks each device it lists for its manufacturer and model, once.
+    @Test func entriesShowTheManufacturerAndModel() async throws {
+        let emulator = try CastEmulator(
+            configuration: CastEmulatorConfiguration(name: "Kitchen", profile: .nestHub), logger: quietLogger)
+        try await emulator.start()
+        defer { Task { await emulator.stop() } }
+        try await emulator.startSetupServer()
+        let ports = try #require(emulator.setupPorts)
+        var options = uiOptions(joining: [emulator])
+        options.deviceDetails = CastDeviceDetails.FetchConfiguration(securePort: ports.secure, port: ports.plain)
+        let context = CastContext(options: options)
+        let chooser = DeviceChooserModel(context: context)
+        let log = StateLog(chooser.updates())
+        await chooser.open()
+        await context.discoveryManager.addKnownHost(
+            try #require(IPAddress("127.0.0.1")), port: emulator.port, friendlyName: "Kitchen")
+        let listed = try #require(await log.wait { $0.entries.first?.details != nil })
+        let entry = try #require(listed.entries.first)
+        #expect(entry.details?.manufacturer == "Google Inc.")
+        #expect(entry.details?.modelName == "Google Nest Hub")
+        #expect(entry.modelText == "Google Inc. Google Nest Hub")
+        #expect(context.deviceDetails.knownDetails(for: entry.device) == entry.details)
+        await chooser.close()
+        await context.stop()
     }
 
     /// Another program holding the mDNS port without sharing it (avahi-daemon does) is diagnosed.

@@ -16,6 +16,11 @@ Usage:
       (connect -> app session started); then stop the app and disconnect,
       untimed. Prints a JSON list of seconds.
 
+  pychromecast_session.py details HOST PORT
+      Reads the device's details from its setup server the way
+      pychromecast does (dial.get_device_info: HTTPS on 8443, then HTTP on
+      8008; PORT unused), and prints them as one JSON object.
+
 Results go to stdout as the last line; in interop and media modes
 pychromecast's debug log goes to stderr. The session interop test and scripts/measure-session-start.sh run it
 against the emulator on 127.0.0.1; it never looks for devices itself.
@@ -163,6 +168,23 @@ def measure(host: str, port: int, runs: int) -> None:
     print(json.dumps(durations))
 
 
+def details(host: str) -> None:
+    from pychromecast import dial
+
+    status = dial.get_device_info(host, timeout=10)
+    if status is None:
+        print(json.dumps(None))
+        return
+    print(json.dumps({
+        "friendly_name": status.friendly_name,
+        "model_name": status.model_name,
+        "manufacturer": status.manufacturer,
+        "uuid": str(status.uuid) if status.uuid else None,
+        "cast_type": status.cast_type,
+        "multizone_supported": status.multizone_supported,
+    }))
+
+
 def main() -> None:
     mode, host, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
     serialize_tls_socket_use()
@@ -176,6 +198,8 @@ def main() -> None:
         served(host, port, sys.argv[4])
     elif mode == "measure":
         measure(host, port, int(sys.argv[4]))
+    elif mode == "details":
+        details(host)
     else:
         sys.exit(f"unknown mode {mode}")
 

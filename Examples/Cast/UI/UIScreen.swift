@@ -48,6 +48,8 @@ struct UIScreen: Equatable {
         for (index, entry) in self.chooser.entries.enumerated() {
             let marker = index == self.selected ? ">" : " "
             var line = "\(marker) \(entry.device.friendlyName)"
+            // The manufacturer and model, once the device's setup server told them.
+            if entry.details != nil, !entry.modelText.isEmpty { line += "  (\(entry.modelText))" }
             if entry.isCurrent { line += "  [connected]" }
             if let status = entry.statusText, !status.isEmpty { line += "  — \(status)" }
             lines.append(line)

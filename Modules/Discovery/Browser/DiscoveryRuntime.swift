@@ -1,3 +1,4 @@
+import CastCommon
 import Foundation
 import Logging
 import NIOCore
@@ -14,6 +15,9 @@ final class DiscoveryRuntime {
     private(set) var configuration: DiscoveryConfiguration
     private let eventLoop: any EventLoop
     private let broadcaster: DeviceListBroadcaster
+    private let interfaces: EventBroadcaster<[String]>
+    /// What ``publishInterfaces()`` told last.
+    private var lastInterfaces: [String] = []
     private let logger: Logger
     private var engine: BrowserEngine
     private var filter: DeviceFilter
@@ -36,11 +40,12 @@ final class DiscoveryRuntime {
 
     init(
         configuration: DiscoveryConfiguration, eventLoop: any EventLoop, broadcaster: DeviceListBroadcaster,
-        logger: Logger
+        interfaces: EventBroadcaster<[String]>, logger: Logger
     ) {
         self.configuration = configuration
         self.eventLoop = eventLoop
         self.broadcaster = broadcaster
+        self.interfaces = interfaces
         self.logger = logger
         self.filter = configuration.filter
         self.engine = Self.makeEngine(configuration)
@@ -202,6 +207,7 @@ final class DiscoveryRuntime {
         self.timer = nil
         let closing = self.sockets.values.map { $0.close() }
         self.sockets.removeAll()
+        self.publishInterfaces()
         self.engine = Self.makeEngine(self.configuration)
         self.publish(lossReasons: [:], defaultLoss: .stopped)
         self.logger.info("discovery stopped")
@@ -213,6 +219,14 @@ final class DiscoveryRuntime {
     /// The names of the interfaces with an mDNS socket open, sorted.
     var queriedInterfaces: [String] {
         Set(self.sockets.values.map(\.interface.name)).sorted()
+    }
+
+    /// Tells listeners of ``DiscoveryManager/interfaceUpdates()`` the interfaces now queried, when they changed.
+    private func publishInterfaces() {
+        let now = self.queriedInterfaces
+        guard now != self.lastInterfaces else { return }
+        self.lastInterfaces = now
+        self.interfaces.yield(now)
     }
 
     /// Opens sockets on selected interfaces that lack them and closes those whose interface left.
@@ -233,6 +247,7 @@ final class DiscoveryRuntime {
         for (key, socket) in self.sockets where wanted[key] == nil {
             self.logger.info("interface gone", metadata: ["mdns.interface": "\(socket.interface)"])
             self.sockets.removeValue(forKey: key)
+            self.publishInterfaces()
             socket.close().whenComplete { _ in }
             if !self.sockets.keys.contains(where: { $0.index == key.index }) {
                 self.apply(self.engine.removeInterface(index: key.index, now: .now()))
@@ -256,6 +271,7 @@ final class DiscoveryRuntime {
                     return false
                 }
                 self.sockets[key] = socket
+                self.publishInterfaces()
                 self.logger.info(
                     "querying on interface",
                     metadata: ["mdns.interface": "\(interface)", "mdns.family": "\(family == .ipv6 ? "ipv6" : "ipv4")"])

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// A Cast receiver found on the network, or added by address as a known host.
 ///
 /// The fields come from the device's DNS-SD records: the TXT attributes
@@ -112,5 +114,41 @@ public struct CastDevice: Hashable, Sendable, Identifiable, CustomStringConverti
     public var description: String {
         let address = self.addresses.first.map { "\($0)" } ?? "no address"
         return "\"\(self.friendlyName)\" (\(self.modelName), \(self.id)) at \(address):\(self.port)"
+    }
+}
+
+extension CastDevice {
+    /// The port of a device's local setup server (`/setup/…`), plain HTTP;
+    /// its HTTPS twin is ``setupSecurePort``. Both are what real devices
+    /// serve and what independent senders ask (pychromecast's `dial.py`:
+    /// `http://{}:8008` and `https://{}:8443`).
+    public static let setupPort = 8008
+    /// The port of a device's local setup server over HTTPS (a self-signed certificate).
+    public static let setupSecurePort = 8443
+
+    /// Whether the device runs a setup server of its own: every device but a
+    /// speaker group (its model `Google Cast Group` or the multizone-group
+    /// capability), whose address is its elected leader's. Unlike
+    /// ``isGroup``, a port other than 8009 alone does not count: a device
+    /// added by address may listen anywhere.
+    var hasOwnSetupServer: Bool {
+        self.modelName != Self.groupModelName && !self.capabilities.contains(.multizoneGroup)
+    }
+
+    /// The device's icon as an absolute URL an app can load: its `ic` path on
+    /// the setup server of its first address (`http://192.168.1.20:8008/setup/icon.png`).
+    /// `nil` without an `ic` attribute or an address, or for a speaker group,
+    /// whose advertising leader's icon is not the group's.
+    public var iconURL: URL? {
+        guard let path = self.iconPath, path.hasPrefix("/"), self.hasOwnSetupServer,
+            let address = self.addresses.first
+        else { return nil }
+        let host =
+            switch address {
+            case .v4(let v4): "\(v4)"
+            // A scoped address's zone is written %25 in a URL (RFC 6874).
+            case .v6(let v6): "[\("\(v6)".replacingOccurrences(of: "%", with: "%25"))]"
+            }
+        return URL(string: "http://\(host):\(Self.setupPort)\(path)")
     }
 }

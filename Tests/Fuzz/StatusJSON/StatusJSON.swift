@@ -1,10 +1,12 @@
 import CastChannels
+import CastDiscovery
 import CastMedia
 import Foundation
 
 /// Receiver, media and multizone messages — several per input, cut at 0x00,
 /// so partial statuses merge onto earlier ones — through the channels' own
-/// receive hooks and the media status cache.
+/// receive hooks and the media status cache; and each as a device setup
+/// server's `/setup/eureka_info` answer (``CastDeviceDetails``).
 func fuzzStatusJSON(_ bytes: [UInt8]) {
     let receiver = ReceiverChannel()
     let media = RemoteMediaClient()
@@ -12,6 +14,7 @@ func fuzzStatusJSON(_ bytes: [UInt8]) {
     var cache = MediaStatusCache()
     for message in FuzzReplay.messages(bytes) {
         let text = String(decoding: message, as: UTF8.self)
+        _ = try? CastDeviceDetails(eurekaInfo: Data(message))
         receiver.didReceiveTextMessage(text)
         media.didReceiveTextMessage(text)
         multizone.didReceiveTextMessage(text)
