@@ -25,6 +25,7 @@ packages=(
     pulseaudio-utils    # capture tests: pacat plays the test tone into it
     dbus-daemon         # portal and MPRIS tests: a session bus, started by the tests
     dbus-bin            # MPRIS tests: dbus-send, an independent D-Bus client
+    playerctl           # MPRIS tests: the desktop's usual MPRIS client (status bars read players through it)
     pipewire-bin        # portal tests: a PipeWire daemon, started by the tests…
     wireplumber         #   …and its session manager, which links the capture stream
     python3-dbus        # portal tests: the screen-cast portal's stand-in (Debian's python3)…

@@ -7,14 +7,20 @@ import ArgumentParser
 /// own code (``CommandFailure/Kind``).
 @main
 struct CastCommand: AsyncParsableCommand {
+    /// The release, as `cast --version` prints it and the package is named.
+    static let version = "0.9.0"
+
     static let configuration = CommandConfiguration(
         commandName: "cast",
         abstract: "Control Cast receivers from Linux: apps, media, custom channels and Remote Display.",
         discussion: """
             Exit codes: 0 success, 64 bad arguments, 3 device not found, 4 connection failed, \
             5 launch failed, 6 media request failed, 7 Remote Display offer rejected, \
-            8 timed out, 9 unreadable input file, 1 anything else.
+            8 timed out, 9 unreadable input file, 10 capture failed (screen or sound), 1 anything else. \
+            With --json, a failure is also a JSON object on stdout: \
+            {"error": {"code": "connectionFailed", "exitCode": 4, "message": "..."}}.
             """,
+        version: CastCommand.version,
         subcommands: [
             DemoCommand.self,
             DiscoverCommand.self,

@@ -20,11 +20,15 @@ struct CommandFailure: Error, CustomStringConvertible {
     }
 
     let kind: Kind
+    /// One sentence naming the cause, for people.
     let description: String
+    /// The error's whole technical chain, shown with `--verbose`; `nil` when the sentence is all there is.
+    var details: String?
 
-    init(_ kind: Kind, _ description: String) {
+    init(_ kind: Kind, _ description: String, details: String? = nil) {
         self.kind = kind
         self.description = description
+        self.details = details
     }
 
     /// Classifies an error thrown by the Cast modules.
@@ -33,7 +37,10 @@ struct CommandFailure: Error, CustomStringConvertible {
         case let failure as CommandFailure:
             self = failure
         case let error as CastTransportError:
-            self.init(error.code == .connectTimedOut ? .timedOut : .connectionFailed, "\(error)")
+            // "cannot connect to 127.0.0.1:8009: connection refused", not NIO's chain of attempts.
+            self.init(
+                error.code == .connectTimedOut ? .timedOut : .connectionFailed, error.summary,
+                details: "\(error)")
         case let error as CastChannelError:
             switch error.code {
             case .launchFailed: self.init(.launchFailed, "\(error)")
@@ -65,8 +72,40 @@ struct CommandFailure: Error, CustomStringConvertible {
     }
 }
 
+extension CommandFailure.Kind {
+    /// The kind's stable name, for `--json`.
+    var name: String {
+        switch self {
+        case .other: "other"
+        case .deviceNotFound: "deviceNotFound"
+        case .connectionFailed: "connectionFailed"
+        case .launchFailed: "launchFailed"
+        case .mediaFailed: "mediaFailed"
+        case .offerRejected: "offerRejected"
+        case .timedOut: "timedOut"
+        case .badInput: "badInput"
+        case .captureFailed: "captureFailed"
+        }
+    }
+}
+
+extension CommandFailure {
+    /// The failure as `--json` prints it on stdout, so a script reads why
+    /// from the same place as a result: `{"error": {"code", "exitCode", "message"}}`.
+    var json: JSONValue {
+        [
+            "error": [
+                "code": .string(self.kind.name), "exitCode": .integer(Int(self.kind.rawValue)),
+                "message": .string(self.description),
+            ]
+        ]
+    }
+}
+
 extension AsyncParsableCommand {
-    /// Runs `body`; a failure is printed to stderr and becomes the process exit code.
+    /// Runs `body`; a failure is printed to stderr — one sentence, and the
+    /// technical chain with `--verbose` — as a JSON object on stdout too with
+    /// `--json`, and becomes the process exit code.
     func reportingFailures(_ body: () async throws -> Void) async throws {
         do {
             try await body()
@@ -76,8 +115,30 @@ extension AsyncParsableCommand {
             throw usage  // ArgumentParser prints it with the usage, exit code 64
         } catch {
             let failure = CommandFailure(classifying: error)
+            let (json, verbose) = self.reportingFlags
             Output.progress("error: \(failure.description)")
+            if verbose, let details = failure.details, details != failure.description {
+                Output.progress("  (\(details))")
+            }
+            if json, let text = try? failure.json.jsonText() { print(text) }
             throw ExitCode(failure.kind.rawValue)
         }
+    }
+
+    /// Whether the command was given `--json` and `--verbose`: its
+    /// ``DeviceOptions``' flags, or its own flags of those names.
+    private var reportingFlags: (json: Bool, verbose: Bool) {
+        var flags = (json: false, verbose: false)
+        for child in Mirror(reflecting: self).children {
+            switch (child.label, child.value) {
+            case (_, let group as OptionGroup<DeviceOptions>):
+                flags.json = flags.json || group.wrappedValue.json
+                flags.verbose = flags.verbose || group.wrappedValue.verbose
+            case ("_json", let flag as Flag<Bool>): flags.json = flags.json || flag.wrappedValue
+            case ("_verbose", let flag as Flag<Bool>): flags.verbose = flags.verbose || flag.wrappedValue
+            default: break
+            }
+        }
+        return flags
     }
 }

@@ -6,7 +6,8 @@ struct DeviceOptions: ParsableArguments {
     @Option(
         name: .shortAndLong,
         help: """
-            The receiver: an IP address (HOST, HOST:PORT, [IPv6]:PORT; port 8009 if left out),             or a device name or id found by discovery.
+            The receiver: an IP address (HOST, HOST:PORT, [IPv6]:PORT; port 8009 if left out), \
+            or a device name or id found by discovery.
             """)
     var device: String
 

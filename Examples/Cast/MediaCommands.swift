@@ -174,7 +174,8 @@ enum MediaControl {
         if let playing {
             try await link.join(playing, attaching: [media])  // media asks for its status on connecting
         } else {
-            _ = try await link.application(CastApplicationID.defaultMediaReceiver, attaching: [media])
+            _ = try await link.application(
+                CastApplicationID.defaultMediaReceiver, attaching: [media], status: status)
         }
         return media
     }

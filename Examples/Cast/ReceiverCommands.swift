@@ -80,12 +80,17 @@ struct VolumeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "volume", abstract: "Set the receiver's volume (0 to 1).")
 
-    @Argument(help: "The level, 0 to 1.") var level: Double
+    // Checked as it is read, so `cast volume 7` says what is wrong even before a missing --device.
+    @Argument(
+        help: "The level, 0 to 1.",
+        transform: { text in
+            guard let level = Double(text), (0...1).contains(level) else {
+                throw ValidationError("volume must be between 0 and 1, not \(text)")
+            }
+            return level
+        })
+    var level: Double
     @OptionGroup var options: DeviceOptions
-
-    func validate() throws {
-        guard (0...1).contains(self.level) else { throw ValidationError("the level must be between 0 and 1") }
-    }
 
     func run() async throws {
         try await self.reportingFailures {

@@ -43,15 +43,24 @@ struct ReceiverLink {
 
     /// The running app `appID`, launched when it is not running yet (or
     /// whatever runs, with `appID` nil); attaches `channels` to its transport.
-    func application(_ appID: String?, attaching channels: [CastChannel]) async throws -> ReceiverApplication {
-        let status = try await self.receiver.requestStatus()
+    /// `status` is the receiver status the caller has just read, if any: it
+    /// is not asked again (one GET_STATUS before a LAUNCH, not three).
+    func application(
+        _ appID: String?, attaching channels: [CastChannel], status known: ReceiverStatus? = nil
+    ) async throws -> ReceiverApplication {
+        let status: ReceiverStatus
+        if let known {
+            status = known
+        } else {
+            status = try await self.receiver.requestStatus()
+        }
         let running = status.applications.first { !$0.isIdleScreen && (appID == nil || $0.appID == appID) }
         let application: ReceiverApplication
         if let running {
             application = running
         } else if let appID {
             Output.progress("launching \(appID)")
-            application = try await self.receiver.launch(appID: appID)
+            application = try await self.receiver.launch(appID: appID, knownStatus: status)
         } else {
             throw CommandFailure(.launchFailed, "no app is running on the receiver")
         }

@@ -46,8 +46,11 @@ enum MPRISProperties {
             "Position": .int64(Self.microseconds(controls.position)),
             "CanGoNext": .boolean(controls.isEnabled(.next)),
             "CanGoPrevious": .boolean(controls.isEnabled(.previous)),
-            "CanPlay": .boolean(controls.primaryAction == .play),
-            "CanPause": .boolean(controls.primaryAction == .pause && controls.isEnabled(.togglePlayback)),
+            // Properties of the track, not of the moment (the MPRIS spec: CanPlay "should not depend
+            // on whether the track is currently paused or playing"); playerctl skips a player whose
+            // CanPlay is false, so a playing TV read as false was invisible to it.
+            "CanPlay": .boolean(controls.shouldAppear && controls.isEnabled(.togglePlayback)),
+            "CanPause": .boolean(controls.shouldAppear && controls.isEnabled(.togglePlayback)),
             "CanSeek": .boolean(controls.isEnabled(.seek)),
             "CanControl": .boolean(true),
         ]

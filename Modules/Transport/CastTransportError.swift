@@ -1,3 +1,12 @@
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Every error CastTransport throws or reports: a stable ``Code``, a message
 /// for people, and the underlying cause where there is one.
 ///
@@ -98,6 +107,34 @@ public struct CastTransportError: Error, Sendable, CustomStringConvertible {
         self.code = code
         self.message = message
         self.cause = cause
+    }
+
+    /// One sentence for people: the message and, where the cause says it
+    /// plainly, why — "cannot connect to 127.0.0.1:8009: connection refused" —
+    /// without the cause's technical chain, which ``description`` keeps.
+    public var summary: String {
+        guard let reason = self.cause.flatMap(Self.plainReason) else { return self.message }
+        return "\(self.message): \(reason)"
+    }
+
+    /// Why `error` happened, in a few words, when it is a socket error
+    /// (the system's text for its errno, such as "connection refused") or a
+    /// timeout; `nil` for others.
+    static func plainReason(_ error: any Error) -> String? {
+        switch error {
+        case let error as NIOConnectionError:
+            // Every address tried failed; the first failure speaks for all (one address, most often).
+            return error.connectionErrors.lazy.compactMap { Self.plainReason($0.error) }.first
+                ?? error.dnsAAAAError.flatMap(Self.plainReason) ?? error.dnsAError.flatMap(Self.plainReason)
+        case let error as IOError:
+            return String(cString: strerror(error.errnoCode)).lowercased()
+        case ChannelError.connectTimeout:
+            return "timed out"
+        case let error as CastTransportError:
+            return error.cause.flatMap(Self.plainReason)
+        default:
+            return nil
+        }
     }
 
     /// A one-line description for logs.

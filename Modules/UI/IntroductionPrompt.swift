@@ -2,7 +2,7 @@ public import CastKit
 public import Foundation
 
 /// The introductory overlay the SDK shows once per user, the first time a
-/// Cast button appears ("Touch to cast media to your TV…"): when to show it,
+/// Cast button appears ("Choose a device to cast media to your TV…"): when to show it,
 /// and remembering that it was shown, in the XDG state directory.
 ///
 /// ```swift
@@ -14,7 +14,7 @@ public import Foundation
 /// ```
 public final class IntroductionPrompt: Sendable {
     /// The SDK's text for the overlay.
-    public static let defaultText = "Touch to cast media to your TV and speakers"
+    public static let defaultText = "Choose a device to cast media to your TV and speakers"
 
     /// Where "shown" is remembered.
     public let flagFile: URL

@@ -524,6 +524,70 @@ import Testing
         return try await body()
     }
 
+    /// One vocabulary: every exit code listed, --device everywhere (`cast ui`'s
+    /// --host kept as its alias), help without a run of spaces mid-sentence,
+    /// a refused connection as one sentence (the chain only with --verbose),
+    /// a failure as JSON on stdout with --json, a bad volume named before a
+    /// missing --device, and one GET_STATUS before a LAUNCH.
+    @Test func oneVocabularyAndErrorsThatSayWhy() async throws {
+        try await RealTimeTurns.take(.childProcesses) {
+            let help = try await Self.cast("--help")
+            let joined = help.stdout.replacingOccurrences(of: "\n", with: " ")
+                .replacingOccurrences(of: #" {2,}"#, with: " ", options: .regularExpression)
+            for code in [
+                "0 success", "64 bad arguments", "3 device not found", "4 connection failed", "5 launch failed",
+                "6 media request failed", "7 Remote Display offer rejected", "8 timed out", "9 unreadable input file",
+                "10 capture failed", "1 anything else",
+            ] {
+                #expect(joined.contains(code), "\(code) in \(help.stdout)")
+            }
+            let statusHelp = try await Self.cast("status", "--help")
+            // Help lines wrap with a newline and indentation; within a line, no run of spaces after a comma.
+            #expect(!statusHelp.stdout.contains(",  "), "\(statusHelp.stdout)")
+            #expect(
+                statusHelp.stdout.replacingOccurrences(of: #"\n\s+"#, with: " ", options: .regularExpression)
+                    .contains("port 8009 if left out), or a device name"), "\(statusHelp.stdout)")
+            let uiHelp = try await Self.cast("ui", "--help")
+            #expect(uiHelp.stdout.contains("--device") && uiHelp.stdout.contains("--host"), "\(uiHelp.stdout)")
+
+            let refused = try await Self.cast("status", "--device", "127.0.0.1:1", "--timeout", "2")
+            #expect(refused.status == 4)
+            #expect(
+                refused.stderr.contains("error: cannot connect to 127.0.0.1:1: connection refused"), "\(refused.stderr)"
+            )
+            #expect(!refused.stderr.contains("SingleConnectionFailure"), "\(refused.stderr)")
+            let verbose = try await Self.cast("status", "--device", "127.0.0.1:1", "--timeout", "2", "--verbose")
+            #expect(verbose.stderr.contains("SingleConnectionFailure"), "the chain, with --verbose")
+            let json = try await Self.cast("status", "--device", "127.0.0.1:1", "--timeout", "2", "--json")
+            #expect(json.status == 4)
+            let failure = try json.json()
+            #expect(failure["error"]?["code"] == "connectionFailed")
+            #expect(failure["error"]?["exitCode"] == 4)
+            #expect(failure["error"]?["message"] == "cannot connect to 127.0.0.1:1: connection refused")
+
+            let volume = try await Self.cast("volume", "7")
+            #expect(volume.status == 64)
+            #expect(volume.stderr.contains("volume must be between 0 and 1, not 7"), "\(volume.stderr)")
+        }
+        try await Self.withEmulator { emulator, device in
+            let events = emulator.events()
+            let asked = Mutex(0)
+            let launched = Task {
+                await first(events) { event in
+                    guard case .messageReceived(_, let message) = event, message.namespace == CastNamespace.receiver,
+                        let text = message.text
+                    else { return false }
+                    if text.contains("\"GET_STATUS\"") { asked.withLock { $0 += 1 } }
+                    return text.contains("\"LAUNCH\"")
+                }
+            }
+            let play = try await Self.cast("play", "https://media.example/bbb.mp4", "--device", device)
+            #expect(play.status == 0, "\(play.stderr)")
+            #expect(await launched.value != nil)
+            #expect(asked.withLock { $0 } == 1, "GET_STATUS before LAUNCH")
+        }
+    }
+
     @Test func failuresHaveTheirOwnExitCodesAndMessages() async throws {
         try await RealTimeTurns.take(.childProcesses) {
             let malformed = try await Self.cast("status", "--device", "host:port")

@@ -89,12 +89,12 @@ struct CastUITerminalTests {
         defer { pane.kill() }
         try await pane.start(
             "XDG_STATE_HOME=\(state.path) \(CastCommandLineTests.executable("cast")) ui "
-                + "--host 127.0.0.1:\(emulator.port) --no-mdns")
+                + "--device 127.0.0.1:\(emulator.port) --no-mdns")
 
         // The chooser lists the device; the introduction shows once.
         var screen = try await pane.wait { $0.contains("> 127.0.0.1") }
         #expect(screen.contains("DEVICES"), "\(screen)")
-        #expect(screen.contains("Tip: Touch to cast"))
+        #expect(screen.contains("Tip: Choose a device to cast"))
         try await pane.send("Enter")
         screen = try await pane.wait { $0.contains("connected to 127.0.0.1") && $0.contains("NOW PLAYING") }
         #expect(screen.contains("nothing playing on Default Media Receiver"), "\(screen)")

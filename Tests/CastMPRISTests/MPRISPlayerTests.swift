@@ -84,6 +84,8 @@ struct MPRISPlayerTests {
         #expect(track.contains("int64 600000000"), "\(track)")
         #expect(try await property("org.mpris.MediaPlayer2.Player", "CanSeek").contains("boolean true"))
         #expect(try await property("org.mpris.MediaPlayer2.Player", "CanPause").contains("boolean true"))
+        // Whether the track can be played, not whether it is paused (the MPRIS spec); playerctl skips a player without it.
+        #expect(try await property("org.mpris.MediaPlayer2.Player", "CanPlay").contains("boolean true"))
 
         // PlayPause from the desktop pauses the TV, and the change is announced.
         let listener = try SessionBus(address: bus)
@@ -125,6 +127,76 @@ struct MPRISPlayerTests {
         // What cannot be done is a D-Bus error, not a crash.
         #expect(try await call("OpenUri", "string:https://example.com/a.mp4").contains("NotSupported"))
         #expect(try await call("Seek", "string:ten").contains("InvalidArgs"))
+
+        await manager.endSession()
+        await emulator.stop()
+        player.close()
+        await desktop.stop()
+        withExtendedLifetime((controller, volume)) {}
+    }
+
+    /// playerctl, the MPRIS client status bars and desktop widgets read
+    /// players through, lists ours while the TV plays, prints its metadata,
+    /// and its play-pause, seek and volume reach the receiver.
+    @Test(
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/playerctl"), "needs playerctl"))
+    func playerctlReadsAndControlsThePlayer() async throws {
+        let desktop = try await ScreenCastDesktop.start(pipeWire: false)
+        let quiet = CastLogger(filter: CastLogFilter(minimumLevel: .none))
+        let emulator = try CastEmulator(
+            configuration: CastEmulatorConfiguration(profile: .chromecast, mediaClock: .manual()), logger: quiet)
+        try await emulator.start()
+        var options = CastOptions(sessionStore: nil, logger: quiet)
+        options.deviceAuthentication = .off
+        options.connectionMaker = [emulator].inMemoryConnectionMaker
+        let manager = SessionManager(options: options)
+        let controller = MediaControllerModel(sessionManager: manager)
+        let volume = VolumeModel(sessionManager: manager)
+        let player = try MPRISPlayer(
+            controller: controller, volume: volume, identity: "Cast test", busAddress: desktop.busAddress)
+        defer { player.close() }
+        let instance = String(player.busName.dropFirst("org.mpris.MediaPlayer2.".count))
+        func playerctl(_ arguments: String...) async throws -> String {
+            try await CommandOutput.of(
+                ["/usr/bin/playerctl", "--player=\(instance)"] + arguments,
+                environment: ["DBUS_SESSION_BUS_ADDRESS": desktop.busAddress]
+            ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        let session = try await manager.startSession(on: emulator.loopbackDevice)
+        var metadata = MediaMetadata(type: .movie, images: [MediaImage(url: "https://img.example/poster.jpg")])
+        metadata.setString("Big Buck Bunny", forKey: .title)
+        metadata.setString("Blender Foundation", forKey: .subtitle)
+        try await session.remoteMediaClient?.load(
+            MediaLoadRequestData(
+                mediaInformation: MediaInformation(
+                    contentID: "https://media.example/bbb.mp4", contentType: "video/mp4", metadata: metadata,
+                    duration: 600)))
+        emulator.advanceMediaClock(by: .milliseconds(100))
+        var status = ""
+        let deadline = ContinuousClock.now + .seconds(10)
+        while status != "Playing", ContinuousClock.now < deadline {
+            status = try await playerctl("status")
+        }
+        #expect(status == "Playing")
+        let listed = try await CommandOutput.of(
+            ["/usr/bin/playerctl", "--list-all"], environment: ["DBUS_SESSION_BUS_ADDRESS": desktop.busAddress])
+        #expect(listed.stdout.split(separator: "\n").contains(Substring(instance)), "\(listed.stdout)")
+        let read = try await playerctl(
+            "metadata", "--format", "{{xesam:title}}|{{xesam:artist}}|{{mpris:length}}|{{mpris:artUrl}}")
+        #expect(read == "Big Buck Bunny|Blender Foundation|600000000|https://img.example/poster.jpg")
+
+        var events = emulator.events()
+        _ = try await playerctl("play-pause")
+        #expect(await Self.received("PAUSE", in: events) != nil)
+        events = emulator.events()
+        _ = try await playerctl("position", "30+")
+        let seek = await Self.received("SEEK", in: events)
+        #expect((seek?["currentTime"]?.doubleValue ?? 0) >= 30, "\(String(describing: seek))")
+        events = emulator.events()
+        _ = try await playerctl("volume", "0.5")
+        let level = await Self.received("SET_VOLUME", in: events)
+        #expect(level?["volume"]?["level"] == 0.5, "\(String(describing: level))")
 
         await manager.endSession()
         await emulator.stop()

@@ -20,12 +20,15 @@ struct UICommand: AsyncParsableCommand {
     @Option(help: "The receiver app sessions launch or join (default: the Default Media Receiver).")
     var app = CastApplicationID.defaultMediaReceiver
 
+    // --device, as every command that talks to a device; --host, its earlier name, still works.
     @Option(
-        name: .customLong("host"),
-        help: "A device at this address (HOST, HOST:PORT, [IPv6]:PORT), for networks without multicast; repeat.")
+        name: [.customLong("device"), .customLong("host")],
+        help: ArgumentHelp(
+            "A device at this address (HOST, HOST:PORT, [IPv6]:PORT), for networks without multicast; repeat.",
+            valueName: "address"))
     var hosts: [String] = []
 
-    @Flag(help: "Look only at --host addresses; send no multicast.") var noMdns = false
+    @Flag(help: "Look only at --device addresses; send no multicast.") var noMdns = false
 
     @Flag(help: "Let the desktop's media keys and controls (MPRIS) control the TV too.") var mpris = false
 
@@ -35,7 +38,7 @@ struct UICommand: AsyncParsableCommand {
 
     func validate() throws {
         for host in self.hosts where DeviceAddress(host).flatMap({ IPAddress($0.host) }) == nil {
-            throw ValidationError("--host takes HOST, HOST:PORT or [IPv6]:PORT with an IP address, not \(host)")
+            throw ValidationError("--device takes HOST, HOST:PORT or [IPv6]:PORT with an IP address, not \(host)")
         }
     }
 

@@ -29,7 +29,7 @@ struct UIScreen: Equatable {
         lines.append("Cast — \(state)")
         lines.append(String(repeating: "─", count: max(10, min(width, 100))))
         if self.showsIntroduction {
-            lines.append("Tip: \(IntroductionPrompt.defaultText). Choose a device below.")
+            lines.append("Tip: \(IntroductionPrompt.defaultText) from the list below.")
             lines.append("")
         }
         if self.showsDevices { lines += self.deviceLines() }

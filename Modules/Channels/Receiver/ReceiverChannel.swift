@@ -99,13 +99,25 @@ public final class ReceiverChannel: CastChannel, @unchecked Sendable {
     /// only a broadcast (conformance 029, 030), and Open Screen broadcasts
     /// before it replies (application_agent.cc:376, :183-190).
     ///
+    /// - Parameters:
+    ///   - appID: the app to launch.
+    ///   - options: the LAUNCH's language, app types and parameters, and whether to relaunch a running app.
+    ///   - knownStatus: the receiver status the caller has just read, if any:
+    ///     the app is looked for there instead of asking GET_STATUS again
+    ///     (a sender that has just asked need not ask twice).
     /// - Throws: ``CastChannelError/Code/launchFailed`` with the receiver's
     ///   ``CastChannelError/launchErrorReason``; ``CastChannelError/Code/timedOut``
     ///   after ``launchTimeout``; or a request error.
-    public func launch(appID: String, options: LaunchOptions = LaunchOptions()) async throws(CastChannelError)
-        -> ReceiverApplication
-    {
-        let current = try await self.requestStatus().runningApplication(appID: appID)
+    public func launch(
+        appID: String, options: LaunchOptions = LaunchOptions(), knownStatus: ReceiverStatus? = nil
+    ) async throws(CastChannelError) -> ReceiverApplication {
+        let before: ReceiverStatus
+        if let knownStatus {
+            before = knownStatus
+        } else {
+            before = try await self.requestStatus()
+        }
+        let current = before.runningApplication(appID: appID)
         if !options.relaunchIfRunning, let current {
             return current
         }
