@@ -13,7 +13,8 @@ import Foundation
 struct CastReceiverCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cast-receiver",
-        abstract: "Run the Cast receiver emulator: apps, media player and Remote Display receiver.")
+        abstract: "Run the Cast receiver emulator: apps, media player and Remote Display receiver.",
+        version: "0.9.0")
 
     @Option(help: "The friendly name.") var name = "Cast Emulator"
     @Option(help: "The device id to advertise (32 hex digits; default: derived from the name).") var id: String?
@@ -35,6 +36,12 @@ struct CastReceiverCommand: AsyncParsableCommand {
     var decode = true
     @Flag(help: "Fetch the media a LOAD names, as a receiver does, and fail it when it cannot be fetched or played.")
     var fetchMedia = false
+    @Option(
+        name: .customLong("setup-ports"),
+        help: ArgumentHelp(
+            "Also serve the device's setup server (/setup/eureka_info, the icon) on these ports, HTTPS then HTTP; real devices use 8443,8008.",
+            valueName: "HTTPS,HTTP"))
+    var setupPorts: String?
     @Option(help: "Seconds to run (default: until Ctrl-C).") var seconds: Double?
     @Flag(name: .shortAndLong, help: "Log the emulator's own debug records too.") var verbose = false
 
@@ -48,6 +55,16 @@ struct CastReceiverCommand: AsyncParsableCommand {
         if let id, id.count != 32 || !id.allSatisfy(\.isHexDigit) {
             throw ValidationError("--id must be 32 hex digits")
         }
+        if self.setupPorts != nil, self.parsedSetupPorts == nil {
+            throw ValidationError("--setup-ports needs two ports such as 8443,8008")
+        }
+    }
+
+    /// --setup-ports as two port numbers.
+    private var parsedSetupPorts: (secure: Int, plain: Int)? {
+        let ports = (self.setupPorts ?? "").split(separator: ",").compactMap { Int($0) }
+        guard ports.count == 2, ports.allSatisfy({ (0...65_535).contains($0) }) else { return nil }
+        return (ports[0], ports[1])
     }
 
     func run() async throws {
@@ -69,6 +86,12 @@ struct CastReceiverCommand: AsyncParsableCommand {
         let events = emulator.events()
         try await emulator.start()
         Self.say("cast-receiver \"\(self.name)\" (\(profile.name)) listening on \(self.host):\(emulator.port)")
+        if let ports = self.parsedSetupPorts {
+            try await emulator.startSetupServer(securePort: ports.secure, port: ports.plain)
+            if let bound = emulator.setupPorts {
+                Self.say("setup server on \(self.host): HTTPS \(bound.secure), HTTP \(bound.plain)")
+            }
+        }
         var responder: MDNSResponder?
         if self.advertise {
             var advertisement = emulator.advertisement

@@ -54,6 +54,10 @@ import Testing
             self.process = process
             self.port = port
             self.output = output
+            // What came in the same read after the first line (the setup server's line, say) is kept.
+            if let newline = line.firstIndex(of: UInt8(ascii: "\n")) {
+                self.printed.withLock { $0 = Data(line[line.index(after: newline)...]) }
+            }
         }
 
         /// Blocks until the receiver has printed a whole line holding `text`, or ended.
@@ -69,6 +73,9 @@ import Testing
                 self.printed.withLock { $0.append(chunk) }
             }
         }
+
+        /// What it printed after its first line, as far as ``read(until:)`` read.
+        var printedSoFar: String { String(decoding: self.printed.withLock { $0 }, as: UTF8.self) }
 
         /// Stops the receiver and returns what it logged.
         func stop() -> String {
@@ -95,6 +102,33 @@ import Testing
         #expect(log.contains("sender connected"))
         #expect(log.contains("CONNECT sender-0 → receiver-0") || log.contains("CONNECT "))
         #expect(log.contains(#""type":"LAUNCH""#))
+    }
+
+    /// `--setup-ports`: the device's setup server beside the Cast port, read by curl over HTTPS
+    /// (its self-signed certificate accepted, as senders do) and plain HTTP.
+    @Test func servesTheSetupServerWhenAsked() async throws {
+        let receiver = try await onOwnThread {
+            try Receiver([
+                "--port", "0", "--name", "Den", "--profile", "nest-hub", "--setup-ports", "0,0", "--seconds", "30",
+            ])
+        }
+        try await onOwnThread { receiver.read(until: "setup server on") }
+        let printed = receiver.printedSoFar
+        let line = try #require(printed.split(separator: "\n").first { $0.contains("setup server on") }, "\(printed)")
+        let ports = line.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .punctuationCharacters)) }
+        try #require(ports.count == 2, "\(line)")
+        let secure = try await CommandOutput.of([
+            "curl", "-sk", "https://127.0.0.1:\(ports[0])/setup/eureka_info?params=name,device_info",
+        ])
+        let info = try JSONValue(parsing: secure.stdout)
+        #expect(info["device_info"]?["manufacturer"] == "Google Inc.", "\(secure.stdout)")
+        #expect(info["device_info"]?["model_name"] == "Google Nest Hub")
+        #expect(info["name"] == "Den")
+        let plain = try await CommandOutput.of([
+            "curl", "-s", "http://127.0.0.1:\(ports[1])/setup/eureka_info?params=name,device_info",
+        ])
+        #expect(try JSONValue(parsing: plain.stdout)["device_info"] == nil, "port 8008 leaves device_info out")
+        _ = try await onOwnThread { receiver.stop() }
     }
 
     @Test func listsItsProfiles() async throws {
