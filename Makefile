@@ -5,7 +5,7 @@ SWIFT ?= swift
 FUZZ_SECONDS ?= 30
 LINT_PATHS := Package.swift Modules Tests Examples Benchmarks
 
-.PHONY: setup demo test build bench bench-check docs lint format fuzz tsan soak
+.PHONY: setup demo test build bench bench-check docs lint format fuzz tsan soak install deb
 
 setup:
 	@scripts/setup.sh
@@ -27,6 +27,16 @@ fuzz: setup
 
 tsan: setup
 	SWIFT=$(SWIFT) scripts/tsan.sh
+
+# Release binaries with the Swift runtime linked in and stripped, their man
+# pages, completions and desktop entry (scripts/package.sh): under
+# $(DESTDIR)$(PREFIX), or as a Debian package in .build/package/.
+PREFIX ?= /usr/local
+install: setup
+	SWIFT=$(SWIFT) PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) scripts/package.sh install
+
+deb: setup
+	SWIFT=$(SWIFT) scripts/package.sh deb
 
 soak: setup
 	$(SWIFT) build --sanitize=address --scratch-path .build/soak --product cast-soak
