@@ -294,6 +294,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .executableTarget(
+            name: "sample-egl-screen",
+            dependencies: ["CastRemoteDisplay", "CastChannels", "CastTransport", "CEGL"],
+            path: "Examples/Samples/EGLScreen",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
             name: "sample-rendered-screen",
             dependencies: ["CastRemoteDisplay", "CastChannels", "CastTransport"],
             path: "Examples/Samples/RenderedScreen",
@@ -356,6 +362,12 @@ let package = Package(
             name: "CPulse",
             path: "Modules/System/CPulse",
             providers: [.apt(["libpulse-dev"])]
+        ),
+        .systemLibrary(
+            name: "CEGL",
+            path: "Modules/System/CEGL",
+            pkgConfig: "egl",
+            providers: [.apt(["libegl-dev", "libgles-dev", "libegl-mesa0"])]
         ),
         .systemLibrary(
             name: "COpenSSL",
@@ -507,7 +519,8 @@ let package = Package(
         .testTarget(
             name: "CastCLITests",
             dependencies: [
-                "cast", "cast-receiver", "CastKit", "CastEmulator", "CastTestSupport", "CastX11TestSupport",
+                "cast", "cast-receiver", "sample-egl-screen", "CastKit", "CastEmulator", "CastTestSupport",
+                "CastX11TestSupport", "CastRemoteDisplay",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
             ],

@@ -89,7 +89,9 @@ def main(packages):
                 continue
             for source in sorted(folder.rglob("*.swift")):
                 for module in sorted(set(IMPORT.findall(source.read_text()))):
-                    if module in TOOLCHAIN or module in declared or module == name:
+                    # An executable target's module name is its name with '-' as '_' (SwiftPM's c99name).
+                    modules = {dependency.replace("-", "_") for dependency in declared} | set(declared)
+                    if module in TOOLCHAIN or module in modules or module == name:
                         continue
                     print(f"{source}: {name} imports {module}, which it does not declare")
                     problems += 1

@@ -32,6 +32,10 @@ packages=(
     python3-gi          #   …and its GLib main loop
     xdg-desktop-portal  # hermetic tests: the real portal is installed (its D-Bus service file too),
     xdg-desktop-portal-wlr #   as on a desktop, so every run proves a test's bus never activates it
+    libegl-dev          # CEGL (the EGL sample): EGL and OpenGL ES 2 headers…
+    libgles-dev         #   …
+    libegl-mesa0        #   …Mesa's EGL, whose surfaceless platform needs no window or GPU…
+    libgl1-mesa-dri     #   …and its software renderer (llvmpipe)
     pkg-config          # SwiftPM finds the libraries above through it
     curl                # media-server tests: an independent HTTP client (and libcurl for the emulator's fetches)
     ffmpeg              # cast play: ffprobe reads codecs, ffmpeg converts what a device cannot play (and makes test films)

@@ -193,6 +193,27 @@ import Testing
         }
     }
 
+    /// The EGL sample as a process: its OpenGL ES pictures are decoded frame for frame.
+    @Test(.enabled(if: SurfacelessEGL.isAvailable, "needs EGL with Mesa's surfaceless platform"))
+    func theEGLSampleIsDecodedFrameForFrame() async throws {
+        try await RealTimeTurns.take(.childProcesses) {
+            let receiver = try await onOwnThread {
+                try Receiver(["--port", "0", "--profile", "chromecast", "--seconds", "40"])
+            }
+            let sample = try await CastCommandLineTests.run(
+                CastCommandLineTests.executable("sample-egl-screen"), ["127.0.0.1", "\(receiver.port)"])
+            try await onOwnThread { receiver.read(until: "  video: ") }
+            let log = try await onOwnThread { receiver.stop() }
+            #expect(sample.status == 0, "\(sample.stderr)")
+            #expect(sample.stderr.contains("drawing with"), "\(sample.stderr)")
+            let sent = try #require(
+                sample.stdout.split(separator: " ").dropFirst().first.flatMap { Int($0) }, "\(sample.stdout)")
+            #expect(sent > 0)
+            let video = try #require(log.split(separator: "\n").first { $0.contains("  video: ") })
+            #expect(video.contains("\(sent) decoded"), "\(video) — \(sent) sent")
+        }
+    }
+
     /// Every device is checked against Google's Cast roots: the emulator is
     /// not a Cast device, so the CLI warns — and refuses it when told to.
     @Test func anUnverifiedDeviceIsAWarningOrARefusal() async throws {
