@@ -206,6 +206,35 @@ import Testing
         }
     }
 
+    /// Seed 002 (`generateRequestID`, `deviceManager`): a channel makes ids
+    /// for messages the app builds, from its connection's one sequence, and
+    /// leads back to its connection and endpoint; detached, neither.
+    @Test func aChannelLeadsBackToItsConnectionAndMakesRequestIDs() async throws {
+        try await ChannelFixture.with { fixture in
+            let receiver = fixture.receiver
+            #expect(receiver.connection === fixture.connection)
+            #expect(receiver.destinationID == "receiver-0")
+            let first = try #require(receiver.generateRequestID())
+            let second = try #require(receiver.generateRequestID())
+            #expect(first > 0 && second > first)
+            // The same sequence as the channel's own requests.
+            let events = fixture.emulator.events()
+            try await receiver.requestStatus()
+            let sent = await collect(events, count: 1) { event -> Int? in
+                guard case .messageReceived(_, let message) = event, message.namespace == CastNamespace.receiver else {
+                    return nil
+                }
+                return (try? JSONValue(parsing: message.text ?? ""))?["requestId"]?.intValue
+            }
+            #expect((sent.first ?? 0) > second)
+            receiver.detach()
+            #expect(receiver.connection == nil)
+            #expect(receiver.destinationID == nil)
+            #expect(receiver.generateRequestID() == nil)
+            receiver.attach(to: fixture.connection, destinationID: "receiver-0", logger: quietLogger)
+        }
+    }
+
     @Test func anUnknownCommandIsAnInvalidRequest() async throws {
         try await ChannelFixture.with { fixture in
             let events = fixture.emulator.events()

@@ -113,6 +113,27 @@ open class CastChannel: @unchecked Sendable {
         self.state.withLockedValue { $0.link != nil }
     }
 
+    /// The connection the channel is attached to; `nil` while detached: the
+    /// way back from a channel to its device (the SDK's `deviceManager`).
+    public var connection: CastConnection? {
+        self.state.withLockedValue { $0.link?.connection }
+    }
+
+    /// The endpoint the channel talks to (an app's transport id, or
+    /// `receiver-0`); `nil` while detached.
+    public var destinationID: String? {
+        self.state.withLockedValue { $0.link?.destinationID }
+    }
+
+    /// A fresh `requestId` for a message the app builds itself (the SDK's
+    /// `generateRequestID`): positive and unique among the connection's
+    /// pending requests, every channel on it included; `nil` while detached
+    /// (the SDK's invalid id). ``sendRequest(_:tracker:timeout:willSend:)``
+    /// adds one by itself.
+    public func generateRequestID() -> Int? {
+        self.connection?.makeRequestID()
+    }
+
     /// Every message received from now on, text or binary; each call gives a new, independent stream.
     public func messages() -> AsyncStream<CastMessage.Payload> {
         self.inbound.subscribe()
