@@ -7,10 +7,12 @@ import CastUI
 struct DesktopControls {
     private let player: MPRISPlayer
 
-    /// Publishes `controller` (and `volume`) as an MPRIS player; `nil`, with a warning, when it cannot.
-    init?(controller: MediaControllerModel, volume: VolumeModel? = nil) {
+    /// Publishes `controller` (and `volume`) as an MPRIS player; `nil`, with a
+    /// warning, when it cannot. `raise` is what the desktop's "show the
+    /// player" does; without it the desktop is told the player cannot be raised.
+    init?(controller: MediaControllerModel, volume: VolumeModel? = nil, raise: (@Sendable () -> Void)? = nil) {
         do {
-            self.player = try MPRISPlayer(controller: controller, volume: volume)
+            self.player = try MPRISPlayer(controller: controller, volume: volume, raise: raise)
             Output.progress("media keys: \(self.player.busName) on the session bus")
         } catch {
             Output.progress("warning: no desktop media controls (\(error))")

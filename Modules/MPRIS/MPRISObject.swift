@@ -7,12 +7,17 @@ package struct MPRISObject: Sendable {
     let controller: MediaControllerModel
     let volume: VolumeModel?
     let identity: String
+    let raise: (@Sendable () -> Void)?
 
-    /// The object for `controller`, with `volume` (if the player has one), named `identity`.
-    package init(controller: MediaControllerModel, volume: VolumeModel?, identity: String) {
+    /// The object for `controller`, with `volume` (if the player has one), named `identity`;
+    /// `Raise` calls `raise`, and without one the player says it cannot be raised.
+    package init(
+        controller: MediaControllerModel, volume: VolumeModel?, identity: String, raise: (@Sendable () -> Void)? = nil
+    ) {
         self.controller = controller
         self.volume = volume
         self.identity = identity
+        self.raise = raise
     }
 
     /// The Player interface's properties now.
@@ -40,7 +45,11 @@ package struct MPRISObject: Sendable {
             return .reply([.dictionary(properties)])
         case (MPRISProperties.propertiesInterface, "Set"):
             return self.set(call.arguments)
-        case (MPRISProperties.rootInterface, "Raise"), (MPRISProperties.rootInterface, "Quit"):
+        case (MPRISProperties.rootInterface, "Raise"):
+            // Answered at once; the app shows its controller as it does.
+            self.raise?()
+            return .reply([])
+        case (MPRISProperties.rootInterface, "Quit"):
             return .reply([])
         case (MPRISProperties.playerInterface, _), ("", _):
             return self.player(call.member, call.arguments)
@@ -51,7 +60,7 @@ package struct MPRISObject: Sendable {
 
     private func properties(of interface: String) -> [String: DBusValue]? {
         switch interface {
-        case MPRISProperties.rootInterface: MPRISProperties.root(identity: self.identity)
+        case MPRISProperties.rootInterface: MPRISProperties.root(identity: self.identity, canRaise: self.raise != nil)
         case MPRISProperties.playerInterface:
             MPRISProperties.player(self.controller.controls, volume: self.volume?.volume)
         default: nil

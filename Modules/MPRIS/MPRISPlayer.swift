@@ -41,10 +41,14 @@ public final class MPRISPlayer: Sendable {
     ///   - identity: the name the desktop shows for the player.
     ///   - name: the bus name's middle part (`org.mpris.MediaPlayer2.<name>.instance<pid>`).
     ///   - busAddress: the bus to use; `nil` for the session bus.
+    ///   - raise: what the desktop's "show the player" (MPRIS `Raise`) does:
+    ///     open the app's expanded controller, the SDK's counterpart; `nil`
+    ///     (the default) for a player the desktop cannot raise (`CanRaise` false).
+    ///     Called on the player's bus thread; hop to the app's own.
     /// - Throws: ``MPRISError`` when the bus is unreachable or the name taken.
     public init(
         controller: MediaControllerModel, volume: VolumeModel? = nil, identity: String = "Cast", name: String = "cast",
-        busAddress: String? = nil
+        busAddress: String? = nil, raise: (@Sendable () -> Void)? = nil
     ) throws(MPRISError) {
         self.busName = "org.mpris.MediaPlayer2.\(name).instance\(ProcessInfo.processInfo.processIdentifier)"
         do {
@@ -57,7 +61,7 @@ public final class MPRISPlayer: Sendable {
         } catch {
             throw MPRISError(.nameTaken, error.description)
         }
-        let object = MPRISObject(controller: controller, volume: volume, identity: identity)
+        let object = MPRISObject(controller: controller, volume: volume, identity: identity, raise: raise)
         self.object = object
         self.published.withLockedValue { $0.player = object.playerProperties() }
         let server = Thread { [bus, stopped] in

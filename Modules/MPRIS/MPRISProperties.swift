@@ -14,10 +14,11 @@ enum MPRISProperties {
     /// The spec's "no track" id.
     static let noTrack = "/org/mpris/MediaPlayer2/TrackList/NoTrack"
 
-    /// org.mpris.MediaPlayer2's properties: a player the desktop cannot raise or quit.
-    static func root(identity: String) -> [String: DBusValue] {
+    /// org.mpris.MediaPlayer2's properties: a player the desktop cannot quit,
+    /// and raise only when the app said how (`canRaise`).
+    static func root(identity: String, canRaise: Bool) -> [String: DBusValue] {
         [
-            "CanQuit": .boolean(false), "CanRaise": .boolean(false), "HasTrackList": .boolean(false),
+            "CanQuit": .boolean(false), "CanRaise": .boolean(canRaise), "HasTrackList": .boolean(false),
             "Identity": .string(identity), "SupportedUriSchemes": .array([]), "SupportedMimeTypes": .array([]),
         ]
     }

@@ -205,6 +205,34 @@ struct MPRISPlayerTests {
         withExtendedLifetime((controller, volume)) {}
     }
 
+    /// Seed 001 (row 105): the desktop's "show the player" (MPRIS `Raise`)
+    /// opens the app's controller when the app says how, and the player says
+    /// whether it can be raised.
+    @Test func raiseOpensTheAppsController() async throws {
+        let desktop = try await ScreenCastDesktop.start(pipeWire: false)
+        let manager = SessionManager(options: CastOptions(sessionStore: nil))
+        let controller = MediaControllerModel(sessionManager: manager)
+        let raised = AsyncStream.makeStream(of: Void.self)
+        let player = try MPRISPlayer(
+            controller: controller, busAddress: desktop.busAddress, raise: { raised.continuation.yield() })
+        defer { player.close() }
+        func canRaise(_ name: String) async throws -> String {
+            try await dbusSend(
+                desktop.busAddress, "--dest=\(name)", "/org/mpris/MediaPlayer2", "org.freedesktop.DBus.Properties.Get",
+                "string:org.mpris.MediaPlayer2", "string:CanRaise")
+        }
+        #expect(try await canRaise(player.busName).contains("boolean true"))
+        _ = try await dbusSend(
+            desktop.busAddress, "--dest=\(player.busName)", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Raise")
+        #expect(await first(raised.stream) { true } != nil, "Raise reached the app")
+        player.close()
+        let plain = try MPRISPlayer(controller: controller, name: "plain", busAddress: desktop.busAddress)
+        defer { plain.close() }
+        #expect(try await canRaise(plain.busName).contains("boolean false"))
+        plain.close()
+        await desktop.stop()
+    }
+
     @Test func aSecondPlayerOnTheSameNameIsRefused() async throws {
         let desktop = try await ScreenCastDesktop.start(pipeWire: false)
         let manager = SessionManager(options: CastOptions(sessionStore: nil))

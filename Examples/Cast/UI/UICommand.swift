@@ -55,7 +55,12 @@ struct UICommand: AsyncParsableCommand {
                 await context.discoveryManager.addKnownHost(ip, port: address.port)
             }
             let controller = Controller(context: context)
-            let desktop = self.mpris ? DesktopControls(controller: controller.media, volume: controller.volume) : nil
+            // The desktop's "show the player" brings the now-playing view forward.
+            let desktop =
+                self.mpris
+                ? DesktopControls(
+                    controller: controller.media, volume: controller.volume, raise: { controller.showNowPlaying() })
+                : nil
             defer { desktop?.close() }
             let terminal = try Terminal()
             defer { terminal.restore() }
@@ -70,6 +75,8 @@ private final class Controller: Sendable {
     private enum Input: Sendable {
         case redraw
         case key(Key)
+        /// The desktop asked to see the player (MPRIS `Raise`).
+        case showNowPlaying
     }
 
     private let context: CastContext
@@ -89,6 +96,11 @@ private final class Controller: Sendable {
             flagFile: XDGDirectory.state.file(
                 "ui-introduction-shown", application: "cast"))
         (self.inputs, self.input) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .bufferingNewest(64))
+    }
+
+    /// Brings the now-playing view forward (closes the device list while a session runs).
+    func showNowPlaying() {
+        self.input.yield(.showNowPlaying)
     }
 
     /// The session's media, for the desktop's controls too.
@@ -125,6 +137,10 @@ private final class Controller: Sendable {
             case .key(.character("q")):
                 await self.chooser.close()
                 return
+            case .showNowPlaying:
+                await self.chooser.dismiss()
+                self.screen.withLockedValue { $0.message = "shown from the desktop's media controls" }
+                self.input.yield(.redraw)
             case .key(let key):
                 self.handle(key)
                 self.input.yield(.redraw)

@@ -15,7 +15,7 @@ import Foundation
 enum MPRISFuzzing {
     static let object = MPRISObject(
         controller: MediaControllerModel(sessionManager: SessionManager(options: CastOptions(sessionStore: nil))),
-        volume: nil, identity: "fuzz")
+        volume: nil, identity: "fuzz", raise: {})
 
     static func call(_ bytes: [UInt8]) {
         guard let message = DBusValue.message(demarshalling: bytes) else { return }
