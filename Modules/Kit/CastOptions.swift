@@ -38,6 +38,9 @@ public struct CastOptions: Sendable {
     /// Which of a media item's images every controller of the context shows
     /// (the SDK's `GCKCastContext.imagePicker`). Default ``FirstImagePicker``.
     public var imagePicker: any ImagePicker = FirstImagePicker()
+    /// The size each use of an image is shown at, handed to ``imagePicker``
+    /// as ``ImageHints`` (the SDK's image hints); empty by default: no size.
+    public var imageSizes: [ImageUsage: ImageSize] = [:]
     /// Where every controller of the context fetches the picked images to
     /// (the SDK's `GCKCastContext.imageCache`); `nil`, the default, fetches
     /// none. CastUI's `DiskImageCache` keeps them on disk, bounded.

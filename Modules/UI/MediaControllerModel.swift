@@ -47,7 +47,8 @@ public final class MediaControllerModel: Sendable {
     ) {
         self.artwork = Artwork(
             picker: imagePicker ?? sessionManager.options.imagePicker,
-            cache: imageCache ?? sessionManager.options.imageCache)
+            cache: imageCache ?? sessionManager.options.imageCache,
+            size: sessionManager.options.imageSizes[.controller])
         self.skipInterval = skipInterval
         let sessions = sessionManager.sessionUpdates()
         self.following.start { [weak self] in
@@ -92,7 +93,7 @@ public final class MediaControllerModel: Sendable {
         imageCache: (any ImageCache)? = nil, positionInterval: Duration = .milliseconds(500),
         skipInterval: Double = 10, clock: any Clock<Duration> = ContinuousClock()
     ) {
-        let artwork = Artwork(picker: imagePicker, cache: imageCache)
+        let artwork = Artwork(picker: imagePicker, cache: imageCache, size: nil)
         self.artwork = artwork
         self.skipInterval = skipInterval
         self.client.withLockedValue { $0 = client }
@@ -203,6 +204,8 @@ public final class MediaControllerModel: Sendable {
     private struct Artwork: Sendable {
         let picker: any ImagePicker
         let cache: (any ImageCache)?
+        /// The size the controller's image is shown at (``CastKit/CastOptions/imageSizes``).
+        var size: ImageSize?
     }
 
     /// Publishes `client`'s status on every change, and its position while
@@ -229,7 +232,7 @@ public final class MediaControllerModel: Sendable {
                 guard current.withLockedValue({ $0 }) === client else { return }
                 var controls = MediaControls(
                     status: client.mediaStatus, position: client.approximateStreamPosition(),
-                    imagePicker: artwork.picker)
+                    imagePicker: artwork.picker, imageSize: artwork.size)
                 if let image = controls.image, let known = fetched.withLockedValue({ $0 }), known.url == image.url {
                     controls.artworkFile = known.file
                 }

@@ -116,9 +116,10 @@ public struct MediaControls: Sendable, Hashable {
     ///     the status's own when `nil`. The time since the status arrived, which
     ///     it implies, also moves an ad clip's countdown on.
     ///   - imagePicker: which of the metadata's images to show.
+    ///   - imageSize: the size the controller's image is shown at, for the picker; `nil` when unknown.
     public init(
         status: MediaStatus?, position: Double? = nil,
-        imagePicker: any ImagePicker = FirstImagePicker()
+        imagePicker: any ImagePicker = FirstImagePicker(), imageSize: ImageSize? = nil
     ) {
         let media = status?.media
         let metadata = media?.metadata
@@ -133,7 +134,9 @@ public struct MediaControls: Sendable, Hashable {
         self.subtitle =
             [.subtitle, .artist, .seriesTitle, .studio].lazy.compactMap { metadata?.string(forKey: $0) }
             .first
-        self.image = metadata.flatMap { imagePicker.image(from: $0, for: .controller) }
+        self.image = metadata.flatMap {
+            imagePicker.image(from: $0, for: ImageHints(usage: .controller, size: imageSize))
+        }
         self.position = position ?? status?.currentTime ?? 0
         self.playbackRate = status?.playbackRate ?? 1
         self.tracks = media?.tracks ?? []

@@ -116,6 +116,35 @@ import Testing
         await emulator.stop()
         await server.stop()
     }
+
+    /// The context's image sizes reach every controller's picker as hints.
+    @Test func theContextsImageSizesReachThePicker() async throws {
+        let emulator = try CastEmulator(configuration: CastEmulatorConfiguration(), logger: quietLogger)
+        try await emulator.start()
+        var options = uiOptions(joining: [emulator])
+        options.imagePicker = ClosestSizeImagePicker()
+        options.imageSizes = [.controller: ImageSize(width: 300, height: 200)]
+        let context = CastContext(options: options)
+        let controller = MediaControllerModel(sessionManager: context.sessionManager)
+        let log = StateLog(controller.updates())
+        let session = try await context.sessionManager.startSession(on: emulator.loopbackDevice)
+        let metadata = MediaMetadata(
+            type: .movie,
+            images: [
+                MediaImage(url: "https://img.example/small.jpg", width: 96, height: 54),
+                MediaImage(url: "https://img.example/medium.jpg", width: 480, height: 270),
+                MediaImage(url: "https://img.example/large.jpg", width: 1_920, height: 1_080),
+            ])
+        try await session.remoteMediaClient?.load(
+            MediaLoadRequestData(
+                mediaInformation: MediaInformation(
+                    contentID: "https://media.example/a.mp4", contentType: "video/mp4", metadata: metadata)))
+        let shown = await log.wait { $0.image != nil }
+        #expect(shown?.image?.url == "https://img.example/medium.jpg")
+        controller.close()
+        await context.sessionManager.endSession()
+        await emulator.stop()
+    }
 }
 
 /// When `url`'s file was last modified, as the cache reads it (a fresh URL: nothing cached).

@@ -152,6 +152,42 @@ private func status(
         #expect(MediaControls(status: playing, imagePicker: Last()).image?.url == "https://img.example/small.jpg")
     }
 
+    /// Seed 003 (image hints): the picker sees the size the view shows the
+    /// image at; ClosestSizeImagePicker takes the smallest image that covers
+    /// it, else the largest, images of unknown size last.
+    @Test func aSizedPickerTakesTheImageClosestToTheView() {
+        let images = [
+            MediaImage(url: "unknown"), MediaImage(url: "small", width: 96, height: 54),
+            MediaImage(url: "large", width: 1_920, height: 1_080), MediaImage(url: "medium", width: 480, height: 270),
+        ]
+        let metadata = MediaMetadata(type: .movie, images: images)
+        let picker = ClosestSizeImagePicker()
+        func picked(_ width: Int, _ height: Int) -> String? {
+            picker.image(
+                from: metadata, for: ImageHints(usage: .controller, size: ImageSize(width: width, height: height)))?
+                .url
+        }
+        #expect(picked(64, 36) == "small")
+        #expect(picked(300, 200) == "medium")
+        #expect(picked(1_280, 720) == "large")
+        #expect(picked(4_000, 3_000) == "large", "none covers it: the largest")
+        #expect(
+            picker.image(from: metadata, for: ImageHints(usage: .background))?.url == "unknown", "no size: the first")
+        #expect(
+            picker.image(from: MediaMetadata(type: .movie, images: [MediaImage(url: "only")]), for: .controller)?.url
+                == "only")
+        // A picker that knows only usages still answers hints, by usage.
+        #expect(
+            FirstImagePicker().image(
+                from: metadata, for: ImageHints(usage: .controller, size: ImageSize(width: 1, height: 1)))?.url
+                == "unknown")
+        var playing = status(.playing)
+        playing.media?.metadata?.images = images
+        #expect(
+            MediaControls(status: playing, imagePicker: picker, imageSize: ImageSize(width: 300, height: 200)).image?
+                .url == "medium")
+    }
+
     @Test func theCastStateFollowsDevicesAndTheSession() {
         #expect(CastState(deviceCount: 0, sessionState: nil) == .noDevicesAvailable)
         #expect(CastState(deviceCount: 2, sessionState: nil) == .notConnected)
