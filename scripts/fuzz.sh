@@ -12,11 +12,16 @@ seconds="${FUZZ_SECONDS:-30}"
 targets=(${FUZZ_TARGETS:-dns-message device-cache cast-frame status-json offer-answer rtcp rtp media-files device-auth revocation-list portal-reply local-media mpris-call})
 scratch=.build/fuzz
 swift="${SWIFT:-swift}"
+# Where it is built (FUZZ_SCRATCH): only Swift is instrumented, so the C
+# objects of another debug build in the same folder are reused (CI shares
+# .build with `make test`); the corpus, logs and crashes stay in .build/fuzz.
+build="${FUZZ_SCRATCH:-$scratch}"
 
 # One executable holds every target (`cast-fuzz TARGET`): one build, one link.
-"$swift" build --scratch-path "$scratch" --product cast-fuzz \
+"$swift" build --scratch-path "$build" --product cast-fuzz \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld 2>&1 | grep -E "error|warning: |Compiling cast_fuzz|Build of product" || true
-test -x "$scratch/debug/cast-fuzz" || { echo "fuzz: cast-fuzz did not build" >&2; exit 1; }
+test -x "$build/debug/cast-fuzz" || { echo "fuzz: cast-fuzz did not build" >&2; exit 1; }
+mkdir -p "$scratch"
 
 # The device-auth seed is a reply the emulator makes, written by the replayer.
 if [ ! -e Tests/Fuzz/DeviceAuth/Corpus/emulator-reply ]; then
@@ -32,7 +37,7 @@ fuzz_one() {
     work="$scratch/corpus/$target"
     mkdir -p "$work"
     log="$scratch/$target.log"
-    if ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$PWD/Tests/Fuzz/lsan.supp" "$scratch/debug/cast-fuzz" "$target" -max_total_time="$seconds" -rss_limit_mb=2048 \
+    if ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$PWD/Tests/Fuzz/lsan.supp" "$build/debug/cast-fuzz" "$target" -max_total_time="$seconds" -rss_limit_mb=2048 \
         -timeout=10 -artifact_prefix="$scratch/artifacts/$target-" "$work" "Tests/Fuzz/$folder/Corpus" >"$log" 2>&1; then
         result="ok"
     else

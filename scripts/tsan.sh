@@ -3,12 +3,21 @@
 # folder (.build/tsan). Fails on any test failure and on any TSan report.
 # Real-time tests see CAST_SANITIZER and keep their checks of correctness,
 # not their throughput floors (a TSan build is 5–15 times slower).
+#
+# The Swift code is instrumented (-Xswiftc -sanitize=thread), and the TSan
+# runtime linked; C targets are built as for `make test`: ours are system
+# library headers (compiled into the Swift modules that import them, so
+# instrumented), the dependencies' are BoringSSL (twice) and NIO's syscall
+# shims, whose locks TSan sees through its pthread interceptors. So the C
+# objects of a build in the same folder are reused (TSAN_SCRATCH; CI shares
+# .build with `make test`, saving a cold build of both BoringSSL copies).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 swift="${SWIFT:-swift}"
-scratch=.build/tsan
+scratch="${TSAN_SCRATCH:-.build/tsan}"
+sanitize=(-Xswiftc -sanitize=thread)
 
-"$swift" build --build-tests --sanitize=thread --scratch-path "$scratch" 2>&1 | grep -E "error|warning: |Build complete" || true
+"$swift" build --build-tests "${sanitize[@]}" --scratch-path "$scratch" 2>&1 | grep -E "error|warning: |Build complete" || true
 log="$(mktemp "${TMPDIR:-/tmp}/cast-tsan.XXXXXX")"
 trap 'rm -f "$log"' EXIT
 # Two tests at a time (Swift Testing's maximum parallelization width): a
@@ -25,7 +34,7 @@ watchdog=$!
 # scripts/tsan.supp names each known false positive it suppresses, and why.
 CAST_SANITIZER=thread TSAN_OPTIONS="${TSAN_OPTIONS:-second_deadlock_stack=1 suppressions=$PWD/scripts/tsan.supp}" \
     SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${TSAN_WIDTH:-2}" \
-    stdbuf -oL -eL "$swift" test --skip-build --sanitize=thread --scratch-path "$scratch" "$@" >"$log" 2>&1
+    stdbuf -oL -eL "$swift" test --skip-build "${sanitize[@]}" --scratch-path "$scratch" "$@" >"$log" 2>&1
 status=$?
 kill "$watchdog" 2>/dev/null
 reports=$(grep -c "WARNING: ThreadSanitizer" "$log" || true)
