@@ -504,7 +504,10 @@ let package = Package(
         ),
         .testTarget(
             name: "CastMPRISTests",
-            dependencies: ["CastTestSupport", "CastMPRIS", "CastUI", "CastKit", "CastEmulator", "CastDBus"],
+            dependencies: [
+                "CastTestSupport", "CastMPRIS", "CastUI", "CastKit", "CastEmulator", "CastDBus",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: strictSettings
         ),
         // README.md's snippets, compiled (and checked to be the README's).

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CastKit
+import CastMPRIS
 import CastUI
 import Foundation
 import NIOConcurrencyHelpers
@@ -55,6 +56,9 @@ struct UICommand: AsyncParsableCommand {
                 await context.discoveryManager.addKnownHost(ip, port: address.port)
             }
             let controller = Controller(context: context)
+            // The session through the machine's sleep (logind), where there is a system bus.
+            let sleep = try? SystemSleepMonitor(sessionManager: context.sessionManager)
+            defer { sleep?.close() }
             // The desktop's "show the player" brings the now-playing view forward.
             let desktop =
                 self.mpris

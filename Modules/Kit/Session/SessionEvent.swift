@@ -30,6 +30,9 @@ public enum SessionSuspendReason: Sendable {
     case heartbeatTimedOut
     /// The app left the device, and runs on another (stream transfer).
     case applicationMoved
+    /// The machine is going to sleep (``SessionManager/suspendForSleep()``);
+    /// the session reconnects when it wakes.
+    case systemSleep
 }
 
 /// Why a session ended.

@@ -8,9 +8,32 @@ extension SessionManager {
     /// How many other devices stream transfer looks at, at most.
     static let transferCandidateLimit = 8
 
+    /// The machine is about to sleep (logind's `PrepareForSleep(true)`;
+    /// CastMPRIS's `SystemSleepMonitor` calls it): the session is suspended
+    /// cleanly — its connection closed, its app left running on the
+    /// receiver — and nothing reconnects until ``resumeAfterWake()``, instead
+    /// of a heartbeat timing out at wake and a back-off starting late. The
+    /// counterpart of the iOS SDK suspending a session in the background.
+    public func suspendForSleep() async {
+        guard let session = self.currentSession, session.state == .connected else { return }
+        self.cancelRecovery()
+        let connection = session.disconnect(to: .suspended)
+        self.emit(.suspended(session, reason: .systemSleep))
+        await connection?.close()
+    }
+
+    /// The machine woke (logind's `PrepareForSleep(false)`): a suspended
+    /// session reconnects at once, then with the policy's back-off — the
+    /// SDK's resume in the foreground. Does nothing without a suspended session.
+    public func resumeAfterWake() {
+        guard let session = self.currentSession, session.state == .suspended else { return }
+        self.startRecovery(of: session, immediately: true)
+    }
+
     /// Reconnects `session` with the policy's back-off until it is back, its
-    /// app is gone, or the attempts run out.
-    func reconnect(_ session: CastSession) async {
+    /// app is gone, or the attempts run out; the first attempt without
+    /// waiting when `immediately`.
+    func reconnect(_ session: CastSession, immediately: Bool = false) async {
         guard let sessionID = session.sessionID else {
             await self.end(session, reason: .applicationStopped, stoppingApplication: false)
             return
@@ -19,7 +42,7 @@ extension SessionManager {
         var attempt = 1
         var lastError: CastSessionError?
         while let delay = self.options.reconnectPolicy.delay(beforeAttempt: attempt) {
-            try? await self.options.clock.sleep(for: delay)
+            if !(immediately && attempt == 1) { try? await self.options.clock.sleep(for: delay) }
             guard !Task.isCancelled, self.currentSession === session, session.state == .suspended else { return }
             let device = self.resolve(session.device)
             do {

@@ -379,8 +379,19 @@ public actor SessionManager {
         let connection = session.disconnect(to: .suspended)
         Task { await connection?.close() }
         self.emit(.suspended(session, reason: reason))
+        self.startRecovery(of: session, immediately: false)
+    }
+
+    /// Starts reconnecting `session`, in place of any reconnection running.
+    func startRecovery(of session: CastSession, immediately: Bool) {
         self.recovery?.cancel()
-        self.recovery = Task { [weak self] in await self?.reconnect(session) }
+        self.recovery = Task { [weak self] in await self?.reconnect(session, immediately: immediately) }
+    }
+
+    /// Stops any reconnection running.
+    func cancelRecovery() {
+        self.recovery?.cancel()
+        self.recovery = nil
     }
 
     /// Ends `session`: leaves (or stops) the app, closes the connection,

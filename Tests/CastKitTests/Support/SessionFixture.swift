@@ -69,6 +69,7 @@ extension SessionEvent {
         case .suspended(_, .heartbeatTimedOut): "suspended(heartbeat)"
         case .suspended(_, .connectionLost): "suspended(connectionLost)"
         case .suspended(_, .applicationMoved): "suspended(applicationMoved)"
+        case .suspended(_, .systemSleep): "suspended(systemSleep)"
         case .resuming: "resuming"
         case .resumed: "resumed"
         case .ending: "ending"
