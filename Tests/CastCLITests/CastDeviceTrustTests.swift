@@ -49,7 +49,13 @@ import X509
                 CastCommandLineTests.executable("cast"),
                 ["status", "--device", device, "--require-authentication"] + trust)
             #expect(strict.status == 4, "\(strict.stderr)")
-            #expect(strict.stderr.contains("certificateRevoked"), "\(strict.stderr)")
+            // One sentence naming the cause; the error's code with --verbose.
+            #expect(strict.stderr.contains("error: the key of CN=Cast Emulator Device is revoked"), "\(strict.stderr)")
+            let verbose = try await CastCommandLineTests.run(
+                CastCommandLineTests.executable("cast"),
+                ["status", "--device", device, "--require-authentication", "--verbose"] + trust)
+            #expect(verbose.status == 4, "\(verbose.stderr)")
+            #expect(verbose.stderr.contains("certificateRevoked"), "\(verbose.stderr)")
         }
     }
 
