@@ -143,12 +143,15 @@ extension CastDevice {
         guard let path = self.iconPath, path.hasPrefix("/"), self.hasOwnSetupServer,
             let address = self.addresses.first
         else { return nil }
-        let host =
-            switch address {
-            case .v4(let v4): "\(v4)"
-            // A scoped address's zone is written %25 in a URL (RFC 6874).
-            case .v6(let v6): "[\("\(v6)".replacingOccurrences(of: "%", with: "%25"))]"
-            }
-        return URL(string: "http://\(host):\(Self.setupPort)\(path)")
+        return URL(string: "http://\(Self.urlHost(address)):\(Self.setupPort)\(path)")
+    }
+
+    /// `address` as the host part of a URL: IPv6 in brackets, a scoped
+    /// address's zone written `%25` (RFC 6874).
+    static func urlHost(_ address: IPAddress) -> String {
+        switch address {
+        case .v4(let v4): "\(v4)"
+        case .v6(let v6): "[\("\(v6)".replacingOccurrences(of: "%", with: "%25"))]"
+        }
     }
 }

@@ -47,11 +47,7 @@ extension CastDeviceDetails {
             throw CastDeviceDetailsError(
                 .noSetupServer, "\(device.friendlyName) has no setup server of its own to ask")
         }
-        let host =
-            switch address {
-            case .v4(let v4): "\(v4)"
-            case .v6(let v6): "[\("\(v6)".replacingOccurrences(of: "%", with: "%25"))]"
-            }
+        let host = CastDevice.urlHost(address)
         var failures: [String] = []
         for (scheme, port) in [("https", configuration.securePort), ("http", configuration.port)] {
             guard let url = URL(string: "\(scheme)://\(host):\(port)\(Self.eurekaInfoPath)") else { continue }
