@@ -9,7 +9,7 @@ import NIOConcurrencyHelpers
 /// controls, lock screens and the keyboard's media keys control the TV —
 /// the Linux counterpart of the iOS SDK's lock-screen and notification controls.
 ///
-/// The player follows a ``MediaControllerModel``: its state becomes the
+/// The player follows a `MediaControllerModel`: its state becomes the
 /// MPRIS properties (announced with `PropertiesChanged`, jumps in position
 /// with `Seeked`), and MPRIS calls become the model's actions.
 ///

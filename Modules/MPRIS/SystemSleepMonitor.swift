@@ -5,8 +5,8 @@ import NIOConcurrencyHelpers
 
 /// Keeps the Cast session through the machine's sleep: logind's
 /// `PrepareForSleep` signal on the system bus suspends the session cleanly
-/// before the machine sleeps (``CastKit/SessionManager/suspendForSleep()``)
-/// and reconnects it at once when it wakes (``CastKit/SessionManager/resumeAfterWake()``).
+/// before the machine sleeps (`SessionManager.suspendForSleep()`)
+/// and reconnects it at once when it wakes (`SessionManager.resumeAfterWake()`).
 ///
 /// The iOS SDK suspends a session when its app goes to the background and
 /// resumes it in the foreground; Linux never suspends a background process,

@@ -68,7 +68,7 @@ public final class CastButtonModel: Sendable {
     private let following = FollowingTask()
 
     /// Creates a model following `context`'s devices that can run the app
-    /// (``CastKit/CastContext/applicationDevices``, the list the device
+    /// (`CastContext.applicationDevices`, the list the device
     /// chooser shows) and its session.
     public init(context: CastContext) {
         let devices = context.applicationDevices.updates()

@@ -10,8 +10,8 @@ import NIOConcurrencyHelpers
 /// Opening the chooser starts the context (if the app has not) and switches
 /// discovery to active scanning; closing it goes back to passive, as the SDK
 /// prefers while no chooser shows. It lists the context's
-/// ``CastKit/CastContext/applicationDevices``: each device found is asked once
-/// whether it can run ``CastOptions/receiverApplicationID``
+/// `CastContext.applicationDevices`: each device found is asked once
+/// whether it can run `CastOptions.receiverApplicationID`
 /// (GET_APP_AVAILABILITY, the answer remembered per device), and only those
 /// that can — or that cannot be asked — are listed, as the SDK's filter
 /// criteria do; the Cast button and the introduction prompt count the same list.
@@ -24,7 +24,7 @@ import NIOConcurrencyHelpers
 /// ```
 ///
 /// While open, it asks each device it lists for its manufacturer and model
-/// (``CastKit/CastContext/deviceDetails``, once per device), and shows them
+/// (`CastContext.deviceDetails`, once per device), and shows them
 /// in ``DeviceChooserState/Entry/details`` as they arrive.
 public final class DeviceChooserModel: Sendable {
     private struct Inputs: Sendable {
@@ -39,7 +39,7 @@ public final class DeviceChooserModel: Sendable {
         var search: Int?
         var searchesStarted = 0
         var quietPeriodOver = false
-        /// What each listed device's setup server said, by id (``CastKit/CastContext/deviceDetails``).
+        /// What each listed device's setup server said, by id (`CastContext.deviceDetails`).
         var details: [String: CastDeviceDetails] = [:]
         /// The ids whose details were asked for.
         var detailsAsked: Set<String> = []
@@ -62,10 +62,10 @@ public final class DeviceChooserModel: Sendable {
     /// - Parameters:
     ///   - context: whose discovery and session to show.
     ///   - filtersByApplication: whether to list only devices that can run
-    ///     the receiver app (the context's ``CastKit/CastContext/applicationDevices``).
+    ///     the receiver app (the context's `CastContext.applicationDevices`).
     ///   - quietPeriod: how long an open chooser searches before an empty
     ///     list is diagnosed as ``DeviceChooserState/NoDevicesReason/nothingAnswers``.
-    ///     It runs on the context's ``CastOptions/clock``.
+    ///     It runs on the context's `CastOptions.clock`.
     public init(
         context: CastContext, filtersByApplication: Bool = true, quietPeriod: Duration = .seconds(10)
     ) {

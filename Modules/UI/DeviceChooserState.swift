@@ -48,6 +48,13 @@ public struct DeviceChooserState: Sendable, Hashable {
         public var isConnecting: Bool
         /// The receiver app's name, once it runs.
         public var applicationName: String?
+
+        /// Creates a connection's description (for previews and tests; the chooser makes its own).
+        public init(device: CastDevice, isConnecting: Bool, applicationName: String? = nil) {
+            self.device = device
+            self.isConnecting = isConnecting
+            self.applicationName = applicationName
+        }
     }
 
     /// Why the list is empty: a Linux stand-in for the iOS local-network
@@ -56,7 +63,7 @@ public struct DeviceChooserState: Sendable, Hashable {
         /// Still looking; nothing is wrong yet.
         case searching
         /// No interface is up that discovery may use (the selection in
-        /// ``CastOptions/discovery``, multicast-capable and not loopback by default).
+        /// `CastOptions.discovery`, multicast-capable and not loopback by default).
         case noNetworkInterface
         /// Discovery could not listen for mDNS: the port is taken without
         /// address sharing, or the socket was refused; the message says which.

@@ -3,7 +3,7 @@ public import CastKit
 public import Foundation
 import NIOPosix
 
-/// The default ``ImageCache``: images fetched over HTTP(S) into a folder
+/// The default `ImageCache`: images fetched over HTTP(S) into a folder
 /// (`$XDG_CACHE_HOME/<process name>/cast-images` by default), bounded in
 /// total size, the least recently used removed first.
 public final class DiskImageCache: ImageCache {

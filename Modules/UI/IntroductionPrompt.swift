@@ -25,7 +25,7 @@ public final class IntroductionPrompt: Sendable {
     ///
     /// - Parameters:
     ///   - context: whose devices that can run the app
-    ///     (``CastKit/CastContext/applicationDevices``) decide when a Cast
+    ///     (`CastContext.applicationDevices`) decide when a Cast
     ///     button first has a device to offer.
     ///   - flagFile: where "shown" is remembered; by default
     ///     `$XDG_STATE_HOME/<process name>/cast-introduction-shown`.

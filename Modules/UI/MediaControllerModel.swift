@@ -5,8 +5,8 @@ import NIOConcurrencyHelpers
 /// The current session's media as a controller shows it, and the actions
 /// its buttons take: the SDK's `GCKUIMediaController`, free of any toolkit.
 ///
-/// The model follows whichever session ``SessionManager`` has, and that
-/// session's ``RemoteMediaClient``: every status change, and while media
+/// The model follows whichever session `SessionManager` has, and that
+/// session's `RemoteMediaClient`: every status change, and while media
 /// plays, the position every `positionInterval`, becomes a new
 /// ``MediaControls`` on ``updates()``. A mini controller shows a few of its
 /// fields, an expanded one all of them; each button is enabled by
@@ -32,10 +32,10 @@ public final class MediaControllerModel: Sendable {
     /// - Parameters:
     ///   - sessionManager: whose current session to follow.
     ///   - imagePicker: which artwork to show; `nil`, the default, uses the
-    ///     session manager's ``CastKit/CastOptions/imagePicker``.
+    ///     session manager's `CastOptions.imagePicker`.
     ///   - imageCache: where the artwork is fetched to (``MediaControls/artworkFile``);
     ///     `nil`, the default, uses the session manager's
-    ///     ``CastKit/CastOptions/imageCache`` (which fetches nothing unless the
+    ///     `CastOptions.imageCache` (which fetches nothing unless the
     ///     app gave one, such as a ``DiskImageCache``).
     ///   - positionInterval: how often the position moves on while playing.
     ///   - skipInterval: the default jump of ``skip(by:)``, in seconds.
@@ -79,7 +79,7 @@ public final class MediaControllerModel: Sendable {
     }
 
     /// Creates a model following one media client, for apps that talk to a
-    /// receiver app without a ``SessionManager`` (a connection of their own).
+    /// receiver app without a `SessionManager` (a connection of their own).
     ///
     /// - Parameters:
     ///   - client: the media client to show and command.
@@ -121,7 +121,7 @@ public final class MediaControllerModel: Sendable {
 
     /// Does the play/pause toggle's ``MediaControls/primaryAction``.
     ///
-    /// - Throws: ``CastMediaError/Code/noMediaSession`` when there is nothing
+    /// - Throws: `CastMediaError.Code.noMediaSession` when there is nothing
     ///   to toggle, or the receiver's refusal.
     public func togglePlayback() async throws(CastMediaError) {
         let client = try self.requireClient()
@@ -140,7 +140,7 @@ public final class MediaControllerModel: Sendable {
 
     /// Seeks to `position` seconds, kept within ``MediaControls/seekableRange``.
     ///
-    /// - Throws: ``CastMediaError/Code/unsupportedCommand`` while seeking is disabled.
+    /// - Throws: `CastMediaError.Code.unsupportedCommand` while seeking is disabled.
     public func seek(to position: Double) async throws(CastMediaError) {
         let client = try self.requireClient()
         let controls = self.controls
@@ -204,7 +204,7 @@ public final class MediaControllerModel: Sendable {
     private struct Artwork: Sendable {
         let picker: any ImagePicker
         let cache: (any ImageCache)?
-        /// The size the controller's image is shown at (``CastKit/CastOptions/imageSizes``).
+        /// The size the controller's image is shown at (`CastOptions.imageSizes`).
         var size: ImageSize?
     }
 

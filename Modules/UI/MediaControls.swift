@@ -10,9 +10,9 @@ public import Foundation
 ///
 /// Each control is enabled by the status's supported-command bits and the
 /// player's state, as the SDK enables its buttons: nothing works without a
-/// media session; seeking needs ``SupportedMediaCommands/seek``, a seekable
+/// media session; seeking needs `SupportedMediaCommands.seek`, a seekable
 /// range and no ad playing; next and previous need the queue bits and an
-/// item on that side; skipping an ad needs ``SupportedMediaCommands/skipAd``
+/// item on that side; skipping an ad needs `SupportedMediaCommands.skipAd`
 /// and the clip's `whenSkippable` reached.
 public struct MediaControls: Sendable, Hashable {
     /// The one action of the play/pause toggle.
@@ -76,9 +76,9 @@ public struct MediaControls: Sendable, Hashable {
     public var title: String?
     /// The subtitle line: the metadata's subtitle, or else its artist, series or studio.
     public var subtitle: String?
-    /// The artwork ``ImagePicker`` chose.
+    /// The artwork `ImagePicker` chose.
     public var image: MediaImage?
-    /// A local copy of ``image``, once the model's ``ImageCache`` has it.
+    /// A local copy of ``image``, once the model's `ImageCache` has it.
     public var artworkFile: URL?
     /// What the play/pause toggle does now; `nil` when it does nothing.
     public var primaryAction: PrimaryAction?
@@ -112,7 +112,7 @@ public struct MediaControls: Sendable, Hashable {
     ///
     /// - Parameters:
     ///   - status: the merged media status; `nil` without a media session.
-    ///   - position: the position now (``RemoteMediaClient/approximateStreamPosition(at:)``);
+    ///   - position: the position now (`RemoteMediaClient.approximateStreamPosition(at:)`);
     ///     the status's own when `nil`. The time since the status arrived, which
     ///     it implies, also moves an ad clip's countdown on.
     ///   - imagePicker: which of the metadata's images to show.

@@ -73,8 +73,8 @@ public final class VolumeModel: Sendable {
 
     /// Sets the level, 0–1.
     ///
-    /// - Throws: ``CastChannelError/Code/invalidRequest`` when the volume is
-    ///   fixed, ``CastChannelError/Code/notConnected`` without a connected session,
+    /// - Throws: `CastChannelError.Code.invalidRequest` when the volume is
+    ///   fixed, `CastChannelError.Code.notConnected` without a connected session,
     ///   or the receiver's refusal.
     public func setLevel(_ level: Double) async throws(CastChannelError) {
         let level = min(max(level, 0), 1)
