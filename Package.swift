@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "CastKit", targets: ["CastKit"]),
         .library(name: "CastUI", targets: ["CastUI"]),
         .library(name: "CastMPRIS", targets: ["CastMPRIS"]),
+        .library(name: "CastTray", targets: ["CastTray"]),
         .library(name: "CastRemoteDisplay", targets: ["CastRemoteDisplay"]),
         .library(name: "CastCapture", targets: ["CastCapture"]),
         .library(name: "CastMediaServer", targets: ["CastMediaServer"]),
@@ -175,8 +176,21 @@ let package = Package(
             path: "Modules/MPRIS",
             swiftSettings: strictSettings
         ),
+        // The Cast menu in the desktop's tray (StatusNotifierItem + DBusMenu)
+        // and desktop notifications: its own product, over libdbus too.
+        .target(
+            name: "CastTray",
+            dependencies: [
+                "CastUI", "CastKit", "CastDiscovery", "CastDBus",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Modules/Tray",
+            swiftSettings: strictSettings
+        ),
         // A D-Bus connection over libdbus, shared by the screen-cast portal
-        // (CastCapture) and the MPRIS player (CastMPRIS); no product of its own.
+        // (CastCapture), the MPRIS player (CastMPRIS) and the tray (CastTray);
+        // no product of its own.
         .target(
             name: "CastDBus",
             dependencies: ["CDBus"],
@@ -263,8 +277,8 @@ let package = Package(
         .executableTarget(
             name: "cast",
             dependencies: [
-                "CastKit", "CastUI", "CastMPRIS", "CastRemoteDisplay", "CastCapture", "CastMediaServer", "CastEmulator",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "CastKit", "CastUI", "CastMPRIS", "CastTray", "CastRemoteDisplay", "CastCapture", "CastMediaServer",
+                "CastEmulator", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
                 "CastTransport",
@@ -384,14 +398,14 @@ let package = Package(
             name: "cast-fuzz",
             dependencies: [
                 "CastDiscovery", "CastTransport", "CastChannels", "CastMedia", "CastRemoteDisplay", "CastEmulator",
-                "CastMediaServer", "CastCapture", "CastDBus", "CDBus", "CastMPRIS", "CastUI", "CastKit",
+                "CastMediaServer", "CastCapture", "CastDBus", "CDBus", "CastMPRIS", "CastTray", "CastUI", "CastKit",
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Tests/Fuzz",
             exclude: [
                 "CastFrame/Corpus", "DNSMessage/Corpus", "DeviceAuth/Corpus", "DeviceCache/Corpus", "LocalMedia/Corpus",
                 "MediaFiles/Corpus", "MprisCall/Corpus", "OfferAnswer/Corpus", "PortalReply/Corpus", "RTCP/Corpus",
-                "RTP/Corpus", "RevocationList/Corpus", "StatusJSON/Corpus", "lsan.supp",
+                "RTP/Corpus", "RevocationList/Corpus", "StatusJSON/Corpus", "TrayCall/Corpus", "lsan.supp",
             ],
             swiftSettings: strictSettings),
 
@@ -508,6 +522,11 @@ let package = Package(
                 "CastTestSupport", "CastMPRIS", "CastUI", "CastKit", "CastEmulator", "CastDBus",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CastTrayTests",
+            dependencies: ["CastTray", "CastUI", "CastKit", "CastDiscovery", "CastDBus", "CDBus"],
             swiftSettings: strictSettings
         ),
         // README.md's snippets, compiled (and checked to be the README's).

@@ -57,7 +57,12 @@ stage() {
     "$cast" --generate-completion-script zsh >"$share/zsh/vendor-completions/_cast"
     "$cast" --generate-completion-script fish >"$share/fish/vendor_completions.d/cast.fish"
     install -D -m 0644 packaging/cast-ui.desktop "$share/applications/cast-ui.desktop"
-    install -D -m 0644 packaging/cast.svg "$share/icons/hicolor/scalable/apps/cast.svg"
+    install -D -m 0644 packaging/cast-tray.desktop "$share/applications/cast-tray.desktop"
+    # The tray's icons by the Cast button's state (CastTray's TrayMenu.iconName).
+    local icon
+    for icon in cast cast-connecting cast-connected; do
+        install -D -m 0644 "packaging/$icon.svg" "$share/icons/hicolor/scalable/apps/$icon.svg"
+    done
     install -D -m 0644 README.md "$share/doc/swift-cast/README.md"
 }
 
@@ -104,8 +109,8 @@ Priority: optional
 Installed-Size: $(du -sk "$root/usr" | cut -f1)
 Description: Google Cast sender for Linux
  cast finds Cast devices, plays media on them, mirrors the screen and the
- desktop's sound over Cast Streaming, and controls them from a terminal UI or
- the desktop's media keys. cast-receiver is a Cast receiver emulator for
+ desktop's sound over Cast Streaming, and controls them from the desktop's
+ tray, a terminal UI or the desktop's media keys. cast-receiver is a Cast receiver emulator for
  testing senders.
 EOF
     deb="$scratch/swift-cast_$(version)_$arch.deb"

@@ -41,6 +41,7 @@ struct CastCommand: AsyncParsableCommand {
             VolumeCommand.self,
             WatchCommand.self,
             UICommand.self,
+            TrayCommand.self,
             MuteCommand.self,
             MessageCommand.self,
             ScreenCommand.self,

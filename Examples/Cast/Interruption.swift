@@ -15,12 +15,13 @@ final class Interruption: @unchecked Sendable {
         self.source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
     }
 
-    /// Starts catching SIGINT.
-    static func install() -> Interruption {
+    /// Starts catching SIGINT; `then` runs on each (on another thread).
+    static func install(then: @escaping @Sendable () -> Void = {}) -> Interruption {
         let interruption = Interruption()
         interruption.source.setEventHandler { [interruption] in
             interruption.flag.withLockedValue { $0 = true }
             Output.progress("stopping")
+            then()
         }
         interruption.source.resume()
         return interruption

@@ -15,6 +15,10 @@ package enum DBusValue: Sendable, Equatable {
     /// A file descriptor this process now owns (libdbus duplicated it).
     case fileDescriptor(Int32)
     case array([DBusValue])
+    /// An array whose element type is given (its signature, e.g. `v` or
+    /// `(ia{sv})`), as an array that may be empty must be written; reading
+    /// gives `.array`.
+    case typedArray(elementSignature: String, [DBusValue])
     /// A dictionary with string keys (`a{s…}`); other key types read as an array of structures.
     case dictionary([String: DBusValue])
     case structure([DBusValue])
@@ -48,7 +52,7 @@ package enum DBusValue: Sendable, Equatable {
 
     package var elements: [DBusValue]? {
         switch self {
-        case .array(let value), .structure(let value): value
+        case .array(let value), .structure(let value), .typedArray(_, let value): value
         default: nil
         }
     }
@@ -185,13 +189,27 @@ package enum DBusValue: Sendable, Equatable {
         case .dictionary: "a{sv}"
         case .variant: "v"
         case .array(let elements): elements.first.map { $0.signature.map { "a" + $0 } } ?? "as"
+        case .typedArray(let element, _): "a" + element
+        case .structure(let fields): Self.signature(ofStructure: fields)
         default: nil
         }
     }
 
-    /// Writes what the portal's methods take and what an MPRIS player
-    /// answers: strings, object paths, booleans, integers, doubles, arrays of
-    /// one type, `a{sv}` dictionaries and variants.
+    /// `(…)` with each field's signature; `nil` when a field has none or there is none.
+    private static func signature(ofStructure fields: [DBusValue]) -> String? {
+        guard !fields.isEmpty else { return nil }
+        var text = "("
+        for field in fields {
+            guard let signature = field.signature else { return nil }
+            text += signature
+        }
+        return text + ")"
+    }
+
+    /// Writes what the portal's methods take and what an MPRIS player, a
+    /// tray item and its menu answer: strings, object paths, booleans,
+    /// integers, doubles, arrays of one type, `a{sv}` dictionaries,
+    /// structures and variants.
     private static func write(_ value: DBusValue, into iterator: inout DBusMessageIter) -> Bool {
         switch value {
         case .string(let text), .objectPath(let text):
@@ -219,6 +237,16 @@ package enum DBusValue: Sendable, Equatable {
             else { return false }
             return Self.container(Self.typeArray, String(signature.dropFirst()), &iterator) { array in
                 elements.allSatisfy { Self.write($0, into: &array) }
+            }
+        case .typedArray(let element, let elements):
+            guard elements.allSatisfy({ $0.signature == element }) else { return false }
+            return Self.container(Self.typeArray, element, &iterator) { array in
+                elements.allSatisfy { Self.write($0, into: &array) }
+            }
+        case .structure(let fields):
+            guard value.signature != nil else { return false }
+            return Self.container(Self.typeStruct, nil, &iterator) { structure in
+                fields.allSatisfy { Self.write($0, into: &structure) }
             }
         case .dictionary(let entries):
             return Self.container(Self.typeArray, "{sv}", &iterator) { array in

@@ -33,9 +33,30 @@ package final class SessionBus: @unchecked Sendable {
         package var member: String
         package var arguments: [DBusValue]
 
+        /// A call to `interface.member` of the object at `path`.
+        package init(path: String, interface: String, member: String, arguments: [DBusValue]) {
+            self.path = path
+            self.interface = interface
+            self.member = member
+            self.arguments = arguments
+        }
+
         /// The call `message` carries (a method call libdbus has validated).
         package init(message: OpaquePointer) {
             self.path = dbus_message_get_path(message).map { String(cString: $0) } ?? ""
+            self.interface = dbus_message_get_interface(message).map { String(cString: $0) } ?? ""
+            self.member = dbus_message_get_member(message).map { String(cString: $0) } ?? ""
+            self.arguments = DBusValue.arguments(of: message)
+        }
+    }
+
+    /// A signal a served connection received (matched with ``addMatch(_:)``).
+    package struct Signal: Sendable {
+        package var interface: String
+        package var member: String
+        package var arguments: [DBusValue]
+
+        init(message: OpaquePointer) {
             self.interface = dbus_message_get_interface(message).map { String(cString: $0) } ?? ""
             self.member = dbus_message_get_member(message).map { String(cString: $0) } ?? ""
             self.arguments = DBusValue.arguments(of: message)
@@ -156,12 +177,16 @@ package final class SessionBus: @unchecked Sendable {
     }
 
     /// Answers method calls with `handler` on the calling thread until
-    /// `isCancelled` says so (checked every 100 ms) or the bus goes away.
-    /// Signals and replies to other messages are dropped.
-    package func serve(until isCancelled: () -> Bool, handler: (MethodCall) -> MethodResult) throws(Failure) {
+    /// `isCancelled` says so (checked every 100 ms) or the bus goes away;
+    /// signals matched with ``addMatch(_:)`` go to `onSignal`, on the same
+    /// thread. Replies to other messages are dropped.
+    package func serve(
+        until isCancelled: () -> Bool, handler: (MethodCall) -> MethodResult, onSignal: (Signal) -> Void = { _ in }
+    ) throws(Failure) {
         while !isCancelled() {
             while let message = dbus_connection_pop_message(self.connection) {
                 defer { dbus_message_unref(message) }
+                if dbus_message_get_type(message) == DBUS_MESSAGE_TYPE_SIGNAL { onSignal(Signal(message: message)) }
                 guard dbus_message_get_type(message) == DBUS_MESSAGE_TYPE_METHOD_CALL else { continue }
                 let result = handler(MethodCall(message: message))
                 guard dbus_message_get_no_reply(message) == 0 else { continue }

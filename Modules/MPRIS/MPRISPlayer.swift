@@ -65,7 +65,7 @@ public final class MPRISPlayer: Sendable {
         self.object = object
         self.published.withLockedValue { $0.player = object.playerProperties() }
         let server = Thread { [bus, stopped] in
-            try? bus.serve(until: { stopped.withLockedValue { $0 } }) { object.handle($0) }
+            try? bus.serve(until: { stopped.withLockedValue { $0 } }, handler: { object.handle($0) })
         }
         server.name = "cast.mpris"
         server.start()

@@ -7,7 +7,7 @@ import Musl
 #endif
 
 /// Starts `executable` (found on PATH) with `arguments` and `environment`
-/// added to ``childEnvironment(adding:)``, with `posix_spawnp`; its stdin is /dev/null, its
+/// added to ``childEnvironment(adding:)``, with `posix_spawnp`; its stdin,
 /// stdout and stderr the descriptors given (/dev/null without one). The
 /// caller reaps it with `waitpid`.
 ///
@@ -51,7 +51,7 @@ public func childEnvironment(adding environment: [String: String] = [:]) -> [Str
 
 func spawnProcess(
     _ executable: String, _ arguments: [String], environment: [String: String] = [:],
-    standardOutput: Int32? = nil, standardError: Int32? = nil
+    standardInput: Int32? = nil, standardOutput: Int32? = nil, standardError: Int32? = nil
 ) throws -> pid_t {
     let environment = childEnvironment(adding: environment)
     let argv = ([executable] + arguments).map { strdup($0) } + [nil]
@@ -63,7 +63,11 @@ func spawnProcess(
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    if let standardInput {
+        posix_spawn_file_actions_adddup2(&actions, standardInput, 0)
+    } else {
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    }
     for (target, source) in [(Int32(1), standardOutput), (2, standardError)] {
         if let source {
             posix_spawn_file_actions_adddup2(&actions, source, target)

@@ -4,8 +4,8 @@ import Foundation
 // `make fuzz` builds and links once (twelve executables took twelve builds
 // and twelve AddressSanitizer links). ARGUMENTS are libFuzzer's options and
 // corpus folders under `-DFUZZING`, else the files to replay (see
-// `FuzzReplay`). Two targets also write their seed corpus: `device-auth
-// --seed FILE` and `mpris-call --seed DIR`.
+// `FuzzReplay`). Three targets also write their seed corpus: `device-auth
+// --seed FILE`, `mpris-call --seed DIR` and `tray-call --seed DIR`.
 
 /// One fuzz target: the function that takes an input, and what `--seed PATH`
 /// writes, if the target makes its own seeds.
@@ -39,11 +39,8 @@ let targets: [String: FuzzTarget] = [
     "portal-reply": FuzzTarget(fuzz: fuzzPortalReply),
     "mpris-call": FuzzTarget(
         fuzz: MPRISFuzzing.call,
-        writeSeed: { folder in
-            MPRISFuzzing.seeds().allSatisfy { name, bytes in
-                FileManager.default.createFile(atPath: folder + "/" + name, contents: Data(bytes))
-            }
-        }),
+        writeSeed: { DBusSeeds.write(MPRISFuzzing.seeds(), to: $0) }),
+    "tray-call": FuzzTarget(fuzz: TrayFuzzing.call, writeSeed: { DBusSeeds.write(TrayFuzzing.seeds(), to: $0) }),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

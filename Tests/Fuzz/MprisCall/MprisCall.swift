@@ -43,23 +43,6 @@ enum MPRISFuzzing {
             ),
             ("introspect", "org.freedesktop.DBus.Introspectable", "Introspect", []),
         ]
-        var seeds: [String: [UInt8]] = [:]
-        for (name, interface, member, arguments) in calls {
-            guard
-                let message = dbus_message_new_method_call(
-                    "org.mpris.MediaPlayer2.cast", "/org/mpris/MediaPlayer2", interface, member)
-            else { continue }
-            defer { dbus_message_unref(message) }
-            for argument in arguments { _ = DBusValue.append(argument, to: message) }
-            dbus_message_set_serial(message, 1)
-            var buffer: UnsafeMutablePointer<CChar>?
-            var length: Int32 = 0
-            guard dbus_message_marshal(message, &buffer, &length) != 0, let buffer else { continue }
-            seeds[name] = buffer.withMemoryRebound(to: UInt8.self, capacity: Int(length)) {
-                Array(UnsafeBufferPointer(start: $0, count: Int(length)))
-            }
-            dbus_free(buffer)
-        }
-        return seeds
+        return DBusSeeds.marshal(calls, destination: "org.mpris.MediaPlayer2.cast", path: "/org/mpris/MediaPlayer2")
     }
 }

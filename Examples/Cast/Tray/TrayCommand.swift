@@ -1,0 +1,177 @@
+import ArgumentParser
+import CastKit
+import CastMPRIS
+import CastTray
+import Foundation
+
+/// `cast tray`: the Cast menu in the desktop's tray (StatusNotifierItem +
+/// DBusMenu, built from CastUI's models): mirror the screen or a window,
+/// send this computer's sound, control what plays, stop — with a desktop
+/// notification for each start, stop, failure and lost device.
+struct TrayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tray",
+        abstract:
+            "The Cast menu in the desktop's tray: mirror the screen or a window, send the sound, control what plays.",
+        discussion: """
+            Shown by desktops with a StatusNotifierItem host: KDE Plasma, GNOME with the AppIndicator extension, \
+            XFCE, Cinnamon, MATE, waybar's tray. Mirroring and sound run as `cast screen --capture` and \
+            `cast audio --capture`; notifications say when each starts, stops or fails. Ctrl-C or Quit leaves.
+            """)
+
+    @Option(
+        name: [.customLong("device"), .customLong("host")],
+        help: ArgumentHelp(
+            "A device at this address (HOST, HOST:PORT, [IPv6]:PORT), for networks without multicast; repeat.",
+            valueName: "address"))
+    var hosts: [String] = []
+
+    @Flag(help: "Look only at --device addresses; send no multicast.") var noMdns = false
+
+    @Option(help: "The X display to mirror (default: $DISPLAY).") var display: String?
+
+    @OptionGroup(title: "Discovery") var discovery: DiscoveryOptions
+
+    @Flag(name: .shortAndLong, help: "Log what the SDK does (to stderr).") var verbose = false
+
+    func validate() throws {
+        for host in self.hosts where DeviceAddress(host).flatMap({ IPAddress($0.host) }) == nil {
+            throw ValidationError("--device takes HOST, HOST:PORT or [IPv6]:PORT with an IP address, not \(host)")
+        }
+    }
+
+    func run() async throws {
+        try await self.reportingFailures {
+            var options = CastOptions(logger: DeviceOptions.makeLogger(verbose: self.verbose))
+            options.discovery = self.discovery.configuration
+            options.discovery.scanMode = .passive
+            if self.noMdns { options.discovery.interfaces = .named([]) }
+            let context = CastContext(options: options)
+            try await context.start()
+            for host in self.hosts {
+                guard let address = DeviceAddress(host), let ip = IPAddress(address.host) else { continue }
+                await context.discoveryManager.addKnownHost(ip, port: address.port)
+            }
+            let (inputs, input) = AsyncStream.makeStream(of: TrayInput.self)
+            // Ctrl-C leaves as Quit does: the stream stopped cleanly first.
+            let interruption = Interruption.install { input.yield(.action(.quit)) }
+            defer { withExtendedLifetime(interruption) {} }
+            let tray = try CastTray(
+                context: context, offersWindowChoice: ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] != nil
+            ) { input.yield(.action($0)) }
+            let notifier: DesktopNotifier?
+            do {
+                notifier = try DesktopNotifier()
+            } catch {
+                Output.progress("no notifications: \(error)")
+                notifier = nil
+            }
+            // The session through the machine's sleep (logind), where there is a system bus.
+            let sleep = try? SystemSleepMonitor(sessionManager: context.sessionManager)
+            defer { sleep?.close() }
+            let losses = Task {
+                for await event in context.discoveryManager.events() {
+                    if case .lost(let device, let reason) = event, reason != .stopped {
+                        input.yield(.lost(device, reason))
+                    }
+                }
+            }
+            defer { losses.cancel() }
+            Output.progress("cast tray: the Cast menu is on the session bus as \(tray.busName); Ctrl-C leaves")
+            let controller = TrayController(
+                context: context, tray: tray, notifier: notifier, input: input, display: self.display,
+                verbose: self.verbose)
+            await controller.run(inputs)
+            await tray.close()
+            await context.stop()
+        }
+    }
+}
+
+/// What the tray's loop acts on, one at a time.
+enum TrayInput: Sendable {
+    case action(TrayAction)
+    /// The stream of the given generation started or ended.
+    case casting(CastingProcess.Event, generation: Int)
+    case lost(CastDevice, DiscoveryEvent.LossReason)
+}
+
+/// `cast tray`'s loop: starts and stops the streams the menu asks for, and notifies.
+private struct TrayController {
+    let context: CastContext
+    let tray: CastTray
+    let notifier: DesktopNotifier?
+    let input: AsyncStream<TrayInput>.Continuation
+    let display: String?
+    let verbose: Bool
+
+    func run(_ inputs: AsyncStream<TrayInput>) async {
+        var current: (process: CastingProcess, generation: Int)?
+        var generation = 0
+        var quitting = false
+        for await input in inputs {
+            switch input {
+            case .action(.mirrorScreen(let device)), .action(.mirrorWindow(let device)),
+                .action(.sendSound(let device)):
+                guard current == nil, !quitting else { continue }
+                let kind: TrayCasting.Kind =
+                    switch input {
+                    case .action(.mirrorWindow): .window
+                    case .action(.sendSound): .sound
+                    default: .screen
+                    }
+                generation += 1
+                let number = generation
+                do {
+                    let process = try CastingProcess.start(
+                        kind, to: device, display: self.display, verbose: self.verbose
+                    ) { [input = self.input] in input.yield(.casting($0, generation: number)) }
+                    current = (process, number)
+                    self.tray.setCasting(process.casting)
+                } catch {
+                    await self.notify("Cannot cast to \(device.friendlyName)", "\(error)")
+                }
+            case .action(.stopCasting):
+                current?.process.stop()
+                await self.context.sessionManager.endSession(stoppingApplication: true)
+            case .action(.quit):
+                quitting = true
+                guard let current else { return }
+                current.process.stop()  // its end finishes the loop
+            case .action(.togglePlayback), .action(.stopMedia):
+                break  // the tray does these itself
+            case .casting(.started, let number):
+                guard let running = current, running.generation == number else { continue }
+                var casting = running.process.casting
+                casting.isStarted = true
+                self.tray.setCasting(casting)
+                await self.notify(casting.label, "Stop it from the Cast menu.")
+            case .casting(.ended(let status, let reason), let number):
+                guard let running = current, running.generation == number else { continue }
+                current = nil
+                self.tray.setCasting(nil)
+                let what = running.process.casting
+                var stopped = what
+                stopped.isStarted = true
+                if status == 0 {
+                    await self.notify("Stopped \(stopped.label.prefix(1).lowercased())\(stopped.label.dropFirst())")
+                } else {
+                    await self.notify("Casting to \(what.deviceName) failed", reason ?? "exit status \(status)")
+                }
+                if quitting { return }
+            case .lost(let device, let reason):
+                guard let running = current, running.process.casting.deviceName == device.friendlyName else { continue }
+                await self.notify("\(device.friendlyName) is gone", "It left the network (\(reason)).")
+            }
+        }
+    }
+
+    private func notify(_ summary: String, _ body: String = "") async {
+        Output.progress("notification: \(summary)\(body.isEmpty ? "" : " — \(body)")")
+        do {
+            try await self.notifier?.notify(summary, body: body)
+        } catch {
+            Output.progress("the notification was not shown: \(error)")
+        }
+    }
+}
