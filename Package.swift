@@ -526,7 +526,11 @@ let package = Package(
         ),
         .testTarget(
             name: "CastTrayTests",
-            dependencies: ["CastTray", "CastUI", "CastKit", "CastDiscovery", "CastDBus", "CDBus"],
+            dependencies: [
+                "CastTray", "CastUI", "CastKit", "CastDiscovery", "CastDBus", "CDBus", "CastEmulator",
+                "CastTestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: strictSettings
         ),
         // README.md's snippets, compiled (and checked to be the README's).

@@ -179,9 +179,12 @@ package final class SessionBus: @unchecked Sendable {
     /// Answers method calls with `handler` on the calling thread until
     /// `isCancelled` says so (checked every 100 ms) or the bus goes away;
     /// signals matched with ``addMatch(_:)`` go to `onSignal`, on the same
-    /// thread. Replies to other messages are dropped.
+    /// thread. `afterReply` runs once each call's answer is written (what a
+    /// call asked for can then end the program without losing the answer).
+    /// Replies to other messages are dropped.
     package func serve(
-        until isCancelled: () -> Bool, handler: (MethodCall) -> MethodResult, onSignal: (Signal) -> Void = { _ in }
+        until isCancelled: () -> Bool, handler: (MethodCall) -> MethodResult, onSignal: (Signal) -> Void = { _ in },
+        afterReply: () -> Void = {}
     ) throws(Failure) {
         while !isCancelled() {
             while let message = dbus_connection_pop_message(self.connection) {
@@ -189,24 +192,8 @@ package final class SessionBus: @unchecked Sendable {
                 if dbus_message_get_type(message) == DBUS_MESSAGE_TYPE_SIGNAL { onSignal(Signal(message: message)) }
                 guard dbus_message_get_type(message) == DBUS_MESSAGE_TYPE_METHOD_CALL else { continue }
                 let result = handler(MethodCall(message: message))
-                guard dbus_message_get_no_reply(message) == 0 else { continue }
-                let reply: OpaquePointer?
-                switch result {
-                case .reply(let values):
-                    reply = dbus_message_new_method_return(message)
-                    if let reply, !values.allSatisfy({ DBusValue.append($0, to: reply) }) {
-                        dbus_message_unref(reply)
-                        self.sendError(
-                            to: message, name: "org.freedesktop.DBus.Error.Failed", text: "cannot write the reply")
-                        continue
-                    }
-                case .error(let name, let text):
-                    reply = dbus_message_new_error(message, name, text)
-                }
-                if let reply {
-                    dbus_connection_send(self.connection, reply, nil)
-                    dbus_message_unref(reply)
-                }
+                if dbus_message_get_no_reply(message) == 0 { self.answer(message, with: result) }
+                afterReply()
             }
             guard dbus_connection_read_write(self.connection, 100) != 0 else {
                 throw Failure(name: "org.freedesktop.DBus.Error.Disconnected", message: "the session bus went away")
@@ -220,6 +207,26 @@ package final class SessionBus: @unchecked Sendable {
         defer { dbus_message_unref(signal) }
         guard arguments.allSatisfy({ DBusValue.append($0, to: signal) }) else { return }
         dbus_connection_send(self.connection, signal, nil)
+        dbus_connection_flush(self.connection)
+    }
+
+    /// Answers the call `message` with `result`, written before this returns.
+    private func answer(_ message: OpaquePointer, with result: MethodResult) {
+        let reply: OpaquePointer?
+        switch result {
+        case .reply(let values):
+            reply = dbus_message_new_method_return(message)
+            if let reply, !values.allSatisfy({ DBusValue.append($0, to: reply) }) {
+                dbus_message_unref(reply)
+                self.sendError(to: message, name: "org.freedesktop.DBus.Error.Failed", text: "cannot write the reply")
+                return
+            }
+        case .error(let name, let text):
+            reply = dbus_message_new_error(message, name, text)
+        }
+        guard let reply else { return }
+        dbus_connection_send(self.connection, reply, nil)
+        dbus_message_unref(reply)
         dbus_connection_flush(self.connection)
     }
 

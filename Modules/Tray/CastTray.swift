@@ -29,7 +29,8 @@ public final class CastTray: Sendable {
         var casting: TrayCasting?
         var identifiers = TrayMenu.Identifiers()
         var menu: DBusMenuObject
-        var isRegistered = false
+        /// The unique name of the watcher the item is registered with.
+        var watcherOwner: String?
 
         mutating func rebuild(offersWindowChoice: Bool) -> TrayMenu {
             TrayMenu(
@@ -40,7 +41,11 @@ public final class CastTray: Sendable {
 
     /// The bus name it owns: `org.kde.StatusNotifierItem-<pid>-<n>`, as the specification names items.
     public let busName: String
+    /// The connection that owns ``busName`` and answers the host, on the serving thread.
     private let bus: SessionBus
+    /// A second connection for the tray's own blocking calls: on the serving
+    /// connection, the thread that reads the bus could take their replies.
+    private let caller: SessionBus
     private let item: StatusNotifierItemObject
     private let button: CastButtonModel
     private let chooser: DeviceChooserModel
@@ -49,6 +54,8 @@ public final class CastTray: Sendable {
     private let logger: Logger
     private let shown: NIOLockedValueBox<Shown>
     private let stopped = NIOLockedValueBox(false)
+    /// A click's action, performed once the click is answered.
+    private let clicked = NIOLockedValueBox<TrayAction?>(nil)
     private let follower = NIOLockedValueBox<Task<Void, Never>?>(nil)
     private let registering = DispatchQueue(label: "cast.tray.register")
     private static let count = NIOLockedValueBox(0)
@@ -76,6 +83,7 @@ public final class CastTray: Sendable {
         self.busName = "org.kde.StatusNotifierItem-\(ProcessInfo.processInfo.processIdentifier)-\(number)"
         do {
             self.bus = try SessionBus(address: busAddress)
+            self.caller = try SessionBus(address: busAddress)
         } catch {
             throw TrayError(.busUnavailable, error.description)
         }
@@ -119,7 +127,7 @@ public final class CastTray: Sendable {
     public var menu: TrayMenu { self.shown.withLockedValue { $0.menu.menu } }
 
     /// Whether a tray host (the desktop's StatusNotifierWatcher) took the item.
-    public var isShown: Bool { self.shown.withLockedValue { $0.isRegistered } }
+    public var isShown: Bool { self.shown.withLockedValue { $0.watcherOwner != nil } }
 
     /// Says what the app streams now (`nil`: nothing); the menu and icon follow.
     public func setCasting(_ casting: TrayCasting?) {
@@ -144,11 +152,20 @@ public final class CastTray: Sendable {
                     self?.handle(call) ?? .error(name: "org.freedesktop.DBus.Error.Failed", message: "closed")
                 },
                 onSignal: { signal in
-                    // NameOwnerChanged(name, old, new): a new watcher when `new` is not empty.
+                    // NameOwnerChanged(name, old, new): a new watcher when `new` is not empty, none when it is.
                     guard signal.member == "NameOwnerChanged", signal.arguments.count == 3,
-                        signal.arguments[0].string == TrayBus.watcher, signal.arguments[2].string?.isEmpty == false
+                        signal.arguments[0].string == TrayBus.watcher, let owner = signal.arguments[2].string
                     else { return }
-                    self?.register()
+                    if owner.isEmpty {
+                        self?.shown.withLockedValue { $0.watcherOwner = nil }
+                    } else {
+                        self?.register()
+                    }
+                },
+                afterReply: {
+                    // After the answer: a Quit that ends the program still answers the host.
+                    guard let self, let action = self.clicked.withLockedValue({ $0.take() }) else { return }
+                    self.act(action)
                 })
         }
         server.name = "cast.tray"
@@ -162,7 +179,7 @@ public final class CastTray: Sendable {
         case DBusMenuObject.objectPath:
             let object = self.shown.withLockedValue { $0.menu }
             let (result, action) = object.handle(call)
-            if let action { self.act(action) }
+            if let action { self.clicked.withLockedValue { $0 = action } }
             return result
         default:
             return .error(name: "org.freedesktop.DBus.Error.UnknownObject", message: "no object at \(call.path)")
@@ -178,16 +195,22 @@ public final class CastTray: Sendable {
         }
     }
 
-    /// Registers with the watcher, off the serving thread (a blocking call).
+    /// Registers with the watcher that owns its name now, once per watcher,
+    /// off the serving thread (blocking calls, one at a time).
     private func register() {
         self.registering.async { [weak self] in
             guard let self else { return }
             do {
-                _ = try self.bus.call(
+                let owner = try self.caller.call(
+                    "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                    member: "GetNameOwner", arguments: [.string(TrayBus.watcher)], timeout: .seconds(5)
+                ).first?.string
+                guard let owner, owner != self.shown.withLockedValue({ $0.watcherOwner }) else { return }
+                _ = try self.caller.call(
                     TrayBus.watcher, path: TrayBus.watcherPath, interface: TrayBus.watcher,
                     member: "RegisterStatusNotifierItem", arguments: [.string(self.busName)], timeout: .seconds(5))
-                self.shown.withLockedValue { $0.isRegistered = true }
-                self.logger.info("tray: shown by the desktop's tray host")
+                self.shown.withLockedValue { $0.watcherOwner = owner }
+                self.logger.info("tray: shown by the desktop's tray host", metadata: ["cast.watcher": "\(owner)"])
             } catch {
                 self.logger.info(
                     "tray: no tray host yet; the item appears when one starts", metadata: ["cast.reason": "\(error)"])

@@ -39,6 +39,9 @@ struct CastTrayCommandTests {
             return event
         }
 
+        /// The revision of the last layout read.
+        var lastRevision = 0
+
         /// Asks for the menu's layout; its root.
         mutating func layout() async throws -> [String: Any] {
             self.process.send("layout")
@@ -46,6 +49,7 @@ struct CastTrayCommandTests {
                 $0["event"] as? String == "layout" || $0["event"] as? String == "error"
             }
             guard let menu = event["menu"] as? [String: Any] else { throw HostError.noEvent("layout", "\(event)") }
+            self.lastRevision = event["revision"] as? Int ?? 0
             return menu
         }
 
@@ -179,6 +183,7 @@ struct CastTrayCommandTests {
             Self.item(menu, "Mirror screen").map { Self.children($0).contains { $0["enabled"] as? Bool == true } }
                 ?? false
         }
+        let menuRevision = host.lastRevision
         let labels = Self.children(menu).map { $0["label"] as? String ?? "" }
         #expect(
             labels.contains("Send this computer's sound") && labels.contains("Stop casting") && labels.contains("Quit"))
@@ -189,7 +194,18 @@ struct CastTrayCommandTests {
         let name = try #require(target["label"] as? String)
         #expect(name.contains("127.0.0.1"), "\(name)")
 
+        let before = host.seen
         try await host.click(try #require(target["id"] as? Int))
+        // The host hears of the change as the protocols say: a new layout revision, a new icon.
+        let revision = menuRevision
+        host.seen = before
+        // (A LayoutUpdated of the revision just read may still be on its way: the next one is newer.)
+        _ = try await host.next("a newer LayoutUpdated") {
+            $0["event"] as? String == "layout-updated" && ($0["revision"] as? Int ?? 0) > revision
+        }
+        host.seen = before
+        _ = try await host.next(within: .seconds(30), "NewIcon") { $0["event"] as? String == "new-icon" }
+        host.seen = before
         let started = try await host.next(within: .seconds(30), "the started notification") {
             $0["event"] as? String == "notification"
         }
