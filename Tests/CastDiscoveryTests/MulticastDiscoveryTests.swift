@@ -107,8 +107,13 @@ struct MulticastDiscoveryTests {
         advertisement.hostTTL = 4
         try await self.withDiscovery([advertisement]) { _, responders, discovery, log in
             try await log.next("found") { $0.found != nil }
-            // Over two TTLs: only the refresh queries at 80-95 % keep the records alive.
-            try await Task.sleep(for: .seconds(9))
+            let found = ContinuousClock.now
+            // Over two TTLs: only the refresh queries at 80-95 % keep the records alive. Once the
+            // responder has answered a query 9 s after the find, nothing may have been lost.
+            #expect(
+                try await waitUntil(within: .seconds(30)) {
+                    responders[0].answers.last.map { $0 - found >= .seconds(9) } ?? false
+                }, "no query answered 9 s after the find: \(responders[0].answers)")
             #expect(!log.events.contains { $0.lossReason != nil }, "lost while the responder answered")
             await responders[0].stop(sendingGoodbye: false)
             let event = try await log.next("lost") { $0.lossReason != nil }

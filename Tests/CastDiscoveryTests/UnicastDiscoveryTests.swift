@@ -17,16 +17,16 @@ import Testing
 )
 struct UnicastDiscoveryTests {
     /// An emulator listening on 8009 in each device namespace; those whose index is in
-    /// `advertised` also answer mDNS (their own responder on `eth0`).
+    /// `advertised` also answer mDNS (their own responder on `eth0`, passed by index).
     static func withDevices(
         _ count: Int, advertised: Set<Int>, dropMulticast: Bool = true,
-        _ body: (BridgedLAN, [CastEmulator], MultiThreadedEventLoopGroup) async throws -> Void
+        _ body: (BridgedLAN, [CastEmulator], MultiThreadedEventLoopGroup, [Int: MDNSResponder]) async throws -> Void
     ) async throws {
         try await BridgedLAN.with(devices: count) { lan in
             if dropMulticast { try lan.dropMulticast() }
             var groups: [MultiThreadedEventLoopGroup] = []
             var emulators: [CastEmulator] = []
-            var responders: [MDNSResponder] = []
+            var responders: [Int: MDNSResponder] = [:]
             let result = await outcome {
                 for index in 0..<count {
                     let group = try NamespacePair.eventLoopGroup(inNamespace: lan.devices[index])
@@ -40,14 +40,14 @@ struct UnicastDiscoveryTests {
                     if advertised.contains(index) {
                         let responder = emulator.makeResponder(interfaces: .named(["eth0"]), addressFamilies: .ipv4)
                         try await responder.start()
-                        responders.append(responder)
+                        responders[index] = responder
                     }
                 }
                 let senderLoops = try NamespacePair.eventLoopGroup(inNamespace: lan.sender)
                 groups.append(senderLoops)
-                try await body(lan, emulators, senderLoops)
+                try await body(lan, emulators, senderLoops, responders)
             }
-            for responder in responders { await responder.stop(sendingGoodbye: false) }
+            for responder in responders.values { await responder.stop(sendingGoodbye: false) }
             for emulator in emulators { await emulator.stop() }
             for group in groups { try? await group.shutdownGracefully() }
             try result.get()
@@ -61,7 +61,7 @@ struct UnicastDiscoveryTests {
     /// the three with their ids, names and models from their own unicast answers, the fourth
     /// by its address — and lists each as it comes.
     @Test func aScanFindsTheDevicesOfASubnetWhoseMulticastIsDropped() async throws {
-        try await Self.withDevices(4, advertised: [0, 1, 2]) { lan, emulators, loops in
+        try await Self.withDevices(4, advertised: [0, 1, 2]) { lan, emulators, loops, _ in
             let discovery = DiscoveryManager(configuration: Self.browsing, eventLoopGroup: loops, logger: quietLogger)
             let log = EventLog(discovery.events())
             try await discovery.start()
@@ -99,7 +99,7 @@ struct UnicastDiscoveryTests {
     /// answer they stay listed; once they stop (their links down), each is lost as expired
     /// after two unanswered asks, as an mDNS device is when its records run out.
     @Test func aScannedDeviceThatStopsAnsweringExpires() async throws {
-        try await Self.withDevices(2, advertised: [0]) { lan, emulators, loops in
+        try await Self.withDevices(2, advertised: [0]) { lan, emulators, loops, responders in
             var configuration = Self.browsing
             configuration.unicastRefreshInterval = .milliseconds(500)
             let discovery = DiscoveryManager(configuration: configuration, eventLoopGroup: loops, logger: quietLogger)
@@ -109,8 +109,14 @@ struct UnicastDiscoveryTests {
             let devices = try await discovery.scan(try #require(IPv4Network(lan.network)))
             #expect(Set(devices.map(\.id)) == ids)
             // Refreshes answered (each DNS-SD ask that went unanswered would be a miss after 2 s):
-            // still listed, nothing lost.
-            try await Task.sleep(for: .seconds(4))
+            // once device 0 has answered an ask 4 s after the scan (the asks come every 0.5 s;
+            // two misses would have lost a device by then), still listed, nothing lost.
+            let scanned = ContinuousClock.now
+            let responder = try #require(responders[0])
+            #expect(
+                try await waitUntil(within: .seconds(20)) {
+                    responder.answers.last.map { $0 - scanned >= .seconds(4) } ?? false
+                }, "device 0 was not asked again: \(responder.answers)")
             #expect(Set(discovery.devices.map(\.id)) == ids)
             #expect(!log.events.contains { $0.lossReason != nil })
 
@@ -137,7 +143,7 @@ struct UnicastDiscoveryTests {
     /// A known host is listed by its address at once, then filled in from its own DNS-SD
     /// answer by unicast: its id, name and model.
     @Test func aKnownHostIsFilledInFromItsOwnUnicastAnswer() async throws {
-        try await Self.withDevices(1, advertised: [0]) { lan, emulators, loops in
+        try await Self.withDevices(1, advertised: [0]) { lan, emulators, loops, _ in
             let discovery = DiscoveryManager(configuration: Self.browsing, eventLoopGroup: loops, logger: quietLogger)
             let log = EventLog(discovery.events())
             try await discovery.start()
@@ -162,7 +168,7 @@ struct UnicastDiscoveryTests {
     @Test func theCacheBringsBackADeviceSeenBeforeAndNeverAStaleEntry() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("cast-devices-\(UUID()).json")
         defer { try? FileManager.default.removeItem(at: file) }
-        try await Self.withDevices(2, advertised: [0, 1], dropMulticast: false) { lan, emulators, loops in
+        try await Self.withDevices(2, advertised: [0, 1], dropMulticast: false) { lan, emulators, loops, responders in
             var configuration = Self.browsing
             configuration.deviceCache = DeviceCache(fileURL: file)
             let first = DiscoveryManager(configuration: configuration, eventLoopGroup: loops, logger: quietLogger)
@@ -188,6 +194,8 @@ struct UnicastDiscoveryTests {
 
             try lan.dropMulticast()
             let second = DiscoveryManager(configuration: configuration, eventLoopGroup: loops, logger: quietLogger)
+            let responder = try #require(responders[0])
+            let answered = responder.answers.count
             let secondLog = EventLog(second.events())
             let started = ContinuousClock.now
             try await second.start()
@@ -195,7 +203,11 @@ struct UnicastDiscoveryTests {
             print("cache warm: first device after \(ContinuousClock.now - started)")
             #expect(device.id == emulators[0].advertisement.id)
             #expect(device.source == .unicast)
-            try await Task.sleep(for: .seconds(2.5))
+            // Both entries asked at device 0's address (the stale one too) and answered: only
+            // device 0 is listed, whatever the stale entry claimed.
+            #expect(
+                try await waitUntil(within: .seconds(20)) { responder.answers.count >= answered + 2 },
+                "device 0 was not asked twice more: \(responder.answers)")
             #expect(second.devices.map(\.id) == [emulators[0].advertisement.id])
             await second.stop()
         }

@@ -1,6 +1,7 @@
 public import CastDiscovery
 public import CastLogging
 import Logging
+import NIOConcurrencyHelpers
 public import NIOCore
 public import NIOPosix
 
@@ -17,8 +18,21 @@ public import NIOPosix
 /// Sockets are created on the event loop's thread, so they live in that
 /// thread's network namespace.
 public final class MDNSResponder: Sendable {
+    /// How many queries the responder has answered, and when it last did.
+    public struct Answers: Sendable, Hashable {
+        /// Queries answered since ``start()``.
+        public var count = 0
+        /// When the last answer went out; `nil` before the first.
+        public var last: ContinuousClock.Instant?
+    }
+
     private let eventLoop: any EventLoop
     private let runtime: NIOLoopBoundBox<ResponderRuntime>
+    private let answered: NIOLockedValueBox<Answers>
+
+    /// The queries answered so far: what a test waits for ("the browser
+    /// asked again, and was answered") instead of waiting a fixed time.
+    public var answers: Answers { self.answered.withLockedValue { $0 } }
 
     /// Creates a responder for `advertisement` on the selected interfaces; it is silent until ``start()``.
     public init(
@@ -31,9 +45,12 @@ public final class MDNSResponder: Sendable {
     ) {
         let eventLoop = eventLoopGroup.next()
         self.eventLoop = eventLoop
+        let answered = NIOLockedValueBox(Answers())
+        self.answered = answered
         self.runtime = NIOLoopBoundBox.makeBoxSendingValue(
             ResponderRuntime(
                 advertisement: advertisement,
+                answered: answered,
                 interfaces: interfaces,
                 addressFamilies: addressFamilies,
                 port: port,
@@ -79,6 +96,7 @@ public final class MDNSResponder: Sendable {
 /// The responder's state, confined to its event loop.
 final class ResponderRuntime {
     private var advertisement: CastAdvertisement
+    private let answered: NIOLockedValueBox<MDNSResponder.Answers>
     private let interfaces: InterfaceSelection
     private let addressFamilies: AddressFamilies
     private let port: Int
@@ -90,6 +108,7 @@ final class ResponderRuntime {
 
     init(
         advertisement: CastAdvertisement,
+        answered: NIOLockedValueBox<MDNSResponder.Answers>,
         interfaces: InterfaceSelection,
         addressFamilies: AddressFamilies,
         port: Int,
@@ -97,6 +116,7 @@ final class ResponderRuntime {
         logger: Logger
     ) {
         self.advertisement = advertisement
+        self.answered = answered
         self.interfaces = interfaces
         self.addressFamilies = addressFamilies
         self.port = port
@@ -198,6 +218,10 @@ final class ResponderRuntime {
         guard let response = self.records(for: socket).response(to: query, legacy: legacy) else { return }
         let unicast = legacy || query.questions.contains { $0.prefersUnicastResponse }
         socket.send(response, to: unicast ? source : nil)
+        self.answered.withLockedValue { answers in
+            answers.count += 1
+            answers.last = .now
+        }
     }
 
     private func records(for socket: MDNSSocket, advertisement: CastAdvertisement? = nil) -> AdvertisedRecords {
