@@ -22,10 +22,11 @@ public struct CaptureError: Error, Sendable, CustomStringConvertible {
         /// No sound server answers, or it refused the recording stream.
         public static let audioUnavailable = Code("audioUnavailable")
         /// No XDG desktop portal with the ScreenCast interface answers on the
-        /// session bus (or there is no session bus), or the portal failed.
+        /// session bus (or there is no session bus), or the portal failed
+        /// (its backend could not capture: the Request's response 2).
         public static let portalUnavailable = Code("portalUnavailable")
-        /// The user (or the desktop) refused to share the screen, or did not
-        /// answer the screen-sharing dialog in time.
+        /// The user cancelled the screen-sharing dialog (the Request's
+        /// response 1), or did not answer it in time.
         public static let permissionDenied = Code("permissionDenied")
         /// The PipeWire connection the portal grants could not be opened or used.
         public static let pipeWireUnavailable = Code("pipeWireUnavailable")

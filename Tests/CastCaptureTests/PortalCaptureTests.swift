@@ -119,6 +119,18 @@ import Testing
             #expect(refused?.message.contains("cancelled") == true)
             await refusing.stop()
 
+            // Response 2 (ended another way, as a backend that cannot capture answers):
+            // the desktop failed; the user refused nothing.
+            let failing = try await desktop.startPortal(
+                node: try await source.nodeID(), width: 320, height: 240, answer: "fail")
+            let failed = await #expect(throws: CaptureError.self) {
+                try await ScreenCapture.open(configuration: configuration)
+            }
+            #expect(failed?.code == .portalUnavailable)
+            #expect(
+                failed?.message.contains("portal failed (Start, response 2)") == true, "\(String(describing: failed))")
+            await failing.stop()
+
             // A node that is not there: the stream never gets a format.
             let nowhere = try await desktop.startPortal(node: 9_999, width: 320, height: 240)
             let missing = await #expect(throws: CaptureError.self) {

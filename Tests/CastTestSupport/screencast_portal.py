@@ -8,7 +8,9 @@ every request returns a Request object path at once and answers later
 through that object's Response signal. Start "shows the dialog" unless
 SelectSources brought a restore token it issued, and grants the PipeWire
 node given on the command line (or, with --answer cancel, answers 1: the
-user cancelled). OpenPipeWireRemote hands out a socket connected to the
+user cancelled; with --answer fail, 2: the interaction ended another way,
+as a backend that cannot capture does — xdg-desktop-portal-wlr 0.7.0
+without a GPU, for one). OpenPipeWireRemote hands out a socket connected to the
 PipeWire daemon, as the real portal hands out a restricted remote.
 
 Every call is appended to the --log file as one JSON line; the first line
@@ -33,7 +35,7 @@ arguments.add_argument("--node", type=int, required=True)
 arguments.add_argument("--width", type=int, required=True)
 arguments.add_argument("--height", type=int, required=True)
 arguments.add_argument("--pipewire-socket", required=True)
-arguments.add_argument("--answer", choices=["grant", "cancel"], default="grant")
+arguments.add_argument("--answer", choices=["grant", "cancel", "fail"], default="grant")
 options = arguments.parse_args()
 
 
@@ -120,8 +122,8 @@ class Portal(dbus.service.Object):
     @dbus.service.method(IFACE, in_signature="osa{sv}", out_signature="o", sender_keyword="sender")
     def Start(self, session, parent, opts, sender=None):
         log({"call": "Start", "dialog": not self.restoring})
-        if options.answer == "cancel" and not self.restoring:
-            return self.respond(sender, opts["handle_token"], 1, {})
+        if options.answer in ("cancel", "fail") and not self.restoring:
+            return self.respond(sender, opts["handle_token"], 1 if options.answer == "cancel" else 2, {})
         token = "restore-%d" % (len(self.issued_tokens) + 1)
         self.issued_tokens.add(token)
         size = dbus.Struct((dbus.Int32(options.width), dbus.Int32(options.height)), signature="ii")

@@ -154,14 +154,25 @@ package final class ScreenCastPortal: @unchecked Sendable {
         guard let code = response.first?.integer else {
             return .failure(CaptureError(.portalUnavailable, "the portal answered \(method) without a response code"))
         }
-        guard code == 0 else {
-            // 1: the user cancelled; 2: the interaction ended another way.
-            let reason = code == 1 ? "the user cancelled" : "the desktop refused"
+        // The Request interface's codes: 0 success, 1 "the user cancelled the
+        // interaction", 2 "the user interaction was ended in some other way" —
+        // which is how a backend that cannot capture answers (xdg-desktop-portal-wlr
+        // with no usable output or buffer format, for one): the desktop failed,
+        // the user refused nothing.
+        switch code {
+        case 0:
+            return .success(response.count > 1 ? response[1].dictionary ?? [:] : [:])
+        case 1:
             return .failure(
                 CaptureError(
-                    .permissionDenied, "screen sharing was not granted: \(reason) (\(method), response \(code))"))
+                    .permissionDenied, "screen sharing was not granted: the user cancelled (\(method), response 1)"))
+        default:
+            return .failure(
+                CaptureError(
+                    .portalUnavailable,
+                    "the desktop's screen-cast portal failed (\(method), response \(code)): its backend could not "
+                        + "share the screen; its log (journalctl --user) says why"))
         }
-        return .success(response.count > 1 ? response[1].dictionary ?? [:] : [:])
     }
 
     /// Closes the portal session (the desktop stops the cast); idempotent.
