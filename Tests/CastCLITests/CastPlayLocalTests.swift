@@ -78,6 +78,48 @@ extension CastCommandLineTests {
         }
     }
 
+    /// A film stopped with Ctrl-C resumes there at the next `cast play` (kept in the XDG
+    /// state directory), and says so; `--start` still says where.
+    @Test func aStoppedFilmResumesWhereItWasStopped() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("resume-\(UUID().uuidString)")
+        let state = folder.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        chmod(folder.path, 0o755)
+        chmod(state.path, 0o777)  // the unprivileged user's state directory
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let film = folder.appendingPathComponent("Long Film.mp4")
+        try Data(repeating: 7, count: 300_000).write(to: film)
+        chmod(film.path, 0o644)
+        let environment = ["XDG_STATE_HOME": state.path]
+        try await Self.withEmulator(fetchesMedia: true) { emulator, device in
+            func play(_ arguments: String...) async throws -> (Run, JSONValue?) {
+                var run: Run?
+                let loads = try await Self.mediaRequests("LOAD", to: emulator) {
+                    run = try await Self.run(
+                        Self.executable("cast"), ["play", film.path, "--device", device] + arguments,
+                        interruptAfter: .seconds(60), interruptWhen: { $0.contains("playing ") },
+                        environment: environment)
+                }
+                let result = try #require(run)
+                #expect(result.status == 0, "\(result.stderr)")
+                return (result, loads.first)
+            }
+            // Stopped two minutes in.
+            let (first, firstLoad) = try await play("--start", "120")
+            #expect(!first.stderr.contains("resuming"))
+            #expect(firstLoad?["currentTime"]?.doubleValue == 120)
+            // The next play starts there, and says so.
+            let (second, secondLoad) = try await play()
+            #expect(second.stderr.contains("resuming at 2:0"), "\(second.stderr)")
+            let resumed = try #require(secondLoad?["currentTime"]?.doubleValue)
+            #expect((120..<150).contains(resumed), "\(resumed)")
+            // --start 0 plays it from the beginning.
+            let (third, thirdLoad) = try await play("--start", "0")
+            #expect(!third.stderr.contains("resuming"))
+            #expect(thirdLoad?["currentTime"]?.doubleValue == 0)
+        }
+    }
+
     @Test func aFolderBecomesAQueueInNameOrderAndWhatCastCannotPlayIsNamed() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("album-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -21,7 +21,11 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: "The title shown on the TV (one item only; default: the file name).") var title: String?
     @Option(help: "The subtitle shown on the TV.") var subtitle: String?
     @Option(help: "An image URL shown with the media.") var image: String?
-    @Option(help: "Where to start, in seconds (default: the beginning, or the live edge of a live stream).")
+    @Option(
+        help: """
+            Where to start, in seconds (default: where a local file was last stopped, else the beginning, or the \
+            live edge of a live stream).
+            """)
     var start: Double?
     @Option(help: "Subtitles for the first item: a WebVTT URL, or a local .srt or .vtt file (default: one beside it).")
     var subtitles: String?
@@ -69,6 +73,15 @@ struct PlayCommand: AsyncParsableCommand {
                 throw ValidationError("cannot guess the content type of \(url); give --content-type")
             }
             let served = items.contains { if case .file = $0.source { true } else { $0.subtitles.isLocal } }
+            // One local file resumes where it was last stopped, unless --start says where.
+            let resuming = Self.resumable(items)
+            var start = self.start
+            if start == nil, let (file, positions) = resuming, let position = positions.position(for: file) {
+                start = position
+                Output.progress(
+                    "resuming at \(PlaybackWatch.clock(position)), where it was stopped (--start 0 plays it from the beginning)"
+                )
+            }
             // Ctrl-C is caught only when the command stays to follow playback.
             let interrupted = served || self.wait || self.mpris ? Interruption.install() : nil
             try await ReceiverLink.with(self.options) { link in
@@ -86,14 +99,16 @@ struct PlayCommand: AsyncParsableCommand {
                         device: .forModel(self.deviceModel ?? link.modelName), mode: self.convert)
                 }
                 do {
-                    let (status, converted) = try await self.load(items, into: media, servingFrom: local)
+                    let (status, converted) = try await self.load(
+                        items, into: media, from: start, servingFrom: local)
                     if let interrupted {
                         let desktop = self.mpris ? DesktopControls(client: media) : nil
                         defer { desktop?.close() }
-                        try await PlaybackWatch(
+                        let end = try await PlaybackWatch(
                             media: media, interrupted: interrupted, json: self.options.json,
                             conversion: Self.conversionLine(converted, server: server)
                         ).follow(count: items.count)
+                        if let (file, positions) = resuming { Self.remember(end, of: file, in: positions) }
                     } else {
                         try Output.result(
                             json: status?.json ?? .null, text: status?.text ?? "loaded", asJSON: self.options.json)
@@ -110,9 +125,9 @@ struct PlayCommand: AsyncParsableCommand {
 
     /// Loads `items` — one with LOAD, several with QUEUE_LOAD — serving the
     /// local ones through `local`; the status, and the URLs being converted.
-    private func load(_ items: [PlayItem], into media: RemoteMediaClient, servingFrom local: LocalMedia?)
-        async throws -> (MediaStatus?, [URL])
-    {
+    private func load(
+        _ items: [PlayItem], into media: RemoteMediaClient, from start: Double?, servingFrom local: LocalMedia?
+    ) async throws -> (MediaStatus?, [URL]) {
         var queue: [MediaQueueItem] = []
         var converted: [URL] = []
         for (index, item) in items.enumerated() {
@@ -141,13 +156,33 @@ struct PlayCommand: AsyncParsableCommand {
         if queue.count == 1, let only = queue.first, let information = only.media {
             let status = try await media.load(
                 MediaLoadRequestData(
-                    mediaInformation: information, currentTime: self.start, activeTrackIDs: only.activeTrackIDs))
+                    mediaInformation: information, currentTime: start, activeTrackIDs: only.activeTrackIDs))
             return (status, converted)
         }
         Output.progress("loading a queue of \(queue.count)")
         let status = try await media.queueLoad(
-            items: queue, repeatMode: QueueCommand.repeatModes[self.repeatMode] ?? .off, currentTime: self.start)
+            items: queue, repeatMode: QueueCommand.repeatModes[self.repeatMode] ?? .off, currentTime: start)
         return (status, converted)
+    }
+
+    /// The one local file played, and where the positions of stopped files are kept; `nil` for
+    /// URLs and for several items (a queue resumes nowhere in particular).
+    private static func resumable(_ items: [PlayItem]) -> (URL, ResumePositions)? {
+        guard items.count == 1, case .file(let file) = items[0].source else { return nil }
+        return (file, ResumePositions(fileURL: XDGDirectory.state.file("resume.json", application: "cast")))
+    }
+
+    /// Keeps where `file` stopped (or forgets it, played to the end); a failure to write is said, not fatal.
+    private static func remember(_ end: PlaybackWatch.End, of file: URL, in positions: ResumePositions) {
+        do {
+            if end.isFinished {
+                try positions.forget(file)
+            } else if let position = end.position {
+                try positions.remember(position, duration: end.duration, for: file)
+            }
+        } catch {
+            Output.progress("cannot keep where \(file.lastPathComponent) stopped: \(error.localizedDescription)")
+        }
     }
 
     /// "converting 42 s" for the progress line while a conversion runs.

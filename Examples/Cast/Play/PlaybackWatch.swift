@@ -12,27 +12,44 @@ struct PlaybackWatch {
     /// What a conversion in progress adds to the line, if one runs.
     var conversion: (@Sendable () -> String?)?
 
-    /// Follows playback of `count` items; throws when the receiver ends it with an error.
-    func follow(count: Int) async throws {
+    /// Where playback ended: the last position seen (with the media's
+    /// length), or that it played to the end.
+    struct End {
+        var position: Double?
+        var duration: Double?
+        var isFinished = false
+    }
+
+    /// Follows playback of `count` items until it ends; throws when the receiver ends it with an error.
+    func follow(count: Int) async throws -> End {
         var lastLine = ContinuousClock.now - .seconds(1)
         var started = false
+        var end = End()
         while true {
             if self.interrupted.happened {
+                end.position = self.media.approximateStreamPosition() ?? end.position
                 Output.progress("stopping the media")
                 _ = try? await self.media.stop()
-                return try self.finish("stopped")
+                try self.finish("stopped")
+                return end
             }
             let status = self.media.mediaStatus
             if let status {
-                if status.playerState != .idle { started = true }
+                if status.playerState != .idle {
+                    started = true
+                    end.position = self.media.approximateStreamPosition() ?? status.currentTime
+                    end.duration = status.media?.duration ?? end.duration
+                }
                 if status.playerState == .idle, started || status.idleReason != nil {
                     switch status.idleReason {
                     case .error:
                         throw CommandFailure(.mediaFailed, "the receiver stopped playing with an error")
                     case .finished:
-                        return try self.finish("finished")
+                        try self.finish("finished")
+                        return End(isFinished: true)
                     default:
-                        return try self.finish("ended (\(status.idleReason?.rawValue.lowercased() ?? "idle"))")
+                        try self.finish("ended (\(status.idleReason?.rawValue.lowercased() ?? "idle"))")
+                        return end
                     }
                 }
                 if ContinuousClock.now - lastLine >= .seconds(1) {
@@ -40,7 +57,8 @@ struct PlaybackWatch {
                     Output.progress(self.line(status, count: count))
                 }
             } else if started {
-                return try self.finish("ended")
+                try self.finish("ended")
+                return end
             }
             try await Task.sleep(for: .milliseconds(200))
         }
