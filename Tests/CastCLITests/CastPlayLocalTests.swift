@@ -78,6 +78,83 @@ extension CastCommandLineTests {
         }
     }
 
+    /// `cast play FILE ARGUMENTS` until it prints a progress line, then Ctrl-C; its run and the LOAD it sent.
+    static func playUntilItPlays(
+        _ file: URL, _ arguments: [String], on emulator: CastEmulator, _ device: String,
+        environment: [String: String] = [:]
+    ) async throws -> (Run, JSONValue?) {
+        var run: Run?
+        let loads = try await Self.mediaRequests("LOAD", to: emulator) {
+            run = try await Self.run(
+                Self.executable("cast"), ["play", file.path, "--device", device] + arguments,
+                interruptAfter: .seconds(60), interruptWhen: { $0.contains("playing ") }, environment: environment)
+        }
+        let result = try #require(run)
+        #expect(result.status == 0, "\(result.stderr)")
+        return (result, loads.first)
+    }
+
+    /// A Matroska film with three text subtitle tracks — SubRip English, ASS
+    /// German (the file's default), WebVTT French — made by ffmpeg: each is a
+    /// WebVTT text track of the LOAD with its language and name, the default
+    /// is shown, and `--subtitles` picks by language or number, or none.
+    @Test(.enabled(if: TestFilm.ffmpeg != nil, "needs ffmpeg and ffprobe (make setup installs them)"))
+    func theFilesOwnSubtitlesAreTextTracksAndOneIsChosen() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        chmod(folder.path, 0o755)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sources = [
+            ("en.srt", "1\n00:00:00,500 --> 00:00:01,500\nHello\n\n"),
+            (
+                "de.ass",
+                "[Script Info]\nScriptType: v4.00+\n\n[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, "
+                    + "MarginR, MarginV, Effect, Text\nDialogue: 0,0:00:00.50,0:00:01.50,Default,,0,0,0,,Hallo\n"
+            ),
+            ("fr.vtt", "WEBVTT\n\n00:00:00.500 --> 00:00:01.500\nBonjour\n"),
+        ]
+        for (name, text) in sources { try Data(text.utf8).write(to: folder.appendingPathComponent(name)) }
+        let film = folder.appendingPathComponent("Three Languages.mkv")
+        let ffmpeg = try #require(TestFilm.ffmpeg)
+        let made = try CommandOutput.waiting(
+            for: [
+                ffmpeg, "-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc=size=320x180:rate=25", "-f", "lavfi",
+                "-i", "sine=frequency=440:sample_rate=48000",
+            ] + sources.flatMap { ["-i", folder.appendingPathComponent($0.0).path] } + [
+                "-map", "0:v", "-map", "1:a", "-map", "2", "-map", "3", "-map", "4", "-t", "2", "-pix_fmt", "yuv420p",
+                "-c:v", "libx264", "-c:a", "aac", "-c:s", "copy",
+                "-metadata:s:s:0", "language=eng", "-metadata:s:s:0", "title=English",
+                "-metadata:s:s:1", "language=ger", "-metadata:s:s:1", "title=Deutsch",
+                "-metadata:s:s:2", "language=fre", "-metadata:s:s:2", "title=Français",
+                "-disposition:s:0", "0", "-disposition:s:1", "default", "-disposition:s:2", "0", "-y", film.path,
+            ])
+        #expect(made.status == 0, "\(made.stderr)")
+        chmod(film.path, 0o644)
+        try await Self.withEmulator(fetchesMedia: true) { emulator, device in
+            let (run, load) = try await Self.playUntilItPlays(film, [], on: emulator, device)
+            let tracks = try #require(load?["media"]?["tracks"]?.arrayValue)
+            #expect(tracks.map { $0["language"]?.stringValue } == ["en", "de", "fr"])
+            #expect(tracks.map { $0["name"]?.stringValue } == ["English", "Deutsch", "Français"])
+            #expect(tracks.allSatisfy { $0["type"] == "TEXT" && $0["trackContentType"] == "text/vtt" })
+            #expect(tracks.allSatisfy { ($0["trackContentId"]?.stringValue ?? "").hasSuffix(".vtt") })
+            #expect(load?["activeTrackIds"] == .array([.integer(2)]))  // the file's default: German
+            for line in ["English (en), 1 cues", "Deutsch (de), 1 cues", "Français (fr), 1 cues"] {
+                #expect(run.stderr.contains("subtitles in the file: \(line)"), "\(run.stderr)")
+            }
+            let (_, french) = try await Self.playUntilItPlays(film, ["--subtitles", "fr"], on: emulator, device)
+            #expect(french?["activeTrackIds"] == .array([.integer(3)]))
+            let (_, first) = try await Self.playUntilItPlays(film, ["--subtitles", "1"], on: emulator, device)
+            #expect(first?["activeTrackIds"] == .array([.integer(1)]))
+            let (_, none) = try await Self.playUntilItPlays(film, ["--subtitles", "off"], on: emulator, device)
+            #expect(none?["activeTrackIds"] == nil)
+            #expect(none?["media"]?["tracks"]?.arrayValue?.count == 3)
+            let italian = try await Self.cast("play", film.path, "--subtitles", "it", "--device", device)
+            #expect(italian.status == 9, "\(italian.stderr)")
+            #expect(
+                italian.stderr.contains("no subtitles in that language (there are: en, de, fr)"), "\(italian.stderr)")
+        }
+    }
+
     /// A film stopped with Ctrl-C resumes there at the next `cast play` (kept in the XDG
     /// state directory), and says so; `--start` still says where.
     @Test func aStoppedFilmResumesWhereItWasStopped() async throws {
@@ -93,16 +170,7 @@ extension CastCommandLineTests {
         let environment = ["XDG_STATE_HOME": state.path]
         try await Self.withEmulator(fetchesMedia: true) { emulator, device in
             func play(_ arguments: String...) async throws -> (Run, JSONValue?) {
-                var run: Run?
-                let loads = try await Self.mediaRequests("LOAD", to: emulator) {
-                    run = try await Self.run(
-                        Self.executable("cast"), ["play", film.path, "--device", device] + arguments,
-                        interruptAfter: .seconds(60), interruptWhen: { $0.contains("playing ") },
-                        environment: environment)
-                }
-                let result = try #require(run)
-                #expect(result.status == 0, "\(result.stderr)")
-                return (result, loads.first)
+                try await Self.playUntilItPlays(film, arguments, on: emulator, device, environment: environment)
             }
             // Stopped two minutes in.
             let (first, firstLoad) = try await play("--start", "120")

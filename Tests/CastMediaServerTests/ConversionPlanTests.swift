@@ -157,4 +157,18 @@ import Testing
             ffprobeJSON: Array(#"{"format":{"format_name":"mp3","duration":"-4"},"streams":[]}"#.utf8))
         #expect(negative.duration == nil)
     }
+
+    @Test func subtitleStreamsAreTextOrPicturesWithTheirLanguageAndTitle() throws {
+        let json = """
+            {"format":{"format_name":"matroska,webm"},"streams":[
+            {"index":2,"codec_type":"subtitle","codec_name":"subrip","tags":{"language":"eng","title":"English (SDH)"}},
+            {"index":3,"codec_type":"subtitle","codec_name":"ass","disposition":{"default":1},"tags":{"LANGUAGE":"ger"}},
+            {"index":4,"codec_type":"subtitle","codec_name":"hdmv_pgs_subtitle","tags":{"language":"fre"}},
+            {"index":5,"codec_type":"subtitle","codec_name":"mov_text"}]}
+            """
+        let media = try ProbedMedia(ffprobeJSON: Array(json.utf8))
+        #expect(media.streams.map(\.isTextSubtitle) == [true, true, false, true])
+        #expect(media.streams[0].title == "English (SDH)")
+        #expect(media.streams[1].language == "ger" && media.streams[1].isDefault && media.streams[1].title == nil)
+    }
 }

@@ -30,6 +30,18 @@ struct LocalMedia {
         var duration: Double?
         /// Whether ffmpeg converts it.
         var isConverted: Bool
+        /// The file's own text subtitles, as WebVTT served beside it.
+        var textTracks: [TextTrack] = []
+
+        /// One of the file's subtitle streams, served as WebVTT.
+        struct TextTrack {
+            var url: URL
+            /// BCP 47, when the file tags it.
+            var language: String?
+            var name: String
+            /// Whether the file marks it as the default.
+            var isDefault: Bool
+        }
     }
 
     let server: MediaServer
@@ -65,7 +77,7 @@ struct LocalMedia {
             url: file, contentType: plan.contentType(ofOriginal: name), title: media.title, artist: media.artist,
             album: media.album,
             duration: media.duration?.inSeconds,
-            isConverted: plan.isNeeded)
+            isConverted: plan.isNeeded, textTracks: await self.textTracks(of: media, in: file))
         guard plan.isNeeded else {
             served.url = try self.server.serve(file: file, contentType: served.contentType)
             return served
@@ -83,6 +95,35 @@ struct LocalMedia {
         Output.progress("converting \(name)\(cannot.map { ": \($0)" } ?? ""); \(Self.describe(plan))")
         served.url = try self.server.serve(file: file, converting: plan, with: ffmpeg)
         return served
+    }
+
+    /// The file's text subtitle streams, each made WebVTT by ffmpeg and
+    /// served; picture subtitles (PGS, DVD) are named and left out.
+    private func textTracks(of media: ProbedMedia, in file: URL) async -> [Served.TextTrack] {
+        var tracks: [Served.TextTrack] = []
+        let base = file.deletingPathExtension().lastPathComponent
+        for stream in media.streams where stream.kind == .subtitle {
+            guard stream.isTextSubtitle else {
+                Output.progress(
+                    "\(file.lastPathComponent): subtitle stream \(stream.index) is pictures (\(stream.codec)); not shown"
+                )
+                continue
+            }
+            do {
+                let vtt = try await self.tools.subtitles(of: file, stream: stream.index)
+                let language = stream.language.map(SubtitleLanguage.bcp47)
+                let name = stream.title ?? language ?? "Subtitles \(tracks.count + 1)"
+                let url = try self.server.serve(
+                    Array(vtt.text.utf8), named: "\(base).\(stream.index).vtt", contentType: "text/vtt;charset=utf-8")
+                Output.progress(
+                    "subtitles in the file: \(name)\(language.map { " (\($0))" } ?? ""), \(vtt.cueCount) cues")
+                tracks.append(
+                    Served.TextTrack(url: url, language: language, name: name, isDefault: stream.isDefault))
+            } catch {
+                Output.progress("\(file.lastPathComponent): subtitle stream \(stream.index) left out: \(error.message)")
+            }
+        }
+        return tracks
     }
 
     /// "A", "A or B", "A, B or C".

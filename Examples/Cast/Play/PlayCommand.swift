@@ -27,7 +27,11 @@ struct PlayCommand: AsyncParsableCommand {
             live edge of a live stream).
             """)
     var start: Double?
-    @Option(help: "Subtitles for the first item: a WebVTT URL, or a local .srt or .vtt file (default: one beside it).")
+    @Option(
+        help: """
+            Subtitles for the first item: a WebVTT URL or a local .srt or .vtt file, or among the file's own a \
+            language (fr, deu) or a track number, or off (default: a file beside it, else the file's default track).
+            """)
     var subtitles: String?
     @Option(help: "The subtitles' language (BCP 47).") var subtitlesLanguage = "en"
     @Flag(help: "A live stream.") var live = false
@@ -62,7 +66,7 @@ struct PlayCommand: AsyncParsableCommand {
     func run() async throws {
         try await self.reportingFailures {
             var items = try PlayItem.resolve(self.items)
-            if let subtitles = self.subtitles, !items.isEmpty {
+            if case .source(let subtitles)? = self.subtitles.map(SubtitleChoice.init), !items.isEmpty {
                 items[0].subtitles =
                     subtitles.contains("://") ? .url(subtitles) : .file(URL(fileURLWithPath: subtitles))
             }
@@ -140,18 +144,14 @@ struct PlayCommand: AsyncParsableCommand {
             if let subtitle = self.subtitle ?? served.artist { metadata.setString(subtitle, forKey: .subtitle) }
             if let artist = served.artist { metadata.setString(artist, forKey: .artist) }
             if let album = served.album { metadata.setString(album, forKey: .albumName) }
-            let tracks = try item.subtitles.map { subtitles in
-                [
-                    MediaTrack(
-                        trackID: 1, kind: .text, subtype: .subtitles,
-                        contentID: try Self.subtitlesURL(subtitles, server: local?.server), contentType: "text/vtt",
-                        language: self.subtitlesLanguage, name: "Subtitles")
-                ]
-            }
+            let (tracks, active) = try self.textTracks(
+                of: item, served: served, choice: index == 0 ? self.subtitles.map(SubtitleChoice.init) : nil,
+                server: local?.server)
             let information = MediaInformation(
                 contentID: served.url.absoluteString, streamType: self.live ? .live : .buffered,
-                contentType: served.contentType, metadata: metadata, duration: served.duration, tracks: tracks)
-            queue.append(MediaQueueItem(media: information, activeTrackIDs: tracks == nil ? nil : [1]))
+                contentType: served.contentType, metadata: metadata, duration: served.duration,
+                tracks: tracks.isEmpty ? nil : tracks)
+            queue.append(MediaQueueItem(media: information, activeTrackIDs: active.isEmpty ? nil : active))
         }
         if queue.count == 1, let only = queue.first, let information = only.media {
             let status = try await media.load(
@@ -183,6 +183,53 @@ struct PlayCommand: AsyncParsableCommand {
         } catch {
             Output.progress("cannot keep where \(file.lastPathComponent) stopped: \(error.localizedDescription)")
         }
+    }
+
+    /// The item's text tracks — the subtitles given or beside the file first,
+    /// then the file's own — and which is shown: what `choice` asks for, else
+    /// the one given or beside the file, else the file's default.
+    private func textTracks(
+        of item: PlayItem, served: LocalMedia.Served, choice: SubtitleChoice?, server: MediaServer?
+    ) throws -> ([MediaTrack], [Int]) {
+        var tracks: [MediaTrack] = []
+        var shown: [Int] = []
+        if let subtitles = item.subtitles {
+            tracks.append(
+                MediaTrack(
+                    trackID: 1, kind: .text, subtype: .subtitles,
+                    contentID: try Self.subtitlesURL(subtitles, server: server), contentType: "text/vtt",
+                    language: self.subtitlesLanguage, name: "Subtitles"))
+            shown = [1]
+        }
+        for embedded in served.textTracks {
+            let id = tracks.count + 1
+            tracks.append(
+                MediaTrack(
+                    trackID: id, kind: .text, subtype: .subtitles, contentID: embedded.url.absoluteString,
+                    contentType: "text/vtt", language: embedded.language, name: embedded.name))
+            if shown.isEmpty, embedded.isDefault { shown = [id] }
+        }
+        switch choice {
+        case .off?:
+            shown = []
+        case .number(let number)?:
+            guard number <= tracks.count else {
+                throw CommandFailure(.badInput, "--subtitles \(number): there are \(tracks.count) subtitle tracks")
+            }
+            shown = [number]
+        case .language(let language)?:
+            guard let track = tracks.first(where: { SubtitleLanguage.matches($0.language, language) }) else {
+                let known = tracks.compactMap(\.language)
+                throw CommandFailure(
+                    .badInput,
+                    "--subtitles \(language): no subtitles in that language"
+                        + (known.isEmpty ? "" : " (there are: \(known.joined(separator: ", ")))"))
+            }
+            shown = [track.trackID]
+        case .source?, nil:
+            break
+        }
+        return (tracks, shown)
     }
 
     /// "converting 42 s" for the progress line while a conversion runs.

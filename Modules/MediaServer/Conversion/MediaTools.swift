@@ -44,6 +44,40 @@ public struct MediaTools: Sendable, Hashable {
         return try ProbedMedia(ffprobeJSON: output)
     }
 
+    /// The text subtitle stream `stream` of `file` (ffmpeg's `-map 0:INDEX`)
+    /// as WebVTT, as ffmpeg converts SubRip, ASS/SSA and mov_text: the
+    /// file's own subtitles as a Cast text track.
+    ///
+    /// - Throws: ``MediaServerError/Code-swift.struct/conversionFailed`` when
+    ///   ffmpeg is missing, fails, takes longer than `timeout`, or writes
+    ///   more than 4 MiB or something that is not WebVTT.
+    public func subtitles(of file: URL, stream: Int, timeout: Duration = .seconds(30)) async throws(MediaServerError)
+        -> WebVTT
+    {
+        guard let ffmpeg = self.ffmpeg else { throw MediaServerError(.conversionFailed, "ffmpeg is not installed") }
+        let arguments = ["-v", "error", "-nostdin", "-i", file.path, "-map", "0:\(stream)", "-f", "webvtt", "-"]
+        let status: Int32
+        let output: [UInt8]
+        let errors: [UInt8]
+        do {
+            (status, output, errors) = try await Self.run(ffmpeg, arguments, timeout: timeout)
+        } catch {
+            throw MediaServerError(.conversionFailed, error.message, cause: error)
+        }
+        guard status == 0, output.count <= ProbedMedia.maximumJSONSize else {
+            let said = String(decoding: errors, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw MediaServerError(
+                .conversionFailed,
+                "ffmpeg cannot read subtitle stream \(stream) of \(file.lastPathComponent)"
+                    + (status == 0 ? ": more than 4 MiB" : said.isEmpty ? "" : ": \(said)"))
+        }
+        do {
+            return try WebVTT(vtt: output)
+        } catch {
+            throw MediaServerError(.conversionFailed, "subtitle stream \(stream): \(error)", cause: error)
+        }
+    }
+
     /// Runs `tool` to its end, off the cooperative pool; its exit status,
     /// standard output (at most ``ProbedMedia/maximumJSONSize`` + 1 bytes
     /// kept) and the last 4 KiB of its standard error.

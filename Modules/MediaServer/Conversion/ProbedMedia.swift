@@ -44,12 +44,23 @@ public struct ProbedMedia: Sendable, Hashable {
         public var isDefault: Bool
         /// Its language tag (ISO 639-2, as the file says), if any.
         public var language: String?
+        /// Its title tag ("English (SDH)", "Commentary"), if any.
+        public var title: String?
+
+        /// The subtitle codecs that are text, which ffmpeg turns into WebVTT;
+        /// the others (PGS, DVD and DVB subtitles) are pictures.
+        public static let textSubtitleCodecs: Set<String> = [
+            "subrip", "srt", "ass", "ssa", "webvtt", "mov_text", "text",
+        ]
+
+        /// Whether it is a subtitle stream of text (SubRip, ASS/SSA, WebVTT, mov_text).
+        public var isTextSubtitle: Bool { self.kind == .subtitle && Self.textSubtitleCodecs.contains(self.codec) }
 
         /// Creates a stream description.
         public init(
             index: Int, kind: Kind, codec: String, profile: String? = nil, level: Int? = nil,
             pixelFormat: String? = nil, width: Int? = nil, height: Int? = nil, channels: Int? = nil,
-            isAttachedPicture: Bool = false, isDefault: Bool = false, language: String? = nil
+            isAttachedPicture: Bool = false, isDefault: Bool = false, language: String? = nil, title: String? = nil
         ) {
             self.index = index
             self.kind = kind
@@ -63,6 +74,7 @@ public struct ProbedMedia: Sendable, Hashable {
             self.isAttachedPicture = isAttachedPicture
             self.isDefault = isDefault
             self.language = language
+            self.title = title
         }
     }
 
@@ -143,7 +155,8 @@ public struct ProbedMedia: Sendable, Hashable {
                 profile: stream.profile, level: stream.level, pixelFormat: stream.pixelFormat, width: stream.width,
                 height: stream.height, channels: stream.channels,
                 isAttachedPicture: stream.disposition?["attached_pic"] == 1,
-                isDefault: stream.disposition?["default"] == 1, language: stream.tag("language"))
+                isDefault: stream.disposition?["default"] == 1, language: stream.tag("language"),
+                title: stream.tag("title"))
         }
     }
 }
