@@ -123,6 +123,7 @@ extension CastCommandLineTests {
             ] + sources.flatMap { ["-i", folder.appendingPathComponent($0.0).path] } + [
                 "-map", "0:v", "-map", "1:a", "-map", "2", "-map", "3", "-map", "4", "-t", "2", "-pix_fmt", "yuv420p",
                 "-c:v", "libx264", "-c:a", "aac", "-c:s", "copy",
+                "-metadata:s:a:0", "language=eng",
                 "-metadata:s:s:0", "language=eng", "-metadata:s:s:0", "title=English",
                 "-metadata:s:s:1", "language=ger", "-metadata:s:s:1", "title=Deutsch",
                 "-metadata:s:s:2", "language=fre", "-metadata:s:s:2", "title=Français",
@@ -152,6 +153,14 @@ extension CastCommandLineTests {
             #expect(italian.status == 9, "\(italian.stderr)")
             #expect(
                 italian.stderr.contains("no subtitles in that language (there are: en, de, fr)"), "\(italian.stderr)")
+            // Its one sound stream is English: --audio en plays it as it was; de is named as missing.
+            let (english, _) = try await Self.playUntilItPlays(film, ["--audio", "en"], on: emulator, device)
+            #expect(english.stderr.contains("audio: en"), "\(english.stderr)")
+            let noGerman = try await Self.cast("play", film.path, "--audio", "de", "--device", device)
+            #expect(noGerman.status == 9, "\(noGerman.stderr)")
+            #expect(noGerman.stderr.contains("has no sound in that language (there are: en)"), "\(noGerman.stderr)")
+            let third = try await Self.cast("play", film.path, "--audio", "3", "--device", device)
+            #expect(third.stderr.contains("--audio 3: Three Languages.mkv has 1 audio streams"), "\(third.stderr)")
         }
     }
 

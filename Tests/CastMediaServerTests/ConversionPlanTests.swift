@@ -158,6 +158,37 @@ import Testing
         #expect(negative.duration == nil)
     }
 
+    @Test func anAudioStreamOtherThanTheDefaultIsChosenByARemuxThatKeepsItAlone() throws {
+        let json = """
+            {"format":{"format_name":"mov,mp4,m4a,3gp,3g2,mj2"},"streams":[
+            {"index":0,"codec_type":"video","codec_name":"h264","profile":"High","level":40,"width":1280,"height":720,
+            "pix_fmt":"yuv420p"},
+            {"index":1,"codec_type":"audio","codec_name":"aac","disposition":{"default":1},"tags":{"language":"eng"}},
+            {"index":2,"codec_type":"audio","codec_name":"aac","tags":{"language":"ger"}},
+            {"index":3,"codec_type":"subtitle","codec_name":"mov_text"}]}
+            """
+        let media = try ProbedMedia(ffprobeJSON: Array(json.utf8))
+        // The default sound: played as it is.
+        let asItIs = try ConversionPlan(media: media, fileName: "film.mp4", device: .chromecast)
+        #expect(!asItIs.isNeeded)
+        #expect(try ConversionPlan(media: media, fileName: "film.mp4", device: .chromecast, audioStream: 1) == asItIs)
+        // The German sound: a remux keeping video and that stream, nothing transcoded.
+        let german = try ConversionPlan(media: media, fileName: "film.mp4", device: .chromecast, audioStream: 2)
+        #expect(german.isNeeded && german.remuxes)
+        #expect(german.audio?.stream.language == "ger" && german.audio?.transcodes == false)
+        #expect(german.video?.transcodes == false)
+        #expect(german.reasons.isEmpty)
+        let arguments = german.ffmpegArguments(input: "in.mp4", output: "out.mp4")
+        #expect(arguments.joined(separator: " ").contains("-map 0:0 -c:v copy -map 0:2 -c:a copy"))
+        // Not an audio stream: a typed error.
+        for index in [0, 3, 9] {
+            let error = #expect(throws: MediaServerError.self) {
+                try ConversionPlan(media: media, fileName: "film.mp4", device: .chromecast, audioStream: index)
+            }
+            #expect(error?.code == .unsupportedMedia)
+        }
+    }
+
     @Test func subtitleStreamsAreTextOrPicturesWithTheirLanguageAndTitle() throws {
         let json = """
             {"format":{"format_name":"matroska,webm"},"streams":[

@@ -122,6 +122,43 @@ struct ConversionTests {
         #expect(left.isEmpty)
     }
 
+    /// A film with English and German sound: the German stream chosen is the
+    /// one sound of what is served, as ffprobe reads it back.
+    @Test func theChosenSoundIsTheOneServed() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sound-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let film = folder.appendingPathComponent("two-languages.mkv")
+        let made = try CommandOutput.waiting(
+            for: [
+                try #require(Self.tools.ffmpeg?.path), "-v", "error", "-nostdin", "-f", "lavfi", "-i",
+                "testsrc=size=320x180:rate=25", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-f",
+                "lavfi", "-i", "sine=frequency=880:sample_rate=48000", "-map", "0:v", "-map", "1:a", "-map", "2:a",
+                "-t", "2", "-pix_fmt", "yuv420p", "-c:v", "libx264", "-c:a", "aac", "-metadata:s:a:0", "language=eng",
+                "-metadata:s:a:1", "language=ger", "-y", film.path,
+            ])
+        #expect(made.status == 0, "\(made.stderr)")
+        let media = try await Self.tools.probe(film)
+        #expect(media.audio?.language == "eng")
+        let german = try #require(media.streams.first { $0.kind == .audio && $0.language == "ger" })
+        let plan = try ConversionPlan(
+            media: media, fileName: "two-languages.mkv", device: .chromecast, audioStream: german.index)
+        let server = try await MediaServer.start(toward: "127.0.0.1")
+        let url = try server.serve(file: film, converting: plan, with: try #require(Self.tools.ffmpeg))
+        #expect(
+            try await waitUntil(within: .seconds(30)) {
+                server.conversionProgress(of: url).map { $0.isFinished || $0.failure != nil } ?? true
+            })
+        let served = try await curl(url.absoluteString)
+        #expect(served.status == 200)
+        let received = folder.appendingPathComponent("received.mp4")
+        try Data(served.body).write(to: received)
+        let sent = try await Self.tools.probe(received)
+        #expect(sent.streams.filter { $0.kind == .audio }.map(\.language) == ["ger"])
+        #expect(sent.video?.codec == "h264")
+        await server.stop()
+    }
+
     @Test func aConversionThatFailsIsReportedAndAnswered500() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

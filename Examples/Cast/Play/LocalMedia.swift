@@ -49,8 +49,9 @@ struct LocalMedia {
     let device: CastMediaSupport
     let mode: ConvertMode
 
-    /// Serves `file`; `contentType` overrides the guess and the check.
-    func serve(_ file: URL, contentType: String?) async throws -> Served {
+    /// Serves `file`; `contentType` overrides the guess and the check;
+    /// `audio` picks among its sound streams (read with ffprobe).
+    func serve(_ file: URL, contentType: String?, audio: AudioChoice? = nil) async throws -> Served {
         let name = file.lastPathComponent
         if let contentType {
             return Served(
@@ -66,9 +67,10 @@ struct LocalMedia {
             Output.progress("\(name): \(error.message); judging it by its extension")
             return try self.serveByExtension(file, unreadable: error)
         }
+        let audioStream = try audio.map { try Self.audioStream($0, of: media, name: name) }
         var plan: ConversionPlan
         do {
-            plan = try ConversionPlan(media: media, fileName: name, device: self.device)
+            plan = try ConversionPlan(media: media, fileName: name, device: self.device, audioStream: audioStream)
         } catch {
             throw CommandFailure(.badInput, error.message)
         }
@@ -97,6 +99,33 @@ struct LocalMedia {
         return served
     }
 
+    /// The index of the audio stream `choice` names in `media`, said on the progress line.
+    private static func audioStream(_ choice: AudioChoice, of media: ProbedMedia, name: String) throws -> Int {
+        let streams = media.streams.filter { $0.kind == .audio }
+        let stream: ProbedMedia.Stream
+        switch choice {
+        case .number(let number):
+            guard number <= streams.count else {
+                throw CommandFailure(.badInput, "--audio \(number): \(name) has \(streams.count) audio streams")
+            }
+            stream = streams[number - 1]
+        case .language(let language):
+            guard let found = streams.first(where: { MediaLanguage.matches($0.language, language) }) else {
+                let known = streams.compactMap { $0.language.map(MediaLanguage.bcp47) }
+                throw CommandFailure(
+                    .badInput,
+                    "--audio \(language): \(name) has no sound in that language"
+                        + (known.isEmpty ? "" : " (there are: \(known.joined(separator: ", ")))"))
+            }
+            stream = found
+        }
+        let language = stream.language.map(MediaLanguage.bcp47)
+        Output.progress(
+            "audio: \(stream.title ?? language ?? "stream \(stream.index)")\(stream.title != nil ? language.map { " (\($0))" } ?? "" : "")"
+        )
+        return stream.index
+    }
+
     /// The file's text subtitle streams, each made WebVTT by ffmpeg and
     /// served; picture subtitles (PGS, DVD) are named and left out.
     private func textTracks(of media: ProbedMedia, in file: URL) async -> [Served.TextTrack] {
@@ -111,7 +140,7 @@ struct LocalMedia {
             }
             do {
                 let vtt = try await self.tools.subtitles(of: file, stream: stream.index)
-                let language = stream.language.map(SubtitleLanguage.bcp47)
+                let language = stream.language.map(MediaLanguage.bcp47)
                 let name = stream.title ?? language ?? "Subtitles \(tracks.count + 1)"
                 let url = try self.server.serve(
                     Array(vtt.text.utf8), named: "\(base).\(stream.index).vtt", contentType: "text/vtt;charset=utf-8")

@@ -34,6 +34,8 @@ struct PlayCommand: AsyncParsableCommand {
             """)
     var subtitles: String?
     @Option(help: "The subtitles' language (BCP 47).") var subtitlesLanguage = "en"
+    @Option(help: "The first item's sound, among a local file's audio streams: a language (de, ger) or a number.")
+    var audio: String?
     @Flag(help: "A live stream.") var live = false
     @Option(help: "With several items: off, all, single or shuffle.") var repeatMode = "off"
     @Flag(help: "Play the items in random order.") var shuffle = false
@@ -218,7 +220,7 @@ struct PlayCommand: AsyncParsableCommand {
             }
             shown = [number]
         case .language(let language)?:
-            guard let track = tracks.first(where: { SubtitleLanguage.matches($0.language, language) }) else {
+            guard let track = tracks.first(where: { MediaLanguage.matches($0.language, language) }) else {
                 let known = tracks.compactMap(\.language)
                 throw CommandFailure(
                     .badInput,
@@ -254,7 +256,8 @@ struct PlayCommand: AsyncParsableCommand {
                 isConverted: false)
         case .file(let file):
             guard let local else { throw CommandFailure(.other, "no server for \(file.path)") }
-            return try await local.serve(file, contentType: contentType)
+            return try await local.serve(
+                file, contentType: contentType, audio: index == 0 ? self.audio.map(AudioChoice.init) : nil)
         }
     }
 

@@ -58,12 +58,28 @@ public struct ConversionPlan: Sendable, Hashable {
 
     /// Decides for `media`, named `fileName`, on `device`.
     ///
+    /// - Parameter audioStream: the audio stream to keep, by its index in the
+    ///   file (another language, a commentary); `nil` for the file's default.
+    ///   A stream other than the default is chosen at conversion time (a
+    ///   remux that keeps it alone): a receiver given the whole file plays
+    ///   its default sound.
     /// - Throws: ``MediaServerError/Code-swift.struct/unsupportedMedia``
-    ///   when it holds neither video nor sound the device could be given.
-    public init(media: ProbedMedia, fileName: String, device: CastMediaSupport) throws(MediaServerError) {
+    ///   when it holds neither video nor sound the device could be given,
+    ///   or `audioStream` is not one of its audio streams.
+    public init(media: ProbedMedia, fileName: String, device: CastMediaSupport, audioStream: Int? = nil)
+        throws(MediaServerError)
+    {
         self.device = device
         var reasons: [String] = []
-        let kept = (video: device.video.isEmpty ? nil : media.video, audio: media.audio)
+        var audio = media.audio
+        if let audioStream {
+            guard let chosen = media.streams.first(where: { $0.index == audioStream && $0.kind == .audio }) else {
+                throw MediaServerError(.unsupportedMedia, "\(fileName) has no audio stream \(audioStream)")
+            }
+            audio = chosen
+        }
+        let otherSound = audio != media.audio
+        let kept = (video: device.video.isEmpty ? nil : media.video, audio: audio)
         guard kept.video != nil || kept.audio != nil else {
             throw MediaServerError(.unsupportedMedia, "\(fileName) holds no video or sound a \(device.name) could play")
         }
@@ -84,7 +100,7 @@ public struct ConversionPlan: Sendable, Hashable {
             containerPlays = !families.isDisjoint(with: Self.playableContainers)
         }
         let droppedVideo = media.video != nil && kept.video == nil
-        var remuxes = !containerPlays || droppedVideo || videoTranscodes == true
+        var remuxes = !containerPlays || droppedVideo || videoTranscodes == true || otherSound
         var audioTranscodes = kept.audio.map { stream in
             guard device.audio.contains(stream.codec) else {
                 reasons.append("\(Self.codecName(stream.codec)) audio")

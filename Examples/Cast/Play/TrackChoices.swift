@@ -27,10 +27,22 @@ enum SubtitleChoice: Equatable {
     }
 }
 
+/// What `--audio` asks for among the file's sound streams: a language or a number.
+enum AudioChoice: Equatable {
+    /// The first audio stream in this language.
+    case language(String)
+    /// The Nth audio stream, from 1.
+    case number(Int)
+
+    init(_ argument: String) {
+        if let number = Int(argument), number > 0 { self = .number(number) } else { self = .language(argument) }
+    }
+}
+
 /// Languages as files tag them (ISO 639-2, both its bibliographic and
-/// terminology codes) and as Cast's text tracks name them (BCP 47, the
+/// terminology codes) and as Cast's tracks name them (BCP 47, the
 /// two-letter code where there is one).
-enum SubtitleLanguage {
+enum MediaLanguage {
     private static let twoLetter: [String: String] = [
         "eng": "en", "ger": "de", "deu": "de", "fre": "fr", "fra": "fr", "spa": "es", "ita": "it", "por": "pt",
         "dut": "nl", "nld": "nl", "jpn": "ja", "chi": "zh", "zho": "zh", "kor": "ko", "rus": "ru", "pol": "pl",
