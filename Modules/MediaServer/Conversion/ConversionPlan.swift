@@ -58,11 +58,15 @@ public struct ConversionPlan: Sendable, Hashable {
 
     /// Decides for `media`, named `fileName`, on `device`.
     ///
-    /// - Parameter audioStream: the audio stream to keep, by its index in the
-    ///   file (another language, a commentary); `nil` for the file's default.
-    ///   A stream other than the default is chosen at conversion time (a
-    ///   remux that keeps it alone): a receiver given the whole file plays
-    ///   its default sound.
+    /// - Parameters:
+    ///   - media: what ffprobe read of the file.
+    ///   - fileName: the file's name (its extension says the container's type).
+    ///   - device: what the device decodes.
+    ///   - audioStream: the audio stream to keep, by its index in the file
+    ///     (another language, a commentary); `nil` for the file's default. A
+    ///     stream other than the default is chosen at conversion time (a
+    ///     remux that keeps it alone): a receiver given the whole file plays
+    ///     its default sound.
     /// - Throws: ``MediaServerError/Code-swift.struct/unsupportedMedia``
     ///   when it holds neither video nor sound the device could be given,
     ///   or `audioStream` is not one of its audio streams.
