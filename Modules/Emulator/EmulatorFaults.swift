@@ -14,6 +14,14 @@ public struct EmulatorFaults: Sendable, Hashable {
     public var dropsReceiverReplies: Bool
     /// Media whose LOAD fails with LOAD_FAILED (detailed error 104), by `contentUrl` or `contentId`.
     public var failingContentIDs: Set<String>
+    /// Media that stays BUFFERING once loaded, as on a receiver that cannot
+    /// fetch it fast enough, by the end of its `contentUrl` or `contentId`
+    /// (a whole URL, or a file name a server serves under a path of its own).
+    public var stallingContentIDs: Set<String>
+    /// Media that buffers, then ends IDLE with idle reason ERROR, as when a
+    /// receiver's decoder fails on it (the media status's `ERROR` idle
+    /// reason), by the end of its `contentUrl` or `contentId`.
+    public var erroringContentIDs: Set<String>
 
     /// Creates fault settings; the defaults are no faults.
     public init(
@@ -22,7 +30,9 @@ public struct EmulatorFaults: Sendable, Hashable {
         launch: LaunchFault = .none,
         receiverReplyDelay: Duration = .zero,
         dropsReceiverReplies: Bool = false,
-        failingContentIDs: Set<String> = []
+        failingContentIDs: Set<String> = [],
+        stallingContentIDs: Set<String> = [],
+        erroringContentIDs: Set<String> = []
     ) {
         self.isHeartbeatSilenced = isHeartbeatSilenced
         self.deviceAuthentication = deviceAuthentication
@@ -30,6 +40,8 @@ public struct EmulatorFaults: Sendable, Hashable {
         self.receiverReplyDelay = receiverReplyDelay
         self.dropsReceiverReplies = dropsReceiverReplies
         self.failingContentIDs = failingContentIDs
+        self.stallingContentIDs = stallingContentIDs
+        self.erroringContentIDs = erroringContentIDs
     }
 }
 

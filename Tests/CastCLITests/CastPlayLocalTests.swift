@@ -164,6 +164,52 @@ extension CastCommandLineTests {
         }
     }
 
+    /// When the TV does not play, `cast play` says why and what to try, with
+    /// exit code 6: a stall in BUFFERING is loaded again at its position once,
+    /// then given up on; a receiver that never fetched anything is named
+    /// unreachable; IDLE with reason ERROR is a file it cannot decode.
+    @Test func playbackThatFailsEndsWithItsLikelyCause() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fail-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        chmod(folder.path, 0o755)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (stalling, erroring) = (
+            folder.appendingPathComponent("stalling.mp4"), folder.appendingPathComponent("erroring.mp4")
+        )
+        for film in [stalling, erroring] {
+            try Data(repeating: 7, count: 300_000).write(to: film)
+            chmod(film.path, 0o644)
+        }
+        try await Self.withEmulator(fetchesMedia: true) { emulator, device in
+            emulator.faults.stallingContentIDs = ["/stalling.mp4"]
+            emulator.faults.erroringContentIDs = ["/erroring.mp4"]
+            var stalled: Run?
+            let loads = try await Self.mediaRequests("LOAD", to: emulator) {
+                stalled = try await Self.cast("play", stalling.path, "--buffering-timeout", "1", "--device", device)
+            }
+            let stall = try #require(stalled)
+            #expect(stall.status == 6, "\(stall.stderr)")
+            #expect(stall.stderr.contains("still buffering after 1 s: loading it again at 0:00"), "\(stall.stderr)")
+            #expect(stall.stderr.contains("kept buffering at 0:00 for 1 s, even after loading it again"))
+            #expect(loads.count == 2)
+            #expect(loads.last?["media"]?["contentId"] == loads.first?["media"]?["contentId"])
+
+            let error = try await Self.cast("play", erroring.path, "--device", device)
+            #expect(error.status == 6, "\(error.stderr)")
+            #expect(error.stderr.contains("it most likely cannot decode this media"), "\(error.stderr)")
+            #expect(error.stderr.contains("--convert always"))
+        }
+        // A receiver that never fetches (this emulator fetches nothing) and stays buffering.
+        try await Self.withEmulator(fetchesMedia: false) { emulator, device in
+            emulator.faults.stallingContentIDs = ["/stalling.mp4"]
+            let unreachable = try await Self.cast("play", stalling.path, "--buffering-timeout", "1", "--device", device)
+            #expect(unreachable.status == 6, "\(unreachable.stderr)")
+            #expect(
+                unreachable.stderr.contains("never fetched anything from http://127.0.0.1:"), "\(unreachable.stderr)")
+            #expect(unreachable.stderr.contains("can it reach this machine"))
+        }
+    }
+
     /// A film stopped with Ctrl-C resumes there at the next `cast play` (kept in the XDG
     /// state directory), and says so; `--start` still says where.
     @Test func aStoppedFilmResumesWhereItWasStopped() async throws {

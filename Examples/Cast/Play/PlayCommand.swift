@@ -43,6 +43,7 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(help: "While it stays, let the desktop's media keys and controls (MPRIS) control playback.")
     var mpris = false
     @Option(help: "The port local files are served on (default: any free one).") var serverPort = 0
+    @Option(help: .hidden) var bufferingTimeout: Double = 20
     @Option(
         help: """
             Converting local files with ffmpeg: auto (what the device cannot play), always (everything, into MP4), \
@@ -63,6 +64,7 @@ struct PlayCommand: AsyncParsableCommand {
             throw ValidationError("--repeat-mode must be off, all, single or shuffle")
         }
         guard (0...65_535).contains(self.serverPort) else { throw ValidationError("--server-port is 0…65535") }
+        guard self.bufferingTimeout > 0 else { throw ValidationError("--buffering-timeout must be positive") }
     }
 
     func run() async throws {
@@ -112,7 +114,8 @@ struct PlayCommand: AsyncParsableCommand {
                         defer { desktop?.close() }
                         let end = try await PlaybackWatch(
                             media: media, interrupted: interrupted, json: self.options.json,
-                            conversion: Self.conversionLine(converted, server: server)
+                            conversion: Self.conversionLine(converted, server: server), server: server,
+                            bufferingTimeout: .milliseconds(Int(self.bufferingTimeout * 1_000))
                         ).follow(count: items.count)
                         if let (file, positions) = resuming { Self.remember(end, of: file, in: positions) }
                     } else {

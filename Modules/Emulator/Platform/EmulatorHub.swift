@@ -283,6 +283,8 @@ final class EmulatorHub: Sendable {
             guard state.platform.mediaTransportID == message.destinationID else { return nil }
             let unplayable = state.probes.filter { !$0.value.playable }.keys
             state.platform.media.failingContentIDs = state.faults.failingContentIDs.union(unplayable)
+            state.platform.media.stallingContentIDs = state.faults.stallingContentIDs
+            state.platform.media.erroringContentIDs = state.faults.erroringContentIDs
             return state.platform.media.handle(request, now: now)
         }
         guard let outcome else {

@@ -35,6 +35,10 @@ struct MediaPlayer {
 
     /// Content URLs whose LOAD or QUEUE_LOAD fails with LOAD_FAILED (detailed error 104, source not supported).
     var failingContentIDs: Set<String> = []
+    /// Content URLs that stay BUFFERING (``EmulatorFaults/stallingContentIDs``).
+    var stallingContentIDs: Set<String> = []
+    /// Content URLs that end IDLE with ERROR after buffering (``EmulatorFaults/erroringContentIDs``).
+    var erroringContentIDs: Set<String> = []
 
     private var mediaSessionID = 0
     private var nextMediaSessionID = 1
@@ -324,6 +328,12 @@ struct MediaPlayer {
         case .buffering:
             // Buffering takes no time on the media clock: the next tick plays.
             guard now > self.anchor else { return false }
+            let content = self.currentIndex.flatMap { self.items[$0].entry["media"] }.map(Self.contentID(of:)) ?? ""
+            if self.stallingContentIDs.contains(where: content.hasSuffix) { return false }
+            if self.erroringContentIDs.contains(where: content.hasSuffix) {
+                self.endSession(reason: .error)
+                return true
+            }
             self.playerState = self.autoplayAfterBuffering ? .playing : .paused
             self.anchor = now
             self.startDueBreak(now: now)
