@@ -64,11 +64,18 @@ import Testing
     /// Runs `body` with a started emulator and its `--device` argument, in
     /// its turn among the real-time tests: every `cast` run is a process of
     /// its own, and a few of them at once take the machine from a stream.
+    /// With `takesTurn` false, for runs that stream nothing and check no
+    /// timing (playing files on the emulator's player), it runs beside them.
     static func withEmulator(
         applications: [EmulatedApplication] = EmulatedApplication.standard, fetchesMedia: Bool = false,
-        identity: ReceiverIdentity? = nil,
+        identity: ReceiverIdentity? = nil, takesTurn: Bool = true,
         _ body: (CastEmulator, String) async throws -> Void
     ) async throws {
+        guard takesTurn else {
+            return try await Self.runWithEmulator(
+                CastEmulatorConfiguration(identity: identity, applications: applications, fetchesMedia: fetchesMedia),
+                body)
+        }
         try await RealTimeTurns.take(.childProcesses) {
             try await Self.runWithEmulator(
                 CastEmulatorConfiguration(identity: identity, applications: applications, fetchesMedia: fetchesMedia),

@@ -55,7 +55,7 @@ extension CastCommandLineTests {
                 .utf8
         )
         .write(to: folder.appendingPathComponent("Our Film.srt"))
-        try await Self.withEmulator(fetchesMedia: true) { emulator, device in
+        try await Self.withEmulator(fetchesMedia: true, takesTurn: false) { emulator, device in
             var run: Run?
             let loads = try await Self.mediaRequests("LOAD", to: emulator) {
                 run = try await Self.run(
@@ -131,7 +131,7 @@ extension CastCommandLineTests {
             ])
         #expect(made.status == 0, "\(made.stderr)")
         chmod(film.path, 0o644)
-        try await Self.withEmulator(fetchesMedia: true) { emulator, device in
+        try await Self.withEmulator(fetchesMedia: true, takesTurn: false) { emulator, device in
             let (run, load) = try await Self.playUntilItPlays(film, [], on: emulator, device)
             let tracks = try #require(load?["media"]?["tracks"]?.arrayValue)
             #expect(tracks.map { $0["language"]?.stringValue } == ["en", "de", "fr"])
@@ -180,7 +180,7 @@ extension CastCommandLineTests {
             try Data(repeating: 7, count: 300_000).write(to: film)
             chmod(film.path, 0o644)
         }
-        try await Self.withEmulator(fetchesMedia: true) { emulator, device in
+        try await Self.withEmulator(fetchesMedia: true, takesTurn: false) { emulator, device in
             emulator.faults.stallingContentIDs = ["/stalling.mp4"]
             emulator.faults.erroringContentIDs = ["/erroring.mp4"]
             var stalled: Run?
@@ -200,7 +200,7 @@ extension CastCommandLineTests {
             #expect(error.stderr.contains("--convert always"))
         }
         // A receiver that never fetches (this emulator fetches nothing) and stays buffering.
-        try await Self.withEmulator(fetchesMedia: false) { emulator, device in
+        try await Self.withEmulator(fetchesMedia: false, takesTurn: false) { emulator, device in
             emulator.faults.stallingContentIDs = ["/stalling.mp4"]
             let unreachable = try await Self.cast("play", stalling.path, "--buffering-timeout", "1", "--device", device)
             #expect(unreachable.status == 6, "\(unreachable.stderr)")
@@ -223,7 +223,7 @@ extension CastCommandLineTests {
         try Data(repeating: 7, count: 300_000).write(to: film)
         chmod(film.path, 0o644)
         let environment = ["XDG_STATE_HOME": state.path]
-        try await Self.withEmulator(fetchesMedia: true) { emulator, device in
+        try await Self.withEmulator(fetchesMedia: true, takesTurn: false) { emulator, device in
             func play(_ arguments: String...) async throws -> (Run, JSONValue?) {
                 try await Self.playUntilItPlays(film, arguments, on: emulator, device, environment: environment)
             }
@@ -252,7 +252,7 @@ extension CastCommandLineTests {
         }
         let matroska = folder.appendingPathComponent("film.mkv")
         try Data(repeating: 1, count: 10_000).write(to: matroska)
-        try await Self.withEmulator(fetchesMedia: true) { emulator, device in
+        try await Self.withEmulator(fetchesMedia: true, takesTurn: false) { emulator, device in
             var run: Run?
             // film.mkv is in the folder too: refused, by name, before anything loads.
             let queues = try await Self.mediaRequests("QUEUE_LOAD", to: emulator) {
