@@ -142,25 +142,24 @@ extension CastCommandLineTests {
             for line in ["English (en), 1 cues", "Deutsch (de), 1 cues", "Français (fr), 1 cues"] {
                 #expect(run.stderr.contains("subtitles in the file: \(line)"), "\(run.stderr)")
             }
-            let (_, french) = try await Self.playUntilItPlays(film, ["--subtitles", "fr"], on: emulator, device)
+            // French by language, with the one sound stream (English) chosen by language too.
+            let (english, french) = try await Self.playUntilItPlays(
+                film, ["--subtitles", "fr", "--audio", "en"], on: emulator, device)
             #expect(french?["activeTrackIds"] == .array([.integer(3)]))
+            #expect(english.stderr.contains("audio: en"), "\(english.stderr)")
             let (_, first) = try await Self.playUntilItPlays(film, ["--subtitles", "1"], on: emulator, device)
             #expect(first?["activeTrackIds"] == .array([.integer(1)]))
             let (_, none) = try await Self.playUntilItPlays(film, ["--subtitles", "off"], on: emulator, device)
             #expect(none?["activeTrackIds"] == nil)
             #expect(none?["media"]?["tracks"]?.arrayValue?.count == 3)
-            let italian = try await Self.cast("play", film.path, "--subtitles", "it", "--device", device)
-            #expect(italian.status == 9, "\(italian.stderr)")
-            #expect(
-                italian.stderr.contains("no subtitles in that language (there are: en, de, fr)"), "\(italian.stderr)")
-            // Its one sound stream is English: --audio en plays it as it was; de is named as missing.
-            let (english, _) = try await Self.playUntilItPlays(film, ["--audio", "en"], on: emulator, device)
-            #expect(english.stderr.contains("audio: en"), "\(english.stderr)")
-            let noGerman = try await Self.cast("play", film.path, "--audio", "de", "--device", device)
-            #expect(noGerman.status == 9, "\(noGerman.stderr)")
-            #expect(noGerman.stderr.contains("has no sound in that language (there are: en)"), "\(noGerman.stderr)")
-            let third = try await Self.cast("play", film.path, "--audio", "3", "--device", device)
-            #expect(third.stderr.contains("--audio 3: Three Languages.mkv has 1 audio streams"), "\(third.stderr)")
+            let refusedSubtitles = try await Self.cast("play", film.path, "--subtitles", "it", "--device", device)
+            #expect(refusedSubtitles.status == 9, "\(refusedSubtitles.stderr)")
+            #expect(refusedSubtitles.stderr.contains("no subtitles in that language (there are: en, de, fr)"))
+            let refusedSound = try await Self.cast("play", film.path, "--audio", "de", "--device", device)
+            #expect(refusedSound.status == 9, "\(refusedSound.stderr)")
+            #expect(refusedSound.stderr.contains("has no sound in that language (there are: en)"))
+            let refusedNumber = try await Self.cast("play", film.path, "--audio", "3", "--device", device)
+            #expect(refusedNumber.stderr.contains("--audio 3: Three Languages.mkv has 1 audio streams"))
         }
     }
 
