@@ -100,20 +100,54 @@ struct CastTrayCommandTests {
         }
     }
 
+    /// The device goes away while the screen is mirrored to it: `cast screen`
+    /// notices its connection close (it used to stream on into the void),
+    /// the user is told, and the menu offers mirroring again.
+    @Test func aDeviceThatGoesAwayWhileMirroringIsNotified() async throws {
+        try await Self.withTray { host, tray, emulator in
+            let name = try await Self.mirrorTheFirstDevice(&host)
+            let started = try await host.next(within: .seconds(30), "the started notification") {
+                $0["event"] as? String == "notification"
+            }
+            #expect(started["summary"] as? String == "Mirroring the screen to \(name)", "\(started)")
+            #expect(
+                try await waitUntil(within: .seconds(20)) { (emulator.streamingReport?.video?.framesDecoded ?? 0) >= 3 }
+            )
+            await emulator.stop()
+            let ended = try await host.next(within: .seconds(30), "the ended notification") {
+                $0["event"] as? String == "notification"
+            }
+            // The mirroring command notices the connection close and says so; the tray passes it on.
+            #expect(ended["summary"] as? String == "Casting to \(name) failed", "\(ended)")
+            let body = ended["body"] as? String ?? ""
+            #expect(body.contains("lost the connection to") && body.contains("the device went away"), "\(body)")
+            _ = try await host.layout { Self.item($0, "Stop casting")?["enabled"] as? Bool == false }
+            tray.signal(SIGINT)
+            #expect(try await tray.exit(within: .seconds(15)) == 0, "\(tray.stderr.joined(separator: "\n"))")
+        }
+    }
+
+    /// Waits for the tray to register and list a device under "Mirror screen",
+    /// and picks it; the device's name in the menu.
+    private static func mirrorTheFirstDevice(_ host: inout Host) async throws -> String {
+        _ = try await host.next("registered") { $0["event"] as? String == "registered" }
+        let menu = try await host.layout { menu in
+            Self.item(menu, "Mirror screen").map { Self.children($0).contains { $0["enabled"] as? Bool == true } }
+                ?? false
+        }
+        let screen = try #require(Self.item(menu, "Mirror screen"))
+        let target = try #require(Self.children(screen).first)
+        let name = try #require(target["label"] as? String)
+        try await host.click(try #require(target["id"] as? Int))
+        return name
+    }
+
     /// A device that cannot run the mirroring app: the failure is a
     /// notification with the stream's own error, and the menu offers the
     /// device again.
     @Test func aStreamThatFailsIsNotifiedWithItsReason() async throws {
         try await Self.withTray(applications: [EmulatedApplication.defaultMediaReceiver]) { host, tray, _ in
-            _ = try await host.next("registered") { $0["event"] as? String == "registered" }
-            let menu = try await host.layout { menu in
-                Self.item(menu, "Mirror screen").map { Self.children($0).contains { $0["enabled"] as? Bool == true } }
-                    ?? false
-            }
-            let screen = try #require(Self.item(menu, "Mirror screen"))
-            let target = try #require(Self.children(screen).first)
-            let name = try #require(target["label"] as? String)
-            try await host.click(try #require(target["id"] as? Int))
+            let name = try await Self.mirrorTheFirstDevice(&host)
             let failed = try await host.next(within: .seconds(30), "the failure's notification") {
                 $0["event"] as? String == "notification"
             }

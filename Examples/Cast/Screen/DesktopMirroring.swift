@@ -55,11 +55,18 @@ struct DesktopMirroring {
                     + "\(sound == nil ? "" : " with sound"); Ctrl-C stops")
             try capture.start(streamingTo: session)
             try sound?.start(streamingTo: session)
-            let failure = try await self.watch(capture, session, interrupted: interrupted)
+            let failure = try await self.watch(capture, session, link: link, interrupted: interrupted)
             capture.stop()
             sound?.stop()
             let soundFailure = await sound?.finished()
             _ = await capture.finished()
+            // The device went away (its connection closed): nothing to end there, and it is a failure.
+            if case .disconnected(let reason) = await link.connection.currentState {
+                throw CommandFailure(
+                    .connectionFailed,
+                    "lost the connection to \(link.host) while mirroring (\(reason.summary)): the device went away or "
+                        + "was turned off")
+            }
             try await Task.sleep(for: .milliseconds(300))  // the last acknowledgements and statistics
             let final = session.currentStatistics
             if !self.keepsApplication { Output.progress("stopping the mirroring app") }
@@ -69,15 +76,18 @@ struct DesktopMirroring {
         }
     }
 
-    /// Prints statistics every second until the end; the capture's error, if that ended it.
+    /// Prints statistics every second until the end — Ctrl-C, `--seconds`,
+    /// the session or the capture ending, or the device's connection
+    /// closing; the capture's error, if that ended it.
     private func watch(
-        _ capture: ScreenCapture, _ session: RemoteDisplaySession, interrupted: Interruption
+        _ capture: ScreenCapture, _ session: RemoteDisplaySession, link: ReceiverLink, interrupted: Interruption
     ) async throws -> CaptureError? {
         let start = ContinuousClock.now
         var last = (time: start, frames: 0)
         while !interrupted.happened, !capture.hasEnded {
             if let seconds = self.seconds, ContinuousClock.now - start >= .milliseconds(Int(seconds * 1_000)) { break }
             if case .ended = session.state { break }
+            if case .disconnected = await link.connection.currentState { break }
             try await Task.sleep(for: .milliseconds(100))
             let now = ContinuousClock.now
             guard now - last.time >= .seconds(1) else { continue }

@@ -109,6 +109,8 @@ private struct TrayController {
         var current: (process: CastingProcess, generation: Int)?
         var generation = 0
         var quitting = false
+        // Whether the user asked the running stream to stop: one that ends on its own was ended by the device.
+        var stopping = false
         for await input in inputs {
             switch input {
             case .action(.mirrorScreen(let device)), .action(.mirrorWindow(let device)),
@@ -132,11 +134,13 @@ private struct TrayController {
                     await self.notify("Cannot cast to \(device.friendlyName)", "\(error)")
                 }
             case .action(.stopCasting):
+                stopping = current != nil
                 current?.process.stop()
                 await self.context.sessionManager.endSession(stoppingApplication: true)
             case .action(.quit):
                 quitting = true
                 guard let current else { return }
+                stopping = true
                 current.process.stop()  // its end finishes the loop
             case .action(.togglePlayback), .action(.stopMedia):
                 break  // the tray does these itself
@@ -153,11 +157,15 @@ private struct TrayController {
                 let what = running.process.casting
                 var stopped = what
                 stopped.isStarted = true
-                if status == 0 {
+                if status == 0, stopping {
                     await self.notify("Stopped \(stopped.label.prefix(1).lowercased())\(stopped.label.dropFirst())")
+                } else if status == 0 {
+                    await self.notify(
+                        "\(stopped.label) ended", "\(what.deviceName) stopped it, or is no longer on the network.")
                 } else {
                     await self.notify("Casting to \(what.deviceName) failed", reason ?? "exit status \(status)")
                 }
+                stopping = false
                 if quitting { return }
             case .lost(let device, let reason):
                 guard let running = current, running.process.casting.deviceName == device.friendlyName else { continue }
