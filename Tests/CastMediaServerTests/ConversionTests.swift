@@ -4,8 +4,11 @@ import Foundation
 import Testing
 
 /// Files checked with ffprobe and converted with ffmpeg — both real, both
-/// also used as the independent judge of what our server sent.
+/// also used as the independent judge of what our server sent. One at a
+/// time: a test counts this process's conversion folders, which another
+/// conversion running beside it would add to (seen under ThreadSanitizer).
 @Suite(
+    .serialized,
     .timeLimit(.minutes(3)),
     .enabled(if: MediaTools.installed().ffmpeg != nil, "needs ffmpeg and ffprobe (make setup installs them)"))
 struct ConversionTests {
