@@ -17,10 +17,13 @@ public struct EmulatorFaults: Sendable, Hashable {
     /// Media that stays BUFFERING once loaded, as on a receiver that cannot
     /// fetch it fast enough, by the end of its `contentUrl` or `contentId`
     /// (a whole URL, or a file name a server serves under a path of its own).
+    /// A real Chromecast reports BUFFERING so (../shared/conformance
+    /// 034-media-status-chromecast.json); how long it lasts is this fault's.
     public var stallingContentIDs: Set<String>
     /// Media that buffers, then ends IDLE with idle reason ERROR, as when a
-    /// receiver's decoder fails on it (the media status's `ERROR` idle
-    /// reason), by the end of its `contentUrl` or `contentId`.
+    /// receiver's decoder fails on it, by the end of its `contentUrl` or
+    /// `contentId`. The status is the one real receivers send (../shared/conformance
+    /// 041-media-status-chromecast.json, 047-media-status-speaker-group.json).
     public var erroringContentIDs: Set<String>
 
     /// Creates fault settings; the defaults are no faults.
