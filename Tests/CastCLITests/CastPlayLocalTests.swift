@@ -7,7 +7,14 @@ import Testing
 
 /// `cast play` with what is on this machine: files served to an emulator
 /// that fetches what it is told to play, as a receiver does.
-extension CastCommandLineTests {
+///
+/// A suite of its own beside ``CastCommandLineTests``: its runs stream
+/// nothing in real time and take no turn, so they need not wait in that
+/// suite's line for the streaming tests' turns (they were its last 25 s).
+/// One at a time among themselves: several `cast` processes converting
+/// with ffmpeg at once would take the machine from the streaming tests.
+@Suite(.timeLimit(.minutes(10)), .serialized) struct CastPlayLocalTests {
+    typealias Run = CastCommandLineTests.Run
     /// The media-namespace requests of `type` the emulator receives while `body` runs `cast`.
     ///
     /// The process has ended when `body` returns, but the emulator's events may trail it on a
@@ -55,11 +62,11 @@ extension CastCommandLineTests {
                 .utf8
         )
         .write(to: folder.appendingPathComponent("Our Film.srt"))
-        try await Self.withEmulator(fetchesMedia: true, takesTurn: false) { emulator, device in
+        try await CastCommandLineTests.withEmulator(fetchesMedia: true, takesTurn: false) { emulator, device in
             var run: Run?
             let loads = try await Self.mediaRequests("LOAD", to: emulator) {
-                run = try await Self.run(
-                    Self.executable("cast"), ["play", film.path, "--device", device, "--json"],
+                run = try await CastCommandLineTests.run(
+                    CastCommandLineTests.executable("cast"), ["play", film.path, "--device", device, "--json"],
                     interruptAfter: .seconds(60), interruptWhen: { $0.contains("playing 0:0") })
             }
             let result = try #require(run)
@@ -85,8 +92,8 @@ extension CastCommandLineTests {
     ) async throws -> (Run, JSONValue?) {
         var run: Run?
         let loads = try await Self.mediaRequests("LOAD", to: emulator) {
-            run = try await Self.run(
-                Self.executable("cast"), ["play", file.path, "--device", device] + arguments,
+            run = try await CastCommandLineTests.run(
+                CastCommandLineTests.executable("cast"), ["play", file.path, "--device", device] + arguments,
                 interruptAfter: .seconds(60), interruptWhen: { $0.contains("playing ") }, environment: environment)
         }
         let result = try #require(run)
@@ -131,7 +138,7 @@ extension CastCommandLineTests {
             ])
         #expect(made.status == 0, "\(made.stderr)")
         chmod(film.path, 0o644)
-        try await Self.withEmulator(fetchesMedia: true, takesTurn: false) { emulator, device in
+        try await CastCommandLineTests.withEmulator(fetchesMedia: true, takesTurn: false) { emulator, device in
             let (run, load) = try await Self.playUntilItPlays(film, [], on: emulator, device)
             let tracks = try #require(load?["media"]?["tracks"]?.arrayValue)
             #expect(tracks.map { $0["language"]?.stringValue } == ["en", "de", "fr"])
@@ -152,13 +159,16 @@ extension CastCommandLineTests {
             let (_, none) = try await Self.playUntilItPlays(film, ["--subtitles", "off"], on: emulator, device)
             #expect(none?["activeTrackIds"] == nil)
             #expect(none?["media"]?["tracks"]?.arrayValue?.count == 3)
-            let refusedSubtitles = try await Self.cast("play", film.path, "--subtitles", "it", "--device", device)
+            let refusedSubtitles = try await CastCommandLineTests.cast(
+                "play", film.path, "--subtitles", "it", "--device", device)
             #expect(refusedSubtitles.status == 9, "\(refusedSubtitles.stderr)")
             #expect(refusedSubtitles.stderr.contains("no subtitles in that language (there are: en, de, fr)"))
-            let refusedSound = try await Self.cast("play", film.path, "--audio", "de", "--device", device)
+            let refusedSound = try await CastCommandLineTests.cast(
+                "play", film.path, "--audio", "de", "--device", device)
             #expect(refusedSound.status == 9, "\(refusedSound.stderr)")
             #expect(refusedSound.stderr.contains("has no sound in that language (there are: en)"))
-            let refusedNumber = try await Self.cast("play", film.path, "--audio", "3", "--device", device)
+            let refusedNumber = try await CastCommandLineTests.cast(
+                "play", film.path, "--audio", "3", "--device", device)
             #expect(refusedNumber.stderr.contains("--audio 3: Three Languages.mkv has 1 audio streams"))
         }
     }
@@ -179,12 +189,13 @@ extension CastCommandLineTests {
             try Data(repeating: 7, count: 300_000).write(to: film)
             chmod(film.path, 0o644)
         }
-        try await Self.withEmulator(fetchesMedia: true, takesTurn: false) { emulator, device in
+        try await CastCommandLineTests.withEmulator(fetchesMedia: true, takesTurn: false) { emulator, device in
             emulator.faults.stallingContentIDs = ["/stalling.mp4"]
             emulator.faults.erroringContentIDs = ["/erroring.mp4"]
             var stalled: Run?
             let loads = try await Self.mediaRequests("LOAD", to: emulator) {
-                stalled = try await Self.cast("play", stalling.path, "--buffering-timeout", "1", "--device", device)
+                stalled = try await CastCommandLineTests.cast(
+                    "play", stalling.path, "--buffering-timeout", "1", "--device", device)
             }
             let stall = try #require(stalled)
             #expect(stall.status == 6, "\(stall.stderr)")
@@ -193,15 +204,16 @@ extension CastCommandLineTests {
             #expect(loads.count == 2)
             #expect(loads.last?["media"]?["contentId"] == loads.first?["media"]?["contentId"])
 
-            let error = try await Self.cast("play", erroring.path, "--device", device)
+            let error = try await CastCommandLineTests.cast("play", erroring.path, "--device", device)
             #expect(error.status == 6, "\(error.stderr)")
             #expect(error.stderr.contains("it most likely cannot decode this media"), "\(error.stderr)")
             #expect(error.stderr.contains("--convert always"))
         }
         // A receiver that never fetches (this emulator fetches nothing) and stays buffering.
-        try await Self.withEmulator(fetchesMedia: false, takesTurn: false) { emulator, device in
+        try await CastCommandLineTests.withEmulator(fetchesMedia: false, takesTurn: false) { emulator, device in
             emulator.faults.stallingContentIDs = ["/stalling.mp4"]
-            let unreachable = try await Self.cast("play", stalling.path, "--buffering-timeout", "1", "--device", device)
+            let unreachable = try await CastCommandLineTests.cast(
+                "play", stalling.path, "--buffering-timeout", "1", "--device", device)
             #expect(unreachable.status == 6, "\(unreachable.stderr)")
             #expect(
                 unreachable.stderr.contains("never fetched anything from http://127.0.0.1:"), "\(unreachable.stderr)")
@@ -222,7 +234,7 @@ extension CastCommandLineTests {
         try Data(repeating: 7, count: 300_000).write(to: film)
         chmod(film.path, 0o644)
         let environment = ["XDG_STATE_HOME": state.path]
-        try await Self.withEmulator(fetchesMedia: true, takesTurn: false) { emulator, device in
+        try await CastCommandLineTests.withEmulator(fetchesMedia: true, takesTurn: false) { emulator, device in
             func play(_ arguments: String...) async throws -> (Run, JSONValue?) {
                 try await Self.playUntilItPlays(film, arguments, on: emulator, device, environment: environment)
             }
@@ -251,11 +263,12 @@ extension CastCommandLineTests {
         }
         let matroska = folder.appendingPathComponent("film.mkv")
         try Data(repeating: 1, count: 10_000).write(to: matroska)
-        try await Self.withEmulator(fetchesMedia: true, takesTurn: false) { emulator, device in
+        try await CastCommandLineTests.withEmulator(fetchesMedia: true, takesTurn: false) { emulator, device in
             var run: Run?
             // film.mkv is in the folder too: refused, by name, before anything loads.
             let queues = try await Self.mediaRequests("QUEUE_LOAD", to: emulator) {
-                run = try await Self.run(Self.executable("cast"), ["play", folder.path, "--device", device])
+                run = try await CastCommandLineTests.run(
+                    CastCommandLineTests.executable("cast"), ["play", folder.path, "--device", device])
             }
             let refused = try #require(run)
             #expect(refused.status == 9)
@@ -264,8 +277,8 @@ extension CastCommandLineTests {
             try FileManager.default.removeItem(at: matroska)
 
             let queued = try await Self.mediaRequests("QUEUE_LOAD", to: emulator) {
-                run = try await Self.run(
-                    Self.executable("cast"), ["play", folder.path, "--device", device],
+                run = try await CastCommandLineTests.run(
+                    CastCommandLineTests.executable("cast"), ["play", folder.path, "--device", device],
                     interruptAfter: .seconds(60), interruptWhen: { $0.contains("playing ") })
             }
             let played = try #require(run)
@@ -276,7 +289,7 @@ extension CastCommandLineTests {
             }
             #expect(titles == ["track 1", "track 2", "track 10"])
 
-            let missing = try await Self.cast(
+            let missing = try await CastCommandLineTests.cast(
                 "play", folder.appendingPathComponent("nothing.mp4").path, "--device", device)
             #expect(missing.status == 9)
         }
@@ -287,11 +300,11 @@ extension CastCommandLineTests {
         let film = try TestFilm.make("film.mkv", video: TestFilm.hevc, audio: TestFilm.ac3, title: "Test Pattern")
         let folder = film.deletingLastPathComponent()
         defer { try? FileManager.default.removeItem(at: folder) }
-        try await Self.withEmulator(fetchesMedia: true) { emulator, device in
+        try await CastCommandLineTests.withEmulator(fetchesMedia: true) { emulator, device in
             var run: Run?
             let loads = try await Self.mediaRequests("LOAD", to: emulator) {
-                run = try await Self.run(
-                    Self.executable("cast"), ["play", film.path, "--device", device, "--json"],
+                run = try await CastCommandLineTests.run(
+                    CastCommandLineTests.executable("cast"), ["play", film.path, "--device", device, "--json"],
                     interruptAfter: .seconds(60), interruptWhen: { $0.contains("playing 0:0") })
             }
             // The emulator fetched what was converted and plays it.
@@ -310,8 +323,9 @@ extension CastCommandLineTests {
             #expect(duration > 1.9 && duration < 2.2)
 
             // A Chromecast Ultra decodes HEVC: the video is copied, the sound still converted.
-            let ultra = try await Self.run(
-                Self.executable("cast"), ["play", film.path, "--device", device, "--device-model", "Chromecast Ultra"],
+            let ultra = try await CastCommandLineTests.run(
+                CastCommandLineTests.executable("cast"),
+                ["play", film.path, "--device", device, "--device-model", "Chromecast Ultra"],
                 interruptAfter: .seconds(60), interruptWhen: { $0.contains("playing ") })
             #expect(ultra.status == 0, "\(ultra.stderr)")
             #expect(
@@ -325,8 +339,8 @@ extension CastCommandLineTests {
                 atPath: tools.appendingPathComponent("ffprobe").path, withDestinationPath: "/usr/bin/ffprobe")
             var refused: Run?
             let none = try await Self.mediaRequests("LOAD", to: emulator) {
-                refused = try await Self.run(
-                    Self.executable("cast"), ["play", film.path, "--device", device],
+                refused = try await CastCommandLineTests.run(
+                    CastCommandLineTests.executable("cast"), ["play", film.path, "--device", device],
                     environment: ["PATH": tools.path])
             }
             let failure = try #require(refused)
@@ -336,7 +350,7 @@ extension CastCommandLineTests {
                     "film.mkv: a Chromecast cannot play HEVC video, AC-3 audio or the Matroska container; install ffmpeg to convert it"
                 ), "\(failure.stderr)")
             #expect(none.isEmpty)
-            let never = try await Self.cast("play", film.path, "--device", device, "--convert", "never")
+            let never = try await CastCommandLineTests.cast("play", film.path, "--device", device, "--convert", "never")
             #expect(never.status == 9)
             #expect(never.stderr.contains("--convert never was given"))
         }
