@@ -19,14 +19,7 @@ struct TrayCommand: AsyncParsableCommand {
             `cast audio --capture`; notifications say when each starts, stops or fails. Ctrl-C or Quit leaves.
             """)
 
-    @Option(
-        name: [.customLong("device"), .customLong("host")],
-        help: ArgumentHelp(
-            "A device at this address (HOST, HOST:PORT, [IPv6]:PORT), for networks without multicast; repeat.",
-            valueName: "address"))
-    var hosts: [String] = []
-
-    @Flag(help: "Look only at --device addresses; send no multicast.") var noMdns = false
+    @OptionGroup var devices: KnownHostOptions
 
     @Option(help: "The X display to mirror (default: $DISPLAY).") var display: String?
 
@@ -34,24 +27,15 @@ struct TrayCommand: AsyncParsableCommand {
 
     @Flag(name: .shortAndLong, help: "Log what the SDK does (to stderr).") var verbose = false
 
-    func validate() throws {
-        for host in self.hosts where DeviceAddress(host).flatMap({ IPAddress($0.host) }) == nil {
-            throw ValidationError("--device takes HOST, HOST:PORT or [IPv6]:PORT with an IP address, not \(host)")
-        }
-    }
-
     func run() async throws {
         try await self.reportingFailures {
             var options = CastOptions(logger: DeviceOptions.makeLogger(verbose: self.verbose))
             options.discovery = self.discovery.configuration
             options.discovery.scanMode = .passive
-            if self.noMdns { options.discovery.interfaces = .named([]) }
+            self.devices.restrict(&options.discovery)
             let context = CastContext(options: options)
             try await context.start()
-            for host in self.hosts {
-                guard let address = DeviceAddress(host), let ip = IPAddress(address.host) else { continue }
-                await context.discoveryManager.addKnownHost(ip, port: address.port)
-            }
+            await self.devices.add(to: context.discoveryManager)
             let (inputs, input) = AsyncStream.makeStream(of: TrayInput.self)
             // Ctrl-C leaves as Quit does: the stream stopped cleanly first.
             let interruption = Interruption.install { input.yield(.action(.quit)) }

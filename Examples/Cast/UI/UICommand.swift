@@ -21,15 +21,7 @@ struct UICommand: AsyncParsableCommand {
     @Option(help: "The receiver app sessions launch or join (default: the Default Media Receiver).")
     var app = CastApplicationID.defaultMediaReceiver
 
-    // --device, as every command that talks to a device; --host, its earlier name, still works.
-    @Option(
-        name: [.customLong("device"), .customLong("host")],
-        help: ArgumentHelp(
-            "A device at this address (HOST, HOST:PORT, [IPv6]:PORT), for networks without multicast; repeat.",
-            valueName: "address"))
-    var hosts: [String] = []
-
-    @Flag(help: "Look only at --device addresses; send no multicast.") var noMdns = false
+    @OptionGroup var devices: KnownHostOptions
 
     @Flag(help: "Let the desktop's media keys and controls (MPRIS) control the TV too.") var mpris = false
 
@@ -37,24 +29,15 @@ struct UICommand: AsyncParsableCommand {
 
     @Flag(name: .shortAndLong, help: "Log what the SDK does (to stderr).") var verbose = false
 
-    func validate() throws {
-        for host in self.hosts where DeviceAddress(host).flatMap({ IPAddress($0.host) }) == nil {
-            throw ValidationError("--device takes HOST, HOST:PORT or [IPv6]:PORT with an IP address, not \(host)")
-        }
-    }
-
     func run() async throws {
         try await self.reportingFailures {
             var options = CastOptions(
                 receiverApplicationID: self.app, logger: DeviceOptions.makeLogger(verbose: self.verbose))
             options.discovery = self.discovery.configuration
             options.discovery.scanMode = .passive
-            if self.noMdns { options.discovery.interfaces = .named([]) }
+            self.devices.restrict(&options.discovery)
             let context = CastContext(options: options)
-            for host in self.hosts {
-                guard let address = DeviceAddress(host), let ip = IPAddress(address.host) else { continue }
-                await context.discoveryManager.addKnownHost(ip, port: address.port)
-            }
+            await self.devices.add(to: context.discoveryManager)
             let controller = Controller(context: context)
             // The session through the machine's sleep (logind), where there is a system bus.
             let sleep = try? SystemSleepMonitor(sessionManager: context.sessionManager)

@@ -1,0 +1,36 @@
+import ArgumentParser
+import CastKit
+
+/// Devices by address, for networks where multicast does not pass: the
+/// options of the commands that follow every device (`cast ui`, `cast tray`,
+/// `cast speakers`).
+struct KnownHostOptions: ParsableArguments {
+    // --device, as every command that talks to a device; --host, its earlier name, still works.
+    @Option(
+        name: [.customLong("device"), .customLong("host")],
+        help: ArgumentHelp(
+            "A device at this address (HOST, HOST:PORT, [IPv6]:PORT), for networks without multicast; repeat.",
+            valueName: "address"))
+    var hosts: [String] = []
+
+    @Flag(help: "Look only at --device addresses; send no multicast.") var noMdns = false
+
+    func validate() throws {
+        for host in self.hosts where DeviceAddress(host).flatMap({ IPAddress($0.host) }) == nil {
+            throw ValidationError("--device takes HOST, HOST:PORT or [IPv6]:PORT with an IP address, not \(host)")
+        }
+    }
+
+    /// `configuration` on no interface at all with `--no-mdns`.
+    func restrict(_ configuration: inout DiscoveryConfiguration) {
+        if self.noMdns { configuration.interfaces = .named([]) }
+    }
+
+    /// Adds each `--device` to `discovery` as a known host.
+    func add(to discovery: DiscoveryManager) async {
+        for host in self.hosts {
+            guard let address = DeviceAddress(host), let ip = IPAddress(address.host) else { continue }
+            await discovery.addKnownHost(ip, port: address.port)
+        }
+    }
+}
