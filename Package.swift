@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "CastTray", targets: ["CastTray"]),
         .library(name: "CastRemoteDisplay", targets: ["CastRemoteDisplay"]),
         .library(name: "CastCapture", targets: ["CastCapture"]),
+        .library(name: "CastSpeakers", targets: ["CastSpeakers"]),
         .library(name: "CastMediaServer", targets: ["CastMediaServer"]),
         .library(name: "CastEmulator", targets: ["CastEmulator"]),
         .executable(name: "cast", targets: ["cast"]),
@@ -223,6 +224,20 @@ let package = Package(
             path: "Modules/Capture",
             swiftSettings: strictSettings
         ),
+        // Cast devices as the desktop's sound outputs: a sink per device in the
+        // user's sound server (libpulse), streaming while sound reaches it. Its
+        // own product, like CastCapture, whose sound recording it uses.
+        .target(
+            name: "CastSpeakers",
+            dependencies: [
+                "CastCapture", "CastRemoteDisplay", "CastChannels", "CastTransport", "CastDiscovery", "CastCommon",
+                "CastLogging", "CPulse",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Modules/Speakers",
+            swiftSettings: strictSettings
+        ),
         // Serving this machine's files to receivers, on Hummingbird: its own
         // product, so apps that do not serve files never link an HTTP server.
         .target(
@@ -277,8 +292,8 @@ let package = Package(
         .executableTarget(
             name: "cast",
             dependencies: [
-                "CastKit", "CastUI", "CastMPRIS", "CastTray", "CastRemoteDisplay", "CastCapture", "CastMediaServer",
-                "CastEmulator", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "CastKit", "CastUI", "CastMPRIS", "CastTray", "CastRemoteDisplay", "CastCapture", "CastSpeakers",
+                "CastMediaServer", "CastEmulator", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
                 "CastTransport",
@@ -575,6 +590,15 @@ let package = Package(
                 "CXCB", "CYUV", "CPipeWire",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "CastChannels",
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CastSpeakersTests",
+            dependencies: [
+                "CastSpeakers", "CastDiscovery", "CastEmulator", "CastTestSupport", "CastLogging", "CastTransport",
+                "CastChannels", "CastCommon",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

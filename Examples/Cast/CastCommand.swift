@@ -42,6 +42,7 @@ struct CastCommand: AsyncParsableCommand {
             WatchCommand.self,
             UICommand.self,
             TrayCommand.self,
+            SpeakersCommand.self,
             MuteCommand.self,
             MessageCommand.self,
             ScreenCommand.self,

@@ -3,6 +3,7 @@ import CastCapture
 import CastKit
 import CastMediaServer
 import CastRemoteDisplay
+import CastSpeakers
 
 /// Why a command failed, with the process exit code each reason maps to.
 struct CommandFailure: Error, CustomStringConvertible {
@@ -60,6 +61,12 @@ struct CommandFailure: Error, CustomStringConvertible {
             }
         case let error as CaptureError:
             self.init(error.code == .invalidConfiguration ? .badInput : .captureFailed, "\(error)")
+        case let error as SpeakersError:
+            switch error.code {
+            case .soundServerUnavailable: self.init(.captureFailed, "\(error)")
+            case .invalidConfiguration: self.init(.badInput, "\(error)")
+            default: self.init(.other, "\(error)")
+            }
         case let error as MediaServerError:
             self.init([.unreadableFile, .probeFailed].contains(error.code) ? .badInput : .other, "\(error)")
         case let error as SubtitleError:

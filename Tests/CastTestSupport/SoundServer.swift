@@ -1,13 +1,14 @@
-import CastTestSupport
-import Foundation
+public import Foundation
 
 /// A real PulseAudio daemon for a test: its own socket and runtime
 /// directory, one null sink (`cast_test`) as the default sink, nothing
-/// else loaded; stopped when the test is done.
-final class SoundServer: Sendable {
-    let directory: URL
-    let daemon: DaemonProcess
-    var server: String { "unix:\(self.directory.path)/native" }
+/// else loaded; stopped when the test is done. Shared by the capture and
+/// speakers tests.
+public final class SoundServer: Sendable {
+    public let directory: URL
+    public let daemon: DaemonProcess
+    /// The server's address for libpulse (`PULSE_SERVER`, `pactl --server`).
+    public var server: String { "unix:\(self.directory.path)/native" }
 
     private init(directory: URL, daemon: DaemonProcess) {
         self.directory = directory
@@ -15,7 +16,7 @@ final class SoundServer: Sendable {
     }
 
     /// Starts the daemon and waits for its socket.
-    static func start() async throws -> SoundServer {
+    public static func start() async throws -> SoundServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cast-pulse-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let daemon = try DaemonProcess(
@@ -35,8 +36,10 @@ final class SoundServer: Sendable {
         return SoundServer(directory: directory, daemon: daemon)
     }
 
-    /// Plays `seconds` of a sine at `frequency` Hz and `amplitude` (0…1) into the null sink, in the background.
-    func playTone(frequency: Double, amplitude: Float, seconds: Double) throws -> DaemonProcess {
+    /// Plays `seconds` of a sine at `frequency` Hz and `amplitude` (0…1) into `sink`, in the background.
+    public func playTone(
+        frequency: Double, amplitude: Float, seconds: Double, into sink: String = "cast_test"
+    ) throws -> DaemonProcess {
         // One second of the sine, repeated (seamless for a whole number of hertz):
         // no per-sample work for the whole length
         // (which takes a sanitizer build seconds of CPU).
@@ -56,13 +59,13 @@ final class SoundServer: Sendable {
         return try DaemonProcess(
             "pacat",
             [
-                "--server=\(self.server)", "--device=cast_test", "--format=float32le", "--rate=48000",
+                "--server=\(self.server)", "--device=\(sink)", "--format=float32le", "--rate=48000",
                 "--channels=2", "--latency-msec=250", "--raw", file.path,
             ])
     }
 
     /// Runs `body` with a server that is stopped afterwards.
-    static func with<Result>(_ body: (SoundServer) async throws -> Result) async throws -> Result {
+    public static func with<Result>(_ body: (SoundServer) async throws -> Result) async throws -> Result {
         let server = try await Self.start()
         do {
             let result = try await body(server)
@@ -75,7 +78,7 @@ final class SoundServer: Sendable {
     }
 
     /// Stops the daemon and removes its directory.
-    func stop() async {
+    public func stop() async {
         await self.daemon.stop()
         try? FileManager.default.removeItem(at: self.directory)
     }

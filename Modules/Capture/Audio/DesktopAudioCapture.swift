@@ -22,7 +22,7 @@ public final class DesktopAudioCapture: Sendable {
     public let configuration: DesktopAudioConfiguration
     private let stream: NIOLockedValueBox<RecordStream?>
     private let control = NIOLockedValueBox(
-        (stopping: false, statistics: DesktopAudioStatistics()))
+        (stopping: false, statistics: DesktopAudioStatistics(), gain: Float(1)))
     private let completion = CaptureCompletion()
     private let chunkFrames: Int
 
@@ -38,6 +38,19 @@ public final class DesktopAudioCapture: Sendable {
             try RecordStream(
                 server: configuration.server, device: configuration.device ?? "@DEFAULT_MONITOR@",
                 chunkBytes: self.chunkFrames * Self.channelCount * MemoryLayout<Float>.size))
+    }
+
+    /// A linear gain applied to the sound as it is recorded; 1 (the
+    /// default) leaves it as the server delivers it, 0 silences it.
+    /// Changeable while recording, from the next chunk.
+    ///
+    /// A sink's monitor delivers the sound after the sink's volume (both
+    /// PulseAudio and PipeWire's pulse server do): to send what apps play
+    /// whatever the sink's volume, set the inverse of the sink's linear
+    /// volume (`pa_sw_volume_to_linear`).
+    public var gain: Float {
+        get { self.control.withLockedValue { $0.gain } }
+        set { self.control.withLockedValue { $0.gain = max(0, newValue.isFinite ? newValue : 0) } }
     }
 
     /// What the capture recorded so far.
@@ -101,7 +114,11 @@ public final class DesktopAudioCapture: Sendable {
             let latency = stream.latency
             let pts = HostTime.now.advanced(by: .zero - latency - chunk)
             if case .ended = session.state { return nil }
-            if self.control.withLockedValue({ $0.stopping }) { return nil }
+            let (stopping, gain) = self.control.withLockedValue { ($0.stopping, $0.gain) }
+            if stopping { return nil }
+            if gain != 1 {
+                for index in samples.indices { samples[index] *= gain }
+            }
             do {
                 _ = try input.enqueue(interleaved: samples, pts: pts)
             } catch {

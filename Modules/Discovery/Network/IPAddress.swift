@@ -27,6 +27,13 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether this is an IPv4 address (connections try these first: most
+    /// devices answer on IPv4 and IPv6 link-local needs its zone).
+    public var isV4: Bool {
+        if case .v4 = self { return true }
+        return false
+    }
+
     /// The address as text: `192.168.1.20`, `fd00::20`, `fe80::1%eth0`.
     public var description: String {
         switch self {

@@ -458,11 +458,3 @@ public actor SessionManager {
         }
     }
 }
-
-extension IPAddress {
-    /// Whether this is an IPv4 address.
-    fileprivate var isV4: Bool {
-        if case .v4 = self { return true }
-        return false
-    }
-}

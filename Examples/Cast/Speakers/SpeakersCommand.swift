@@ -1,0 +1,74 @@
+import ArgumentParser
+import CastKit
+import CastSpeakers
+
+/// `cast speakers`: every Cast speaker, group and TV as one of this
+/// computer's sound outputs (``CastSpeakers``), until Ctrl-C.
+struct SpeakersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "speakers",
+        abstract: "Cast speakers, speaker groups and TVs as this computer's sound outputs, until Ctrl-C.",
+        discussion: """
+            Each device discovery finds gets a sink in the sound server (PulseAudio, or PipeWire's pulse server) \
+            named after it, listed by the desktop's sound settings beside the computer's own outputs. Sound played \
+            into a sink goes to its device over Cast Streaming, a few hundred milliseconds behind; after --grace \
+            seconds of silence the device is let go. The sinks are removed when the command ends.
+            """)
+
+    @OptionGroup var devices: KnownHostOptions
+    @Option(
+        name: .customLong("only"),
+        help: ArgumentHelp("Only the device with this name or id (repeat for more; default: every device with sound).")
+    )
+    var only: [String] = []
+    @Option(help: "The sound server (default: libpulse's choice, e.g. the user's PipeWire or PulseAudio).")
+    var audioServer: String?
+    @Option(help: "Seconds of silence after which a device is let go.") var grace: Double = 15
+    @Option(help: "Opus bitrate, kbit/s.") var bitrate = 128
+    @Option(help: "Target playout delay, milliseconds.") var delay = 400
+    @OptionGroup(title: "Discovery") var discovery: DiscoveryOptions
+    @Flag(name: .shortAndLong, help: "Log what the SDK does (to stderr).") var verbose = false
+
+    func validate() throws {
+        guard (1...3_600).contains(self.grace) else { throw ValidationError("--grace must be 1…3600 seconds") }
+        guard (6...510).contains(self.bitrate) else { throw ValidationError("--bitrate must be 6…510 kbit/s") }
+        guard (1...5_000).contains(self.delay) else { throw ValidationError("--delay must be 1…5000 ms") }
+    }
+
+    func run() async throws {
+        try await self.reportingFailures {
+            let logger = DeviceOptions.makeLogger(verbose: self.verbose)
+            let only = Set(self.only.map { $0.lowercased() })
+            let speakers = try CastSpeakers(
+                configuration: CastSpeakersConfiguration(
+                    soundServer: self.audioServer, gracePeriod: .milliseconds(Int(self.grace * 1_000)),
+                    bitrate: self.bitrate * 1_000, targetDelay: .milliseconds(self.delay),
+                    includes: { device in
+                        // A device named with --device is wanted even before its records say it has sound.
+                        (device.source == .knownHost || device.capabilities.contains(.audioOut))
+                            && (only.isEmpty || only.contains(device.friendlyName.lowercased())
+                                || only.contains(device.id.lowercased()))
+                    }),
+                logger: logger)
+            var configuration = self.discovery.configuration
+            self.devices.restrict(&configuration)
+            let discovery = DiscoveryManager(configuration: configuration, logger: logger)
+            let found = discovery.events()
+            try await discovery.start()
+            await self.devices.add(to: discovery)
+            let events = speakers.events()
+            let printing = Task {
+                for await event in events { Output.progress("\(event)") }
+            }
+            let running = Task { try await speakers.run(following: found) }
+            let interruption = Interruption.install { running.cancel() }
+            Output.progress("cast speakers: a sound output for each Cast device found; Ctrl-C ends")
+            let result = await running.result
+            withExtendedLifetime(interruption) {}
+            await discovery.stop()
+            printing.cancel()
+            try result.get()
+            Output.progress("the sinks are removed")
+        }
+    }
+}

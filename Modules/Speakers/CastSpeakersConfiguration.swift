@@ -1,0 +1,54 @@
+public import CastDiscovery
+public import CastTransport
+
+/// How ``CastSpeakers`` makes sinks and streams to them.
+public struct CastSpeakersConfiguration: Sendable {
+    /// The sound server, e.g. `unix:/run/user/1000/pulse/native`; `nil`
+    /// uses libpulse's default (`PULSE_SERVER`, then the user's server).
+    public var soundServer: String?
+    /// How long a silent sink keeps its device's stream: a pause between
+    /// songs keeps it, a desktop gone quiet ends it. 1 s…1 h; default 15 s.
+    public var gracePeriod: Duration
+    /// The Opus bitrate, bit/s. 6 000…510 000; default 128 000.
+    public var bitrate: Int
+    /// How long after capture the devices play the sound. Default 400 ms.
+    public var targetDelay: Duration
+    /// Which devices get a sink; default every device with a sound output
+    /// (`CastDeviceCapabilities.audioOut`), speaker groups included.
+    public var includes: @Sendable (CastDevice) -> Bool
+    /// The connections' settings (device authentication among them).
+    public var connection: CastConnectionConfiguration
+    /// The clock the grace period runs on.
+    public var clock: any Clock<Duration>
+
+    /// Creates a configuration.
+    public init(
+        soundServer: String? = nil, gracePeriod: Duration = .seconds(15), bitrate: Int = 128_000,
+        targetDelay: Duration = .milliseconds(400),
+        includes: @escaping @Sendable (CastDevice) -> Bool = { $0.capabilities.contains(.audioOut) },
+        connection: CastConnectionConfiguration = CastConnectionConfiguration(),
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        self.soundServer = soundServer
+        self.gracePeriod = gracePeriod
+        self.bitrate = bitrate
+        self.targetDelay = targetDelay
+        self.includes = includes
+        self.connection = connection
+        self.clock = clock
+    }
+
+    /// Checks the ranges.
+    func validate() throws(SpeakersError) {
+        guard self.gracePeriod >= .seconds(1), self.gracePeriod <= .seconds(3_600) else {
+            throw SpeakersError(.invalidConfiguration, "a grace period of \(self.gracePeriod) is outside 1 s…1 h")
+        }
+        guard (6_000...510_000).contains(self.bitrate) else {
+            throw SpeakersError(
+                .invalidConfiguration, "an Opus bitrate of \(self.bitrate) bit/s is outside 6…510 kbit/s")
+        }
+        guard self.targetDelay > .zero, self.targetDelay <= .seconds(5) else {
+            throw SpeakersError(.invalidConfiguration, "a target delay of \(self.targetDelay) is outside 0…5 s")
+        }
+    }
+}

@@ -1,0 +1,192 @@
+import CastChannels
+import CastCommon
+import CastDiscovery
+import CastEmulator
+import CastLogging
+import CastTestSupport
+import CastTransport
+import Foundation
+import NIOConcurrencyHelpers
+import Testing
+
+@testable import CastSpeakers
+
+/// The speakers end to end: a real PulseAudio daemon, two emulated Nest
+/// speakers found by "discovery", a tone played into one sink with
+/// `pacat` — decoded by that speaker at its pitch and level, nothing
+/// reaching the other — silence ending the stream after the grace period,
+/// and every sink gone at the end, as `pactl` sees it.
+@Suite(.timeLimit(.minutes(3)), .serialized) struct CastSpeakersTests {
+    static let quiet = CastLogger(filter: CastLogFilter(minimumLevel: .none))
+
+    static func speaker(_ emulator: CastEmulator, id: String, name: String) throws -> CastDevice {
+        CastDevice(
+            id: id, friendlyName: name, modelName: "Google Nest Mini", capabilities: [.audioOut],
+            addresses: [try #require(IPAddress("127.0.0.1"))], port: emulator.port)
+    }
+
+    static func sinkNames(_ sound: SoundServer) async throws -> [String] {
+        let output = try await CommandOutput.of(["pactl", "--server=\(sound.server)", "list", "sinks", "short"])
+        #expect(output.status == 0, "\(output.stderr)")
+        return output.stdout.split(separator: "\n").compactMap { $0.split(separator: "\t").dropFirst().first }
+            .map(String.init)
+    }
+
+    @Test func aToneIntoOneSinkReachesOnlyItsSpeakerAndSilenceEndsTheStream() async throws {
+        try await RealTimeTurns.take(.thisProcess) {
+            try await SoundServer.with { sound in
+                let kitchen = try CastEmulator(
+                    configuration: CastEmulatorConfiguration(profile: .nestSpeaker), logger: Self.quiet)
+                let den = try CastEmulator(
+                    configuration: CastEmulatorConfiguration(profile: .nestSpeaker), logger: Self.quiet)
+                try await kitchen.start()
+                try await den.start()
+                do {
+                    try await Self.playToOneOf(kitchen, den, sound)
+                } catch {
+                    await kitchen.stop()
+                    await den.stop()
+                    throw error
+                }
+                await kitchen.stop()
+                await den.stop()
+            }
+        }
+    }
+
+    private static func playToOneOf(_ kitchen: CastEmulator, _ den: CastEmulator, _ sound: SoundServer) async throws {
+        let speakers = try CastSpeakers(
+            configuration: CastSpeakersConfiguration(
+                soundServer: sound.server, gracePeriod: .seconds(1),
+                connection: CastConnectionConfiguration(deviceAuthentication: .off)),
+            logger: Self.quiet)
+        let events = speakers.events()
+        let (discovery, found) = AsyncStream.makeStream(of: DiscoveryEvent.self)
+        let running = Task { try await speakers.run(following: discovery) }
+        let kitchenDevice = try Self.speaker(kitchen, id: "0123abcd-kitchen", name: "Kitchen")
+        let denDevice = try Self.speaker(den, id: "4567ef01-den", name: "Den")
+        found.yield(.found(kitchenDevice))
+        found.yield(.found(denDevice))
+        let added = await collect(events, count: 2, within: .seconds(10)) { event -> String? in
+            if case .sinkAdded(let sink, _) = event { return sink }
+            return nil
+        }
+        #expect(Set(added) == ["cast.0123abcd-kitchen", "cast.4567ef01-den"])
+        let listed = try await Self.sinkNames(sound)
+        #expect(listed.contains("cast.0123abcd-kitchen") && listed.contains("cast.4567ef01-den"), "\(listed)")
+
+        let tone = DecodedTone(from: kitchen)
+        let playing = try sound.playTone(frequency: 1_000, amplitude: 0.5, seconds: 40, into: "cast.0123abcd-kitchen")
+        let started = await first(events, within: .seconds(20)) { event in
+            if case .streamStarted("Kitchen", _) = event { return true }
+            return false
+        }
+        #expect(started != nil, "no stream started when the tone reached the kitchen's sink")
+        let decodedEnough = try await waitUntil(within: .seconds(30)) { tone.count >= 48_000 * 2 }
+        #expect(decodedEnough, "\(tone.count) samples decoded in 30 s")
+        print("speakers: \(tone.frequency) Hz at \(tone.level) dBFS on the kitchen speaker")
+        #expect(abs(tone.frequency - 1_000) < 5, "\(tone.frequency) Hz")
+        // A 0.5 sine is −9.0 dBFS RMS; the null sink passes it at 100 % and Opus keeps it.
+        #expect(abs(tone.level - -9.03) < 1, "\(tone.level) dBFS")
+        #expect(den.streamingReport == nil, "sound reached the den's speaker")
+
+        try await Self.volumeFollowsBothWays(kitchen, sound, tone)
+
+        await playing.stop()
+        let stopped = await first(events, within: .seconds(20)) { event in
+            if case .streamStopped("Kitchen") = event { return true }
+            return false
+        }
+        #expect(stopped != nil, "the stream did not stop after the grace period of silence")
+
+        found.yield(.lost(denDevice, reason: .goodbye))
+        let removed = await first(events, within: .seconds(10)) { event in
+            if case .sinkRemoved("cast.4567ef01-den", _) = event { return true }
+            return false
+        }
+        #expect(removed != nil)
+        #expect(try await !Self.sinkNames(sound).contains("cast.4567ef01-den"))
+
+        found.finish()
+        try await running.value
+        let left = try await Self.sinkNames(sound)
+        #expect(left == ["cast_test"], "\(left)")
+    }
+
+    /// While the kitchen streams: the sink's volume reaches the device, the
+    /// device's (set by another sender, as its own buttons or a phone would)
+    /// reaches the sink, and the sound arrives at its level whatever the
+    /// sink's volume (the monitor records after it; the capture undoes it).
+    private static func volumeFollowsBothWays(
+        _ kitchen: CastEmulator, _ sound: SoundServer, _ tone: DecodedTone
+    ) async throws {
+        let sink = "cast.0123abcd-kitchen"
+        // The device started at 100 %: the sink took it.
+        #expect(try await Self.pactl(sound, "get-sink-volume", sink).contains("100%"))
+        let remote = CastConnection(
+            host: "127.0.0.1", port: kitchen.port,
+            configuration: CastConnectionConfiguration(deviceAuthentication: .off), logger: Self.quiet)
+        try await remote.connect()
+        let controller = ReceiverChannel()
+        do {
+            try await remote.openVirtualConnection(to: CastEndpointID.receiverPlatform)
+            controller.attach(to: remote, destinationID: CastEndpointID.receiverPlatform, logger: Self.quiet)
+            let deviceVolumes = controller.events()
+            _ = try await Self.pactl(sound, "set-sink-volume", sink, "30%")
+            let followed = await first(deviceVolumes, within: .seconds(10)) { event in
+                guard case .volumeChanged(let volume) = event, let level = volume.level else { return false }
+                return abs(level - 0.3) < 0.01
+            }
+            #expect(followed != nil, "the device did not follow the sink to 30 %")
+
+            let sinks = try SoundServerConnection(server: sound.server)
+            defer { sinks.close() }
+            _ = try await controller.setVolume(0.8)
+            let sinkFollowed = await first(sinks.events, within: .seconds(10)) { event in
+                guard case .sinkChanged(let changed) = event, changed.name == sink else { return false }
+                return abs(changed.volume - 0.8) < 0.01
+            }
+            #expect(sinkFollowed != nil, "the sink did not follow the device to 80 %")
+            #expect(try await Self.pactl(sound, "get-sink-volume", sink).contains("80%"))
+            // The device has had a second of sound sent since: at 80 % the monitor is 5.8 dB down.
+            let decoded = tone.count
+            #expect(try await waitUntil(within: .seconds(20)) { tone.count >= decoded + 48_000 * 3 / 2 })
+            print("speakers: \(tone.level) dBFS with the sink at 80 %")
+            #expect(abs(tone.level - -9.03) < 1, "\(tone.level) dBFS with the sink at 80 %")
+        } catch {
+            controller.detach()
+            await remote.close()
+            throw error
+        }
+        controller.detach()
+        await remote.close()
+    }
+
+    static func pactl(_ sound: SoundServer, _ arguments: String...) async throws -> String {
+        let output = try await CommandOutput.of(["pactl", "--server=\(sound.server)"] + arguments)
+        #expect(output.status == 0, "pactl \(arguments): \(output.stderr)")
+        return output.stdout
+    }
+
+    @Test func sinksAPreviousRunLeftAreRemovedAndTheSoundServerMustExist() async throws {
+        try await SoundServer.with { sound in
+            let connection = try SoundServerConnection(server: sound.server)
+            _ = try connection.loadNullSink(name: "cast.left-behind", description: "Left behind")
+            connection.close()
+            #expect(try await Self.sinkNames(sound).contains("cast.left-behind"))
+            _ = try CastSpeakers(
+                configuration: CastSpeakersConfiguration(soundServer: sound.server), logger: Self.quiet)
+            #expect(try await Self.sinkNames(sound) == ["cast_test"])
+        }
+        let error = #expect(throws: SpeakersError.self) {
+            _ = try CastSpeakers(
+                configuration: CastSpeakersConfiguration(soundServer: "unix:/nonexistent/cast-test/native"),
+                logger: Self.quiet)
+        }
+        #expect(error?.code == .soundServerUnavailable)
+        let invalid = #expect(throws: SpeakersError.self) {
+            _ = try CastSpeakers(configuration: CastSpeakersConfiguration(gracePeriod: .zero), logger: Self.quiet)
+        }
+        #expect(invalid?.code == .invalidConfiguration)
+    }
+}
