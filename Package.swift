@@ -597,7 +597,7 @@ let package = Package(
             name: "CastSpeakersTests",
             dependencies: [
                 "CastSpeakers", "CastDiscovery", "CastEmulator", "CastTestSupport", "CastLogging", "CastTransport",
-                "CastChannels", "CastCommon",
+                "CastChannels", "CastCommon", "CastRemoteDisplay",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strictSettings

@@ -66,20 +66,29 @@ public final class CastSpeakers: Sendable {
         self.broadcaster.subscribe()
     }
 
-    /// The sinks made so far, by device id: their names.
-    public var sinkNames: [String: String] {
-        self.outputs.withLockedValue { $0.mapValues { $0.output.sinkName } }
+    /// The names of the sinks made so far.
+    public var sinkNames: [String] {
+        self.outputs.withLockedValue { $0.values.map(\.output.sinkName).sorted() }
     }
 
     /// The sink name for a device: `cast.` and its id, in the characters a sink name may hold.
     public static func sinkName(for device: CastDevice) -> String {
-        let allowed = device.id.lowercased().map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" }
-        return Self.sinkPrefix + String(allowed)
+        Self.sinkPrefix + Self.sinkNameCharacters(device.id)
+    }
+
+    /// The sink name for a group: `cast.group.` and its name, in the characters a sink name may hold.
+    public static func sinkName(for group: CastSpeakersGroup) -> String {
+        Self.sinkPrefix + "group." + Self.sinkNameCharacters(group.name)
+    }
+
+    private static func sinkNameCharacters(_ text: String) -> String {
+        String(text.lowercased().map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") ? $0 : "_" })
     }
 
     /// Follows `discovery`: a sink for each device that appears and passes
-    /// ``CastSpeakersConfiguration/includes``, removed when it goes, each
-    /// streaming while sound reaches it. Returns when `discovery` ends or
+    /// ``CastSpeakersConfiguration/includes``, removed when it goes, and one
+    /// for each of ``CastSpeakersConfiguration/groups`` while any of its
+    /// members is present; each streams while sound reaches it. Returns when `discovery` ends or
     /// the task is cancelled, after removing every sink and ending every
     /// stream. It runs once: the connection to the sound server closes at the end.
     ///
@@ -117,13 +126,9 @@ public final class CastSpeakers: Sendable {
                 for await event in discovery {
                     switch event {
                     case .found(let device), .updated(let device, _):
-                        if self.configuration.includes(device) {
-                            self.add(device)
-                        } else {
-                            await self.remove(deviceID: device.id)
-                        }
+                        await self.deviceAppeared(device)
                     case .lost(let device, _):
-                        await self.remove(deviceID: device.id)
+                        await self.deviceLeft(device.id)
                     }
                 }
             }
@@ -131,8 +136,8 @@ public final class CastSpeakers: Sendable {
             _ = await group.next()
             group.cancelAll()
         }
-        for deviceID in self.outputs.withLockedValue({ Array($0.keys) }) {
-            await self.remove(deviceID: deviceID)
+        for key in self.outputs.withLockedValue({ Array($0.keys) }) {
+            await self.removeOutput(key)
         }
         self.server.close()
         if let reason = lost.withLockedValue({ $0 }) {
@@ -140,19 +145,66 @@ public final class CastSpeakers: Sendable {
         }
     }
 
-    private func add(_ device: CastDevice) {
-        guard !self.outputs.withLockedValue({ $0.keys.contains(device.id) }) else { return }
-        let name = Self.sinkName(for: device)
+    /// A device appeared or changed: its own sink (when ``CastSpeakersConfiguration/includes``
+    /// takes it) and its place in each group that names it.
+    private func deviceAppeared(_ device: CastDevice) async {
+        if self.configuration.includes(device) {
+            if self.output(Self.deviceKey(device.id)) == nil {
+                self.addOutput(
+                    key: Self.deviceKey(device.id), label: device.friendlyName, members: [device], isGroup: false,
+                    sinkName: Self.sinkName(for: device))
+            }
+        } else {
+            await self.removeOutput(Self.deviceKey(device.id))
+        }
+        for group in self.configuration.groups {
+            let key = Self.groupKey(group)
+            if group.includes(device) {
+                if let output = self.output(key) {
+                    await output.add(device)
+                } else {
+                    self.addOutput(
+                        key: key, label: group.name, members: [device], isGroup: true,
+                        sinkName: Self.sinkName(for: group))
+                }
+            } else if let output = self.output(key) {
+                await self.leave(output, key: key, deviceID: device.id)
+            }
+        }
+    }
+
+    /// A device went away: its sink goes, and so does a group's whose last member it was.
+    private func deviceLeft(_ deviceID: String) async {
+        await self.removeOutput(Self.deviceKey(deviceID))
+        for group in self.configuration.groups {
+            let key = Self.groupKey(group)
+            if let output = self.output(key) { await self.leave(output, key: key, deviceID: deviceID) }
+        }
+    }
+
+    private func leave(_ output: SpeakerOutput, key: String, deviceID: String) async {
+        await output.remove(deviceID: deviceID)
+        if await output.memberCount == 0 { await self.removeOutput(key) }
+    }
+
+    private static func deviceKey(_ id: String) -> String { "device:\(id)" }
+    private static func groupKey(_ group: CastSpeakersGroup) -> String { "group:\(group.name)" }
+
+    private func output(_ key: String) -> SpeakerOutput? {
+        self.outputs.withLockedValue { $0[key]?.output }
+    }
+
+    private func addOutput(key: String, label: String, members: [CastDevice], isGroup: Bool, sinkName name: String) {
         let module: UInt32
         do {
-            module = try self.server.loadNullSink(name: name, description: device.friendlyName)
+            module = try self.server.loadNullSink(name: name, description: label)
         } catch {
-            self.log.error("no sink for \(device.friendlyName): \(error)")
+            self.log.error("no sink for \(label): \(error)")
             return
         }
         let output = SpeakerOutput(
-            device: device, sinkName: name, module: module, configuration: self.configuration,
-            events: self.broadcaster, logger: self.logger,
+            label: label, members: members, isGroup: isGroup, sinkName: name, module: module,
+            configuration: self.configuration, events: self.broadcaster, logger: self.logger,
             sinkControl: SpeakerOutput.SinkControl(
                 setVolume: { [server = self.server] volume throws(SpeakersError) in
                     try server.setVolume(volume, ofSink: name)
@@ -161,16 +213,16 @@ public final class CastSpeakers: Sendable {
                 }
             ))
         let task = Task { await output.run() }
-        self.outputs.withLockedValue { $0[device.id] = (output, task) }
-        self.log.info("sink \(name) for \(device.friendlyName)")
-        self.broadcaster.yield(.sinkAdded(sink: name, device: device.friendlyName))
+        self.outputs.withLockedValue { $0[key] = (output, task) }
+        self.log.info("sink \(name) for \(label)")
+        self.broadcaster.yield(.sinkAdded(sink: name, device: label))
     }
 
-    private func remove(deviceID: String) async {
-        guard let (output, task) = self.outputs.withLockedValue({ $0.removeValue(forKey: deviceID) }) else { return }
+    private func removeOutput(_ key: String) async {
+        guard let (output, task) = self.outputs.withLockedValue({ $0.removeValue(forKey: key) }) else { return }
         output.demand.finish()
         await task.value
         try? self.server.unloadModule(output.module)
-        self.broadcaster.yield(.sinkRemoved(sink: output.sinkName, device: output.device.friendlyName))
+        self.broadcaster.yield(.sinkRemoved(sink: output.sinkName, device: output.label))
     }
 }

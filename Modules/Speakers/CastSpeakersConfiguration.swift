@@ -16,6 +16,9 @@ public struct CastSpeakersConfiguration: Sendable {
     /// Which devices get a sink; default every device with a sound output
     /// (`CastDeviceCapabilities.audioOut`), speaker groups included.
     public var includes: @Sendable (CastDevice) -> Bool
+    /// Groups of devices, each a sink of its own that plays to all its
+    /// members present at once (besides each member's own sink).
+    public var groups: [CastSpeakersGroup]
     /// The connections' settings (device authentication among them).
     public var connection: CastConnectionConfiguration
     /// The clock the grace period runs on.
@@ -26,6 +29,7 @@ public struct CastSpeakersConfiguration: Sendable {
         soundServer: String? = nil, gracePeriod: Duration = .seconds(15), bitrate: Int = 128_000,
         targetDelay: Duration = .milliseconds(400),
         includes: @escaping @Sendable (CastDevice) -> Bool = { $0.capabilities.contains(.audioOut) },
+        groups: [CastSpeakersGroup] = [],
         connection: CastConnectionConfiguration = CastConnectionConfiguration(),
         clock: any Clock<Duration> = ContinuousClock()
     ) {
@@ -34,6 +38,7 @@ public struct CastSpeakersConfiguration: Sendable {
         self.bitrate = bitrate
         self.targetDelay = targetDelay
         self.includes = includes
+        self.groups = groups
         self.connection = connection
         self.clock = clock
     }
@@ -49,6 +54,13 @@ public struct CastSpeakersConfiguration: Sendable {
         }
         guard self.targetDelay > .zero, self.targetDelay <= .seconds(5) else {
             throw SpeakersError(.invalidConfiguration, "a target delay of \(self.targetDelay) is outside 0…5 s")
+        }
+        for group in self.groups where group.name.isEmpty || group.members.isEmpty {
+            throw SpeakersError(.invalidConfiguration, "a group needs a name and members: \(group)")
+        }
+        let names = self.groups.map { CastSpeakers.sinkName(for: $0) }
+        guard Set(names).count == names.count else {
+            throw SpeakersError(.invalidConfiguration, "two groups would share a sink name: \(names)")
         }
     }
 }

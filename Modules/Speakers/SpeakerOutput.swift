@@ -1,20 +1,25 @@
+import CastCapture
 import CastChannels
 import CastCommon
 import CastDiscovery
 import CastLogging
 import Logging
 
-/// One device's sink and, while sound reaches it, its stream: the sink's
-/// state drives ``StreamDemand``, whose changes start and stop the stream.
-/// A stream that ends by itself, or fails to start, while sound still
-/// reaches the sink is started again a second later (on the configured
-/// clock).
+/// One sink and, while sound reaches it, its streams: to its device, or —
+/// for a group's sink — to each member present. The sink's state drives
+/// ``StreamDemand``, whose changes start and stop them. One recording of
+/// the sink's monitor feeds every member's session with the same capture
+/// times, so members given the same target delay play each sample at the
+/// same moment; a member that fails, ends by itself or goes away is left
+/// out while the others play on, and is tried again a second later (on the
+/// configured clock) while sound still reaches the sink.
 ///
-/// While it streams, the sink's volume and mute and the device's follow
-/// each other (``VolumeLink``; the device's win when the stream starts).
-/// The sink's monitor records the sound after the sink's volume, so the
-/// recording is given the inverse gain: the device receives what apps
-/// play and applies the volume itself, once.
+/// A device's own sink follows its volume and mute both ways
+/// (``VolumeLink``; the device's win when the stream starts). The monitor
+/// records after the sink's volume, so that recording gets the inverse
+/// gain: the device receives what apps play and applies the volume itself,
+/// once. A group's sink has no device volume to follow: its volume is the
+/// group's, applied in the sound every member receives.
 actor SpeakerOutput {
     /// Sets the sink's volume and mute.
     struct SinkControl: Sendable {
@@ -22,33 +27,42 @@ actor SpeakerOutput {
         let setMuted: @Sendable (Bool) throws(SpeakersError) -> Void
     }
 
-    let device: CastDevice
+    /// What the events call the sink: the device's name, or the group's.
+    let label: String
     let sinkName: String
     let module: UInt32
+    let isGroup: Bool
     let demand: StreamDemand
     private let configuration: CastSpeakersConfiguration
     private let events: EventBroadcaster<CastSpeakersEvent>
     private let logger: CastLogger
     private let sinkControl: SinkControl
     private let log: Logger
-    private var stream: SpeakerStream?
-    private var watcher: Task<Void, Never>?
+    /// The devices the sink plays to that are present now, by id.
+    private var members: [String: CastDevice]
+    private var sessions: [String: DeviceSession] = [:]
+    private var watchers: [String: Task<Void, Never>] = [:]
+    private var retries: [String: Task<Void, Never>] = [:]
+    private var capture: DesktopAudioCapture?
     private var volumeWatcher: Task<Void, Never>?
-    private var retry: Task<Void, Never>?
+    private var aligner: Task<Void, Never>?
     private var volume = VolumeLink()
     private var mute = VolumeLink()
     private var lastSink: SoundServerSink?
     private nonisolated let sinkReports: AsyncStream<SoundServerSink>
     private nonisolated let sinkReporter: AsyncStream<SoundServerSink>.Continuation
 
-    /// How long after a stream ended or failed it is tried again.
+    /// How long after a member's stream ended or failed it is tried again.
     static let retryDelay = Duration.seconds(1)
 
     init(
-        device: CastDevice, sinkName: String, module: UInt32, configuration: CastSpeakersConfiguration,
-        events: EventBroadcaster<CastSpeakersEvent>, logger: CastLogger, sinkControl: SinkControl
+        label: String, members: [CastDevice], isGroup: Bool, sinkName: String, module: UInt32,
+        configuration: CastSpeakersConfiguration, events: EventBroadcaster<CastSpeakersEvent>, logger: CastLogger,
+        sinkControl: SinkControl
     ) {
-        self.device = device
+        self.label = label
+        self.members = Dictionary(members.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+        self.isGroup = isGroup
         self.sinkName = sinkName
         self.module = module
         self.configuration = configuration
@@ -66,7 +80,7 @@ actor SpeakerOutput {
         self.sinkReporter.yield(sink)
     }
 
-    /// Follows the demand and the sink's reports until the demand finishes, then stops any stream.
+    /// Follows the demand and the sink's reports until the demand finishes, then stops every stream.
     func run() async {
         let reports = Task {
             for await sink in self.sinkReports { await self.sinkReported(sink) }
@@ -76,7 +90,7 @@ actor SpeakerOutput {
                 await self.start()
             } else {
                 await self.stop()
-                self.events.yield(.streamStopped(device: self.device.friendlyName))
+                self.events.yield(.streamStopped(device: self.label))
             }
         }
         self.sinkReporter.finish()
@@ -84,43 +98,241 @@ actor SpeakerOutput {
         await self.stop()
     }
 
-    private func sinkReported(_ sink: SoundServerSink) async {
-        self.lastSink = sink
-        guard let stream = self.stream else { return }
-        stream.capture.gain = Self.gain(undoing: sink)
-        await self.apply(
-            volume: self.volume.sinkReported(sink.volume), mute: self.mute.sinkReported(sink.isMuted ? 1 : 0), stream)
+    /// Whether any member streams now.
+    var isStreaming: Bool { !self.sessions.isEmpty }
+
+    /// How many of the sink's devices are present.
+    var memberCount: Int { self.members.count }
+
+    /// A member came (or came back): it joins the sound at once while the sink plays.
+    func add(_ device: CastDevice) async {
+        self.members[device.id] = device
+        guard self.demand.isWanted, self.sessions[device.id] == nil, self.retries[device.id] == nil else { return }
+        await self.startMembers([device])
     }
 
-    private func deviceReported(_ volume: ReceiverVolume, _ stream: SpeakerStream) async {
-        guard self.stream === stream else { return }
+    /// A member went away: its stream ends; the others play on.
+    func remove(deviceID: String) async {
+        self.members[deviceID] = nil
+        self.retries.removeValue(forKey: deviceID)?.cancel()
+        await self.stopMember(deviceID)
+    }
+
+    // MARK: Streams
+
+    private func start() async {
+        guard self.sessions.isEmpty, self.demand.isWanted else { return }
+        await self.startMembers(Array(self.members.values))
+    }
+
+    /// Starts `devices`' sessions side by side, then feeds each that started.
+    private func startMembers(_ devices: [CastDevice]) async {
+        let configuration = self.configuration
+        let logger = self.logger
+        let started = await withTaskGroup(of: (CastDevice, Result<DeviceSession, SpeakersError>).self) { group in
+            for device in devices {
+                group.addTask {
+                    do throws(SpeakersError) {
+                        let session = try await DeviceSession.start(
+                            to: device, configuration: configuration, logger: logger)
+                        return (device, .success(session))
+                    } catch {
+                        return (device, .failure(error))
+                    }
+                }
+            }
+            var results: [(CastDevice, Result<DeviceSession, SpeakersError>)] = []
+            for await result in group { results.append(result) }
+            return results
+        }
+        for (device, result) in started {
+            switch result {
+            case .success(let session):
+                guard self.demand.isWanted, self.members[device.id] != nil, self.sessions[device.id] == nil else {
+                    await session.stop()
+                    continue
+                }
+                do {
+                    try self.feed(session)
+                } catch {
+                    await session.stop()
+                    self.events.yield(.streamFailed(device: device.friendlyName, reason: "\(error)"))
+                    self.scheduleRetry(device.id)
+                    continue
+                }
+                self.sessions[device.id] = session
+                self.events.yield(.streamStarted(device: device.friendlyName, application: session.audio.applicationID))
+                self.watchers[device.id] = Task { [weak self] in
+                    for await state in session.audio.session.stateUpdates() where state != .active { break }
+                    await self?.memberEnded(session)
+                }
+                if self.isGroup {
+                    self.startAligning()
+                } else {
+                    await self.followVolume(of: session)
+                }
+            case .failure(let error):
+                self.events.yield(.streamFailed(device: device.friendlyName, reason: "\(error)"))
+                self.scheduleRetry(device.id)
+            }
+        }
+    }
+
+    /// Adds `session` to the running recording of the sink's monitor, or starts one.
+    private func feed(_ session: DeviceSession) throws(SpeakersError) {
+        if let capture = self.capture, !capture.hasEnded {
+            do {
+                try capture.add(session.audio.session)
+                return
+            } catch {
+                throw SpeakersError(.streamFailed, "the recording of \(self.sinkName) refused it: \(error)")
+            }
+        }
+        do {
+            let capture = try DesktopAudioCapture(
+                configuration: DesktopAudioConfiguration(
+                    server: self.configuration.soundServer, device: "\(self.sinkName).monitor"))
+            if !self.isGroup, let sink = self.lastSink { capture.gain = Self.gain(undoing: sink) }
+            try capture.start(streamingTo: [session.audio.session] + self.sessions.values.map(\.audio.session))
+            self.capture = capture
+        } catch {
+            throw SpeakersError(.streamFailed, "cannot record \(self.sinkName): \(error)")
+        }
+    }
+
+    private func memberEnded(_ ended: DeviceSession) async {
+        let id = ended.device.id
+        guard self.sessions[id] === ended else { return }
+        let reason = ended.endReason ?? "the session ended"
+        await self.stopMember(id)
+        self.events.yield(.streamEnded(device: ended.device.friendlyName, reason: reason))
+        self.scheduleRetry(id)
+    }
+
+    private func stopMember(_ id: String) async {
+        self.watchers.removeValue(forKey: id)?.cancel()
+        guard let session = self.sessions.removeValue(forKey: id) else { return }
+        self.capture?.remove(session.audio.session)
+        if !self.isGroup {
+            self.volumeWatcher?.cancel()
+            self.volumeWatcher = nil
+        }
+        if self.sessions.isEmpty {
+            self.capture?.stop()
+            self.capture = nil
+        }
+        await session.stop()
+    }
+
+    private func scheduleRetry(_ id: String) {
+        guard self.demand.isWanted, self.members[id] != nil, self.retries[id] == nil else { return }
+        self.retries[id] = Task { [clock = self.configuration.clock] in
+            do {
+                try await clock.sleep(for: Self.retryDelay)
+            } catch {
+                return
+            }
+            await self.retried(id)
+        }
+    }
+
+    private func retried(_ id: String) async {
+        self.retries[id] = nil
+        guard self.demand.isWanted, self.sessions[id] == nil, let device = self.members[id] else { return }
+        await self.startMembers([device])
+    }
+
+    private func stop() async {
+        for retry in self.retries.values { retry.cancel() }
+        self.retries = [:]
+        self.aligner?.cancel()
+        self.aligner = nil
+        self.capture?.stop()
+        self.capture = nil
+        for id in Array(self.sessions.keys) { await self.stopMember(id) }
+    }
+
+    // MARK: Playing in step (a group's sink)
+
+    /// Reads the members' round trips every ``PlayoutAlignment/interval``
+    /// and gives each the target delay that plays it with the others.
+    private func startAligning() {
+        guard self.aligner == nil else { return }
+        self.aligner = Task { [clock = self.configuration.clock] in
+            while !Task.isCancelled {
+                do {
+                    try await clock.sleep(for: PlayoutAlignment.interval)
+                } catch {
+                    return
+                }
+                self.align()
+            }
+        }
+    }
+
+    private func align() {
+        let roundTrips = self.sessions.compactMapValues { $0.audio.session.currentStatistics.minimumRoundTripTime }
+        let delays = PlayoutAlignment.targetDelays(base: self.configuration.targetDelay, roundTrips: roundTrips)
+        for (id, delay) in delays {
+            guard let session = self.sessions[id]?.audio.session,
+                PlayoutAlignment.isWorthChanging(session.targetDelay, to: delay)
+            else { continue }
+            session.targetDelay = delay
+        }
+    }
+
+    // MARK: Volume (a device's own sink)
+
+    private func followVolume(of session: DeviceSession) async {
+        self.volume = VolumeLink()
+        self.mute = VolumeLink()
+        let deviceEvents = session.receiver.events()
+        self.volumeWatcher = Task { [weak self] in
+            for await case .volumeChanged(let volume) in deviceEvents {
+                await self?.deviceReported(volume, session)
+            }
+        }
+        // The sink as last reported, then the device: the device's volume wins at the start.
+        if let sink = self.lastSink { await self.sinkReported(sink) }
+        if let volume = session.receiver.status?.volume { await self.deviceReported(volume, session) }
+    }
+
+    private func sinkReported(_ sink: SoundServerSink) async {
+        self.lastSink = sink
+        guard !self.isGroup, let session = self.sessions.values.first else { return }
+        self.capture?.gain = Self.gain(undoing: sink)
+        await self.apply(
+            volume: self.volume.sinkReported(sink.volume), mute: self.mute.sinkReported(sink.isMuted ? 1 : 0), session)
+    }
+
+    private func deviceReported(_ volume: ReceiverVolume, _ session: DeviceSession) async {
+        guard self.sessions[session.device.id] === session else { return }
         let fixed = volume.controlType == .fixed
         if fixed, !self.volume.isFixed {
-            self.log.notice(
-                "\(self.device.friendlyName) has a fixed volume: its sink stays at 100 % and only the mute follows")
+            self.log.notice("\(self.label) has a fixed volume: its sink stays at 100 % and only the mute follows")
         }
         self.volume.isFixed = fixed
         await self.apply(
             volume: volume.level.map { self.volume.deviceReported($0) } ?? [],
-            mute: volume.isMuted.map { self.mute.deviceReported($0 ? 1 : 0) } ?? [], stream)
+            mute: volume.isMuted.map { self.mute.deviceReported($0 ? 1 : 0) } ?? [], session)
     }
 
-    private func apply(volume: [VolumeLink.Step], mute: [VolumeLink.Step], _ stream: SpeakerStream) async {
+    private func apply(volume: [VolumeLink.Step], mute: [VolumeLink.Step], _ session: DeviceSession) async {
         do {
             for step in volume {
                 switch step {
                 case .setSink(let level): try self.sinkControl.setVolume(level)
-                case .setDevice(let level): try await stream.receiver.setVolume(level)
+                case .setDevice(let level): try await session.receiver.setVolume(level)
                 }
             }
             for step in mute {
                 switch step {
                 case .setSink(let muted): try self.sinkControl.setMuted(muted >= 0.5)
-                case .setDevice(let muted): try await stream.receiver.setMuted(muted >= 0.5)
+                case .setDevice(let muted): try await session.receiver.setMuted(muted >= 0.5)
                 }
             }
         } catch {
-            self.log.warning("the volume of \(self.device.friendlyName) could not follow: \(error)")
+            self.log.warning("the volume of \(self.label) could not follow: \(error)")
         }
     }
 
@@ -128,85 +340,5 @@ actor SpeakerOutput {
     static func gain(undoing sink: SoundServerSink) -> Float {
         // Below −80 dB the sound is as good as silent: sent as silence, not amplified noise.
         sink.amplitude > 0.000_1 ? Float(1 / sink.amplitude) : 0
-    }
-
-    /// Whether a stream runs now.
-    var isStreaming: Bool { self.stream != nil }
-
-    private func start() async {
-        guard self.stream == nil, self.demand.isWanted else { return }
-        self.retry?.cancel()
-        self.retry = nil
-        do {
-            let stream = try await SpeakerStream.start(
-                to: self.device, recording: "\(self.sinkName).monitor", configuration: self.configuration,
-                logger: self.logger)
-            guard self.demand.isWanted, self.stream == nil else {
-                await stream.stop()
-                return
-            }
-            self.stream = stream
-            self.volume = VolumeLink()
-            self.mute = VolumeLink()
-            self.events.yield(
-                .streamStarted(device: self.device.friendlyName, application: stream.audio.applicationID))
-            self.watcher = Task { [weak self] in
-                for await state in stream.audio.session.stateUpdates() where state != .active { break }
-                await self?.streamEnded(stream)
-            }
-            let deviceEvents = stream.receiver.events()
-            self.volumeWatcher = Task { [weak self] in
-                for await case .volumeChanged(let volume) in deviceEvents {
-                    await self?.deviceReported(volume, stream)
-                }
-            }
-            // The sink as last reported, then the device: the device's volume wins at the start.
-            if let sink = self.lastSink { await self.sinkReported(sink) }
-            if let volume = stream.receiver.status?.volume { await self.deviceReported(volume, stream) }
-        } catch {
-            self.events.yield(.streamFailed(device: self.device.friendlyName, reason: "\(error)"))
-            self.scheduleRetry()
-        }
-    }
-
-    private func streamEnded(_ ended: SpeakerStream) async {
-        guard self.stream === ended else { return }
-        let reason = ended.endReason ?? "the session ended"
-        self.stream = nil
-        self.watcher = nil
-        self.volumeWatcher?.cancel()
-        self.volumeWatcher = nil
-        await ended.stop()
-        self.events.yield(.streamEnded(device: self.device.friendlyName, reason: reason))
-        self.scheduleRetry()
-    }
-
-    private func scheduleRetry() {
-        guard self.demand.isWanted, self.retry == nil else { return }
-        self.retry = Task { [clock = self.configuration.clock] in
-            do {
-                try await clock.sleep(for: Self.retryDelay)
-            } catch {
-                return
-            }
-            await self.retried()
-        }
-    }
-
-    private func retried() async {
-        self.retry = nil
-        await self.start()
-    }
-
-    private func stop() async {
-        self.retry?.cancel()
-        self.retry = nil
-        self.watcher?.cancel()
-        self.watcher = nil
-        self.volumeWatcher?.cancel()
-        self.volumeWatcher = nil
-        guard let stream = self.stream else { return }
-        self.stream = nil
-        await stream.stop()
     }
 }

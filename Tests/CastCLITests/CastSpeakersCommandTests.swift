@@ -47,5 +47,8 @@ import Testing
         let grace = try await CastCommandLineTests.cast("speakers", "--grace", "0")
         #expect(grace.status != 0)
         #expect(grace.stderr.contains("--grace must be 1…3600 seconds"), "\(grace.stderr)")
+        let group = try await CastCommandLineTests.cast("speakers", "--group", "Both")
+        #expect(group.status != 0)
+        #expect(group.stderr.contains("--group takes NAME=DEVICE,DEVICE,…, not Both"), "\(group.stderr)")
     }
 }

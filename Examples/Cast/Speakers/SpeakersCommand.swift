@@ -21,6 +21,12 @@ struct SpeakersCommand: AsyncParsableCommand {
         help: ArgumentHelp("Only the device with this name or id (repeat for more; default: every device with sound).")
     )
     var only: [String] = []
+    @Option(
+        name: .customLong("group"),
+        help: ArgumentHelp(
+            "A sink that plays to several devices at once, in step: NAME=DEVICE,DEVICE,… (names or ids; repeat).",
+            valueName: "group"))
+    var groups: [String] = []
     @Option(help: "The sound server (default: libpulse's choice, e.g. the user's PipeWire or PulseAudio).")
     var audioServer: String?
     @Option(help: "Seconds of silence after which a device is let go.") var grace: Double = 15
@@ -30,9 +36,22 @@ struct SpeakersCommand: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Log what the SDK does (to stderr).") var verbose = false
 
     func validate() throws {
+        _ = try self.speakerGroups()
         guard (1...3_600).contains(self.grace) else { throw ValidationError("--grace must be 1…3600 seconds") }
         guard (6...510).contains(self.bitrate) else { throw ValidationError("--bitrate must be 6…510 kbit/s") }
         guard (1...5_000).contains(self.delay) else { throw ValidationError("--delay must be 1…5000 ms") }
+    }
+
+    /// `--group NAME=A,B` as groups.
+    func speakerGroups() throws -> [CastSpeakersGroup] {
+        try self.groups.map { text in
+            let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+            let members = parts.count == 2 ? parts[1].split(separator: ",").map(String.init) : []
+            guard parts.count == 2, !parts[0].isEmpty, !members.isEmpty else {
+                throw ValidationError("--group takes NAME=DEVICE,DEVICE,…, not \(text)")
+            }
+            return CastSpeakersGroup(name: parts[0], members: members)
+        }
     }
 
     func run() async throws {
@@ -48,7 +67,8 @@ struct SpeakersCommand: AsyncParsableCommand {
                         (device.source == .knownHost || device.capabilities.contains(.audioOut))
                             && (only.isEmpty || only.contains(device.friendlyName.lowercased())
                                 || only.contains(device.id.lowercased()))
-                    }),
+                    },
+                    groups: try self.speakerGroups()),
                 logger: logger)
             var configuration = self.discovery.configuration
             self.devices.restrict(&configuration)

@@ -24,6 +24,8 @@ public final class DesktopAudioCapture: Sendable {
     private let control = NIOLockedValueBox(
         (stopping: false, statistics: DesktopAudioStatistics(), gain: Float(1)))
     private let completion = CaptureCompletion()
+    /// The sessions the recording feeds.
+    private let targets = NIOLockedValueBox([RemoteDisplaySession]())
     private let chunkFrames: Int
 
     /// Connects to the sound server and opens the recording stream.
@@ -62,7 +64,23 @@ public final class DesktopAudioCapture: Sendable {
     /// - Throws: ``CaptureError/Code-swift.struct/invalidConfiguration`` when
     ///   already started or when the session has no audio stream.
     public func start(streamingTo session: RemoteDisplaySession) throws(CaptureError) {
-        guard session.audioQueue != nil else { throw CaptureError(.invalidConfiguration, "the session sends no audio") }
+        try self.start(streamingTo: [session])
+    }
+
+    /// Starts recording into every one of `sessions` on a thread of its own:
+    /// each chunk is queued to each session with the same capture time, so
+    /// receivers given the same target delay play it at the same moment
+    /// (several speakers as one). A session that ends, or refuses the sound,
+    /// is left out and the others go on; recording ends at ``stop()``, when
+    /// every session has gone, or when the server goes away.
+    ///
+    /// - Throws: ``CaptureError/Code-swift.struct/invalidConfiguration`` when
+    ///   already started, when `sessions` is empty, or when one has no audio stream.
+    public func start(streamingTo sessions: [RemoteDisplaySession]) throws(CaptureError) {
+        guard !sessions.isEmpty else { throw CaptureError(.invalidConfiguration, "no session to send the sound to") }
+        guard sessions.allSatisfy({ $0.audioQueue != nil }) else {
+            throw CaptureError(.invalidConfiguration, "the session sends no audio")
+        }
         guard
             let stream = self.stream.withLockedValue({ stream in
                 defer { stream = nil }
@@ -71,9 +89,27 @@ public final class DesktopAudioCapture: Sendable {
         else {
             throw CaptureError(.invalidConfiguration, "this capture was already started")
         }
+        self.targets.withLockedValue { $0 = sessions }
         Thread.start(named: "cast.audio-in") { [self] in
-            self.completion.finish(self.run(stream, into: session))
+            self.completion.finish(self.run(stream))
         }
+    }
+
+    /// Adds `session` to those a running capture feeds, from the next chunk on.
+    ///
+    /// - Throws: ``CaptureError/Code-swift.struct/invalidConfiguration`` when
+    ///   the session has no audio stream or the capture has ended.
+    public func add(_ session: RemoteDisplaySession) throws(CaptureError) {
+        guard session.audioQueue != nil else { throw CaptureError(.invalidConfiguration, "the session sends no audio") }
+        guard !self.hasEnded else { throw CaptureError(.invalidConfiguration, "this capture has ended") }
+        self.targets.withLockedValue { targets in
+            if !targets.contains(where: { $0 === session }) { targets.append(session) }
+        }
+    }
+
+    /// Stops feeding `session`; the others go on.
+    public func remove(_ session: RemoteDisplaySession) {
+        self.targets.withLockedValue { $0.removeAll { $0 === session } }
     }
 
     /// Stops recording at once: nothing more is queued, and ``finished()``
@@ -92,15 +128,12 @@ public final class DesktopAudioCapture: Sendable {
         await self.completion.wait()
     }
 
-    private func run(_ stream: RecordStream, into session: RemoteDisplaySession) -> CaptureError? {
-        var input: AudioInput
-        do {
-            input = try session.makeAudioInput(sourceSampleRate: Self.sampleRate, sourceChannelCount: Self.channelCount)
-        } catch {
-            return CaptureError(.invalidConfiguration, "the session sends no audio", cause: error)
-        }
+    private func run(_ stream: RecordStream) -> CaptureError? {
+        // Each session's input, made on this thread when the session joins.
+        var feeds: [ObjectIdentifier: SessionFeed] = [:]
         var samples = [Float](repeating: 0, count: self.chunkFrames * Self.channelCount)
         let chunk = Duration.seconds(1) * self.chunkFrames / Self.sampleRate
+        var lastRefusal: (any Error)?
         while !self.control.withLockedValue({ $0.stopping }) {
             let failure = samples.withUnsafeMutableBytes { bytes -> CaptureError? in
                 do throws(CaptureError) {
@@ -113,24 +146,62 @@ public final class DesktopAudioCapture: Sendable {
             if let failure { return failure }
             let latency = stream.latency
             let pts = HostTime.now.advanced(by: .zero - latency - chunk)
-            if case .ended = session.state { return nil }
             let (stopping, gain) = self.control.withLockedValue { ($0.stopping, $0.gain) }
             if stopping { return nil }
             if gain != 1 {
                 for index in samples.indices { samples[index] *= gain }
             }
-            do {
-                _ = try input.enqueue(interleaved: samples, pts: pts)
-            } catch {
-                return CaptureError(.captureFailed, "the session refused the sound", cause: error)
+            // Sessions that ended, or were removed, are left out; new ones get an input.
+            let sessions = self.targets.withLockedValue { targets in
+                targets.removeAll { if case .ended = $0.state { true } else { false } }
+                return targets
             }
-            session.audioWasQueued()
+            let current = Set(sessions.map(ObjectIdentifier.init))
+            feeds = feeds.filter { current.contains($0.key) }
+            for session in sessions where feeds[ObjectIdentifier(session)] == nil {
+                do {
+                    feeds[ObjectIdentifier(session)] = SessionFeed(
+                        session: session,
+                        input: try session.makeAudioInput(
+                            sourceSampleRate: Self.sampleRate, sourceChannelCount: Self.channelCount))
+                } catch {
+                    lastRefusal = error
+                    self.remove(session)
+                }
+            }
+            guard !feeds.isEmpty else {
+                guard let lastRefusal else { return nil }
+                return CaptureError(.captureFailed, "the session refused the sound", cause: lastRefusal)
+            }
+            for (id, feed) in feeds {
+                do {
+                    _ = try feed.input.enqueue(interleaved: samples, pts: pts)
+                    feed.session.audioWasQueued()
+                } catch {
+                    // Refused (it ended meanwhile): the others go on.
+                    lastRefusal = error
+                    feeds[id] = nil
+                    self.remove(feed.session)
+                }
+            }
             self.control.withLockedValue {
                 $0.statistics.framesCaptured += self.chunkFrames
                 $0.statistics.recordingLatency = latency
             }
         }
         return nil
+    }
+}
+
+/// One session the recording feeds and its input (which cannot be copied,
+/// so it lives in a box the recording thread alone touches).
+private final class SessionFeed {
+    let session: RemoteDisplaySession
+    var input: AudioInput
+
+    init(session: RemoteDisplaySession, input: consuming AudioInput) {
+        self.session = session
+        self.input = input
     }
 }
 

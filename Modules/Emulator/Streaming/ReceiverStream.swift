@@ -224,6 +224,7 @@ package final class ReceiverStream: @unchecked Sendable {
         let decodedAt = HostTime.now
         if self.latencies.count < Self.latencySampleLimit { self.latencies.append(capture.duration(to: decodedAt)) }
         if let playout = self.playoutTime(ofCapture: capture) {
+            if self.kind == .audio { self.observer.soundPlayout?(capture, playout) }
             if playout < now { self.report.framesLate += 1 }
             self.playoutOffsetSum += capture.duration(to: playout)
             self.report.meanPlayoutOffset = self.playoutOffsetSum / self.report.framesDecoded

@@ -202,9 +202,15 @@ final class StreamingReceiver: Sendable {
     }
 
     private func send(_ replies: [(ByteBuffer, SocketAddress)]) {
-        for (buffer, address) in replies {
-            self.channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
+        guard !replies.isEmpty else { return }
+        let delay = self.state.withLockedValue { $0.link.impairment.returnDelay }
+        let write: @Sendable () -> Void = {
+            for (buffer, address) in replies {
+                self.channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
+            }
         }
+        guard delay > .zero else { return write() }
+        self.channel.eventLoop.scheduleTask(in: TimeAmount(delay), write)
     }
 }
 

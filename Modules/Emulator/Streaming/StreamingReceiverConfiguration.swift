@@ -154,7 +154,8 @@ public struct StreamingReceiverConfiguration: Sendable {
 
 /// Impairment the emulator applies to datagrams from the sender, with a
 /// seeded random generator so a run repeats: loss (random and in bursts),
-/// reordering, delay with jitter, and a bandwidth cap with a bounded queue.
+/// reordering, delay with jitter, and a bandwidth cap with a bounded queue;
+/// and a delay of what it sends back (the way back of a longer link).
 /// This host's kernel has no `netem`; the emulator plays the network.
 public struct NetworkImpairment: Sendable, Hashable {
     /// Probability that a datagram starts a loss, 0…1.
@@ -174,12 +175,16 @@ public struct NetworkImpairment: Sendable, Hashable {
     public var queueLimit: Duration
     /// Seed of the random generator.
     public var seed: UInt64
+    /// Fixed delay of the receiver's own datagrams (RTCP feedback) on their
+    /// way back: with ``delay``, a link longer both ways, as real ones are;
+    /// ``delay`` alone is a one-way, asymmetric one.
+    public var returnDelay: Duration
 
     /// Creates an impairment; the default impairs nothing.
     public init(
         lossRate: Double = 0, burstLength: Int = 1, reorderRate: Double = 0, delay: Duration = .zero,
         jitter: Duration = .zero, bandwidthLimit: Int? = nil, queueLimit: Duration = .milliseconds(250),
-        seed: UInt64 = 1
+        seed: UInt64 = 1, returnDelay: Duration = .zero
     ) {
         self.lossRate = lossRate
         self.burstLength = burstLength
@@ -189,6 +194,7 @@ public struct NetworkImpairment: Sendable, Hashable {
         self.bandwidthLimit = bandwidthLimit
         self.queueLimit = queueLimit
         self.seed = seed
+        self.returnDelay = returnDelay
     }
 }
 
@@ -198,6 +204,15 @@ package struct DecodedMediaObserver: Sendable {
     package var picture: (@Sendable (HostTime?, VPXDecoder.Picture) -> Void)?
     /// Decoded sound, interleaved, with its channel count and capture time.
     package var sound: (@Sendable (HostTime?, [Float], Int) -> Void)?
+    /// A decoded sound frame's capture time (the sender's, through the last
+    /// Sender Report) and when this receiver plays it (its clock): the
+    /// capture time moved by the measured clock offset, plus the playout
+    /// delay — Open Screen's receiver_impl.cc estimates a frame's capture
+    /// time the same way (the last report's reference time, plus the
+    /// smoothed offset arrival − reference time, plus the RTP delta) and
+    /// plays it the target delay after. What several devices fed one sound
+    /// are compared by.
+    package var soundPlayout: (@Sendable (_ capture: HostTime, _ playout: HostTime) -> Void)?
 
     package init() {}
 }

@@ -373,7 +373,7 @@ final class MediaPipeline: Sendable {
                 averageEncodeTime: encodes > 0
                     ? encodeTime / encodes : self.latest.withLockedValue { $0.averageEncodeTime },
                 targetDelay: engine.playoutDelay, videoResolution: format?.resolution,
-                videoFrameRate: format?.frameRate)
+                videoFrameRate: format?.frameRate, minimumRoundTripTime: engine.minimumRoundTripTime)
         }
         self.latest.withLockedValue { $0 = statistics }
         self.statisticsBroadcaster.yield(statistics)

@@ -44,6 +44,10 @@ public struct RemoteDisplayStatistics: Sendable, Hashable {
     public var bandwidthEstimate: Int?
     /// The smoothed round-trip time to the receiver, once measured.
     public var roundTripTime: Duration?
+    /// The shortest of the last 32 round trips measured: the link's own
+    /// delay, without queueing and jitter (what several receivers are
+    /// played in step by).
+    public var minimumRoundTripTime: Duration?
     /// Mean time to encode one video frame over the last interval.
     public var averageEncodeTime: Duration
     /// The playout delay in force.
@@ -61,7 +65,8 @@ public struct RemoteDisplayStatistics: Sendable, Hashable {
         videoFramesEncoded: Int = 0, video: StreamStatistics? = nil, audio: StreamStatistics? = nil,
         videoBitrate: Int = 0, bandwidthEstimate: Int? = nil, roundTripTime: Duration? = nil,
         averageEncodeTime: Duration = .zero, targetDelay: Duration = .zero,
-        videoResolution: RemoteDisplayConfiguration.Resolution? = nil, videoFrameRate: Int? = nil
+        videoResolution: RemoteDisplayConfiguration.Resolution? = nil, videoFrameRate: Int? = nil,
+        minimumRoundTripTime: Duration? = nil
     ) {
         self.videoFramesEncoded = videoFramesEncoded
         self.video = video
@@ -69,6 +74,7 @@ public struct RemoteDisplayStatistics: Sendable, Hashable {
         self.videoBitrate = videoBitrate
         self.bandwidthEstimate = bandwidthEstimate
         self.roundTripTime = roundTripTime
+        self.minimumRoundTripTime = minimumRoundTripTime
         self.averageEncodeTime = averageEncodeTime
         self.targetDelay = targetDelay
         self.videoResolution = videoResolution

@@ -210,6 +210,9 @@ package final class SenderEngine: @unchecked Sendable {
     /// The smoothed round-trip time, from whichever stream has one.
     var roundTripTime: Duration? { self.video?.roundTripTime ?? self.audio?.roundTripTime }
 
+    /// The shortest recent round trip, from whichever stream has one.
+    var minimumRoundTripTime: Duration? { self.video?.minimumRoundTripTime ?? self.audio?.minimumRoundTripTime }
+
     /// The bandwidth estimate now, bits per second.
     func bandwidthEstimate(at now: HostTime) -> Int? { self.estimator.estimate(at: now) }
 }

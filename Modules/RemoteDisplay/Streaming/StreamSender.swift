@@ -49,6 +49,11 @@ final class StreamSender {
     private var lastReportedFrame: Int64 = -1
     private var newestReferenceTime: UInt64 = 0
     private(set) var roundTripTime: Duration?
+    /// The shortest of the last ``roundTripWindow`` round trips: the link's
+    /// own delay, without the queueing and jitter the smoothed one carries.
+    private(set) var minimumRoundTripTime: Duration?
+    private var recentRoundTrips: [Duration] = []
+    static let roundTripWindow = 32
     /// A key frame is wanted (PLI, or a dropped video frame).
     var keyFrameRequested = false
     /// A key frame was taken for encoding and no frame is enqueued since: the
@@ -361,7 +366,11 @@ final class StreamSender {
             self.roundTripTime = Duration(nanoseconds: (current.inNanoseconds * 7 + sample.inNanoseconds) / 8)
         } else {
             self.roundTripTime = sample
+            self.recentRoundTrips.reserveCapacity(Self.roundTripWindow)
         }
+        if self.recentRoundTrips.count == Self.roundTripWindow { self.recentRoundTrips.removeFirst() }
+        self.recentRoundTrips.append(sample)
+        self.minimumRoundTripTime = self.recentRoundTrips.min()
     }
 
     private func slot(_ frameID: Int64) -> SentFrame? {

@@ -1,4 +1,3 @@
-import CastCapture
 import CastChannels
 import CastCommon
 import CastDiscovery
@@ -6,47 +5,36 @@ import CastLogging
 import CastRemoteDisplay
 import CastTransport
 
-/// One device's running stream: a connection to it, the audio mirroring
-/// app's audio-only Cast Streaming session (``AudioCastSession``, with its
-/// fallback to screen mirroring) and a recording of the sink's monitor
-/// feeding it.
-final class SpeakerStream: Sendable {
+/// One device's audio-only Cast Streaming session: a connection to it,
+/// its receiver channel and the audio mirroring app's session
+/// (``AudioCastSession``, with its fallback to screen mirroring). A sink's
+/// recording feeds it (one device's sink, or a group's, feeding several).
+final class DeviceSession: Sendable {
+    let device: CastDevice
     let connection: CastConnection
     let receiver: ReceiverChannel
     let audio: AudioCastSession
-    let capture: DesktopAudioCapture
 
-    private init(
-        connection: CastConnection, receiver: ReceiverChannel, audio: AudioCastSession, capture: DesktopAudioCapture
-    ) {
+    private init(device: CastDevice, connection: CastConnection, receiver: ReceiverChannel, audio: AudioCastSession) {
+        self.device = device
         self.connection = connection
         self.receiver = receiver
         self.audio = audio
-        self.capture = capture
     }
 
-    /// Connects to `device`, launches the app and records `monitor` into its session.
+    /// Connects to `device` and launches the app.
     static func start(
-        to device: CastDevice, recording monitor: String, configuration: CastSpeakersConfiguration,
-        logger: CastLogger
-    ) async throws(SpeakersError) -> SpeakerStream {
+        to device: CastDevice, configuration: CastSpeakersConfiguration, logger: CastLogger
+    ) async throws(SpeakersError) -> DeviceSession {
         let connection = try await Self.connect(to: device, configuration: configuration, logger: logger)
         let receiver = ReceiverChannel()
         do {
             try await connection.openVirtualConnection(to: CastEndpointID.receiverPlatform)
             receiver.attach(to: connection, destinationID: CastEndpointID.receiverPlatform, logger: logger)
-            let capture = try DesktopAudioCapture(
-                configuration: DesktopAudioConfiguration(server: configuration.soundServer, device: monitor))
             let audio = try await AudioCastSession.start(
                 on: receiver, audio: RemoteDisplayConfiguration.Audio(bitrate: configuration.bitrate),
                 targetDelay: configuration.targetDelay, logger: logger)
-            do {
-                try capture.start(streamingTo: audio.session)
-            } catch {
-                await audio.end()
-                throw error
-            }
-            return SpeakerStream(connection: connection, receiver: receiver, audio: audio, capture: capture)
+            return DeviceSession(device: device, connection: connection, receiver: receiver, audio: audio)
         } catch {
             receiver.detach()
             await connection.close()
@@ -74,19 +62,16 @@ final class SpeakerStream: Sendable {
         throw SpeakersError(.streamFailed, "cannot connect to \(device.friendlyName): \(failure)")
     }
 
-    /// Why the stream stopped by itself (the session ended, the connection
-    /// dropped, the recording failed); `nil` while it runs.
+    /// Why the session stopped by itself (it ended, the connection
+    /// dropped); `nil` while it runs.
     var endReason: String? {
         if case .ended(let reason) = self.audio.session.state { return "the session ended (\(reason))" }
         if self.audio.session.state == .interrupted { return "the connection to the device was lost" }
-        if self.capture.hasEnded { return "the recording of the sink ended" }
         return nil
     }
 
-    /// Stops recording, ends the session (stopping the app) and closes the connection.
+    /// Ends the session (stopping the app) and closes the connection.
     func stop() async {
-        self.capture.stop()
-        _ = await self.capture.finished()
         await self.audio.end(stoppingApplication: true)
         self.receiver.detach()
         await self.connection.close()
