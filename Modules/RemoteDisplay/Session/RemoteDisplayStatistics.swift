@@ -44,7 +44,7 @@ public struct RemoteDisplayStatistics: Sendable, Hashable {
     public var bandwidthEstimate: Int?
     /// The smoothed round-trip time to the receiver, once measured.
     public var roundTripTime: Duration?
-    /// The shortest of the last 32 round trips measured: the link's own
+    /// The shortest round trip of the last 10 seconds: the link's own
     /// delay, without queueing and jitter (what several receivers are
     /// played in step by).
     public var minimumRoundTripTime: Duration?

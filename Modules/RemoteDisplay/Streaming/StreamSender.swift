@@ -49,11 +49,14 @@ final class StreamSender {
     private var lastReportedFrame: Int64 = -1
     private var newestReferenceTime: UInt64 = 0
     private(set) var roundTripTime: Duration?
-    /// The shortest of the last ``roundTripWindow`` round trips: the link's
-    /// own delay, without the queueing and jitter the smoothed one carries.
+    /// The shortest round trip of the last ``roundTripWindow`` seconds: the
+    /// link's own delay, without the queueing and jitter the smoothed one
+    /// carries, and without a second in which the receiver (or this machine)
+    /// was too busy to answer at once.
     private(set) var minimumRoundTripTime: Duration?
-    private var recentRoundTrips: [Duration] = []
-    static let roundTripWindow = 32
+    /// The shortest round trip of each recent second, oldest first.
+    private var roundTripSeconds: [(second: Int64, shortest: Duration)] = []
+    static let roundTripWindow = 10
     /// A key frame is wanted (PLI, or a dropped video frame).
     var keyFrameRequested = false
     /// A key frame was taken for encoding and no frame is enqueued since: the
@@ -366,11 +369,18 @@ final class StreamSender {
             self.roundTripTime = Duration(nanoseconds: (current.inNanoseconds * 7 + sample.inNanoseconds) / 8)
         } else {
             self.roundTripTime = sample
-            self.recentRoundTrips.reserveCapacity(Self.roundTripWindow)
+            self.roundTripSeconds.reserveCapacity(Self.roundTripWindow + 1)
         }
-        if self.recentRoundTrips.count == Self.roundTripWindow { self.recentRoundTrips.removeFirst() }
-        self.recentRoundTrips.append(sample)
-        self.minimumRoundTripTime = self.recentRoundTrips.min()
+        let second = arrival.nanoseconds / 1_000_000_000
+        if let last = self.roundTripSeconds.last, last.second == second {
+            self.roundTripSeconds[self.roundTripSeconds.count - 1].shortest = min(last.shortest, sample)
+        } else {
+            self.roundTripSeconds.append((second, sample))
+        }
+        self.roundTripSeconds.removeAll { $0.second <= second - Int64(Self.roundTripWindow) }
+        var shortest = sample
+        for entry in self.roundTripSeconds { shortest = min(shortest, entry.shortest) }
+        self.minimumRoundTripTime = shortest
     }
 
     private func slot(_ frameID: Int64) -> SentFrame? {
