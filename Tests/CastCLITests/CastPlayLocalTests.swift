@@ -15,6 +15,12 @@ import Testing
 /// with ffmpeg at once would take the machine from the streaming tests.
 @Suite(.timeLimit(.minutes(10)), .serialized) struct CastPlayLocalTests {
     typealias Run = CastCommandLineTests.Run
+
+    /// Under a sanitizer (5–15 times slower) they take the real-time turn
+    /// after all: beside them, `cast demo` decoded 135 of its 150 sound
+    /// frames and a device chooser in a namespace saw no interface for
+    /// 100 s (a fresh-clone `make tsan`, when they first ran beside the rest).
+    static let takesTurn = Sanitizers.areActive
     /// The media-namespace requests of `type` the emulator receives while `body` runs `cast`.
     ///
     /// The process has ended when `body` returns, but the emulator's events may trail it on a
@@ -62,7 +68,7 @@ import Testing
                 .utf8
         )
         .write(to: folder.appendingPathComponent("Our Film.srt"))
-        try await CastCommandLineTests.withEmulator(fetchesMedia: true, takesTurn: false) { emulator, device in
+        try await CastCommandLineTests.withEmulator(fetchesMedia: true, takesTurn: Self.takesTurn) { emulator, device in
             var run: Run?
             let loads = try await Self.mediaRequests("LOAD", to: emulator) {
                 run = try await CastCommandLineTests.run(
@@ -138,7 +144,7 @@ import Testing
             ])
         #expect(made.status == 0, "\(made.stderr)")
         chmod(film.path, 0o644)
-        try await CastCommandLineTests.withEmulator(fetchesMedia: true, takesTurn: false) { emulator, device in
+        try await CastCommandLineTests.withEmulator(fetchesMedia: true, takesTurn: Self.takesTurn) { emulator, device in
             let (run, load) = try await Self.playUntilItPlays(film, [], on: emulator, device)
             let tracks = try #require(load?["media"]?["tracks"]?.arrayValue)
             #expect(tracks.map { $0["language"]?.stringValue } == ["en", "de", "fr"])
@@ -189,7 +195,7 @@ import Testing
             try Data(repeating: 7, count: 300_000).write(to: film)
             chmod(film.path, 0o644)
         }
-        try await CastCommandLineTests.withEmulator(fetchesMedia: true, takesTurn: false) { emulator, device in
+        try await CastCommandLineTests.withEmulator(fetchesMedia: true, takesTurn: Self.takesTurn) { emulator, device in
             emulator.faults.stallingContentIDs = ["/stalling.mp4"]
             emulator.faults.erroringContentIDs = ["/erroring.mp4"]
             var stalled: Run?
@@ -210,7 +216,8 @@ import Testing
             #expect(error.stderr.contains("--convert always"))
         }
         // A receiver that never fetches (this emulator fetches nothing) and stays buffering.
-        try await CastCommandLineTests.withEmulator(fetchesMedia: false, takesTurn: false) { emulator, device in
+        try await CastCommandLineTests.withEmulator(fetchesMedia: false, takesTurn: Self.takesTurn) {
+            emulator, device in
             emulator.faults.stallingContentIDs = ["/stalling.mp4"]
             let unreachable = try await CastCommandLineTests.cast(
                 "play", stalling.path, "--buffering-timeout", "1", "--device", device)
@@ -234,7 +241,7 @@ import Testing
         try Data(repeating: 7, count: 300_000).write(to: film)
         chmod(film.path, 0o644)
         let environment = ["XDG_STATE_HOME": state.path]
-        try await CastCommandLineTests.withEmulator(fetchesMedia: true, takesTurn: false) { emulator, device in
+        try await CastCommandLineTests.withEmulator(fetchesMedia: true, takesTurn: Self.takesTurn) { emulator, device in
             func play(_ arguments: String...) async throws -> (Run, JSONValue?) {
                 try await Self.playUntilItPlays(film, arguments, on: emulator, device, environment: environment)
             }
@@ -263,7 +270,7 @@ import Testing
         }
         let matroska = folder.appendingPathComponent("film.mkv")
         try Data(repeating: 1, count: 10_000).write(to: matroska)
-        try await CastCommandLineTests.withEmulator(fetchesMedia: true, takesTurn: false) { emulator, device in
+        try await CastCommandLineTests.withEmulator(fetchesMedia: true, takesTurn: Self.takesTurn) { emulator, device in
             var run: Run?
             // film.mkv is in the folder too: refused, by name, before anything loads.
             let queues = try await Self.mediaRequests("QUEUE_LOAD", to: emulator) {

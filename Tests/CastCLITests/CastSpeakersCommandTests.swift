@@ -10,7 +10,7 @@ import Testing
 @Suite(.timeLimit(.minutes(3))) struct CastSpeakersCommandTests {
     @Test func aDeviceBecomesASinkUntilCtrlC() async throws {
         try await SoundServer.with { sound in
-            try await CastCommandLineTests.withEmulator(takesTurn: false) { _, device in
+            try await CastCommandLineTests.withEmulator(takesTurn: CastPlayLocalTests.takesTurn) { _, device in
                 let listed = NIOLockedValueBox(String?.none)
                 let run = try await CastCommandLineTests.run(
                     CastCommandLineTests.executable("cast"),

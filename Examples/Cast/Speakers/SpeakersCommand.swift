@@ -32,10 +32,16 @@ struct SpeakersCommand: AsyncParsableCommand {
     @Option(help: "Seconds of silence after which a device is let go.") var grace: Double = 15
     @Option(help: "Opus bitrate, kbit/s.") var bitrate = 128
     @Option(help: "Target playout delay, milliseconds.") var delay = 400
+    @Flag(help: "Write a systemd user unit that runs cast speakers with these options at login, then leave.")
+    var installService = false
+    @Flag(help: "Remove the systemd user unit --install-service wrote, then leave.") var uninstallService = false
     @OptionGroup(title: "Discovery") var discovery: DiscoveryOptions
     @Flag(name: .shortAndLong, help: "Log what the SDK does (to stderr).") var verbose = false
 
     func validate() throws {
+        guard !(self.installService && self.uninstallService) else {
+            throw ValidationError("--install-service and --uninstall-service exclude each other")
+        }
         _ = try self.speakerGroups()
         guard (1...3_600).contains(self.grace) else { throw ValidationError("--grace must be 1…3600 seconds") }
         guard (6...510).contains(self.bitrate) else { throw ValidationError("--bitrate must be 6…510 kbit/s") }
@@ -56,6 +62,24 @@ struct SpeakersCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await self.reportingFailures {
+            if self.installService {
+                // The service runs this command as given, less this flag.
+                let arguments = CommandLine.arguments.dropFirst().filter { $0 != "--install-service" }
+                let file = try SpeakersService.install(arguments: Array(arguments))
+                Output.progress(
+                    "wrote \(file.path); start it with: systemctl --user daemon-reload && "
+                        + "systemctl --user enable --now \(SpeakersService.unitName)")
+                return
+            }
+            if self.uninstallService {
+                let removed = try SpeakersService.uninstall()
+                Output.progress(
+                    removed
+                        ? "removed \(SpeakersService.unitFile.path); stop it with: systemctl --user disable --now "
+                            + SpeakersService.unitName
+                        : "no unit at \(SpeakersService.unitFile.path)")
+                return
+            }
             let logger = DeviceOptions.makeLogger(verbose: self.verbose)
             let only = Set(self.only.map { $0.lowercased() })
             let speakers = try CastSpeakers(
@@ -81,8 +105,12 @@ struct SpeakersCommand: AsyncParsableCommand {
                 for await event in events { Output.progress("\(event)") }
             }
             let running = Task { try await speakers.run(following: found) }
-            let interruption = Interruption.install { running.cancel() }
+            let interruption = Interruption.install(alsoOnTerminate: true) {
+                SystemdNotification.send("STOPPING=1")
+                running.cancel()
+            }
             Output.progress("cast speakers: a sound output for each Cast device found; Ctrl-C ends")
+            SystemdNotification.send("READY=1\nSTATUS=making a sound output for each Cast device found")
             let result = await running.result
             withExtendedLifetime(interruption) {}
             await discovery.stop()
