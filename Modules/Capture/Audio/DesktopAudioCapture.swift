@@ -156,8 +156,11 @@ public final class DesktopAudioCapture: Sendable {
                 targets.removeAll { if case .ended = $0.state { true } else { false } }
                 return targets
             }
-            let current = Set(sessions.map(ObjectIdentifier.init))
-            feeds = feeds.filter { current.contains($0.key) }
+            // Rebuilt only when the sessions changed: nothing is allocated per chunk otherwise.
+            if sessions.count != feeds.count || sessions.contains(where: { feeds[ObjectIdentifier($0)] == nil }) {
+                let current = Set(sessions.map(ObjectIdentifier.init))
+                feeds = feeds.filter { current.contains($0.key) }
+            }
             for session in sessions where feeds[ObjectIdentifier(session)] == nil {
                 do {
                     feeds[ObjectIdentifier(session)] = SessionFeed(
