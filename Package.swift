@@ -579,7 +579,14 @@ let package = Package(
         // The media server against independent clients (curl, Python's http.client).
         .testTarget(
             name: "CastMediaServerTests",
-            dependencies: ["CastMediaServer", "CastTestSupport"],
+            dependencies: [
+                "CastMediaServer", "CastTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
             swiftSettings: strictSettings
         ),
         // Capture against real daemons the tests start: Xvfb, PulseAudio.
