@@ -64,7 +64,12 @@ import Testing
                     try await fixture.manager.startSession(on: fixture.device)
                 }
             }
-            await clock.sleeper(until: ManualClock.Instant(offset: .seconds(60)))
+            guard await clock.sleeper(until: ManualClock.Instant(offset: .seconds(60))) else {
+                // Whatever kept the LAUNCH from being sent is in the session's events.
+                Issue.record("no launch timer; the session's events: \(fixture.log.labels)")
+                starting.cancel()
+                return
+            }
             clock.advance(by: .seconds(60) - .nanoseconds(1))
             #expect(!fixture.log.labels.contains { $0.hasPrefix("failed") }, "\(fixture.log.labels)")
             clock.advance(by: .nanoseconds(1))

@@ -1,12 +1,18 @@
 import NIOConcurrencyHelpers
+public import Testing
 
 /// A clock that moves only when a test advances it: timeouts, back-off
 /// and expiry are tested at virtual time, at exact instants, in
 /// microseconds of wall time, however busy the machine.
 ///
 /// Code under test sleeps on it as on `ContinuousClock`; the test waits
-/// until that code is asleep (``sleeper(until:)``, ``sleepers(atLeast:)``), then ``advance(by:)``
-/// wakes every sleeper whose deadline has come, in deadline order.
+/// until that code is asleep (``sleeper(until:within:sourceLocation:)``,
+/// ``sleepers(atLeast:within:sourceLocation:)``), then ``advance(by:)``
+/// wakes every sleeper whose deadline has come, in deadline order. A wait
+/// for sleepers ends after a deadline in real time, failing the test with
+/// what does sleep: code that fails before it arms the timer a test waits
+/// for would otherwise leave the test waiting until its time limit, with
+/// nothing said.
 public final class ManualClock: Clock, Sendable {
     /// A point on the clock: the time advanced since it was made.
     public struct Instant: InstantProtocol, Sendable {
@@ -31,22 +37,28 @@ public final class ManualClock: Clock, Sendable {
         let continuation: CheckedContinuation<Void, any Error>
     }
 
+    private struct Watcher {
+        let condition: @Sendable ([Instant]) -> Bool
+        let continuation: CheckedContinuation<Bool, Never>
+    }
+
     private struct State {
         var now = Instant(offset: .zero)
         var nextID = 0
         var sleepers: [Int: Sleeper] = [:]
         /// Sleeps cancelled before they were registered.
         var cancelled: Set<Int> = []
-        /// Tests waiting until the sleepers' deadlines satisfy a condition.
-        var watchers: [(condition: @Sendable ([Instant]) -> Bool, continuation: CheckedContinuation<Void, Never>)] =
-            []
+        /// Tests waiting until the sleepers' deadlines satisfy a condition, by id.
+        var watchers: [Int: Watcher] = [:]
+        /// Waits whose time ran out before they were registered.
+        var expired: Set<Int> = []
 
         /// Removes and returns the watchers whose condition now holds.
-        mutating func satisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
+        mutating func satisfiedWatchers() -> [CheckedContinuation<Bool, Never>] {
             let deadlines = self.sleepers.values.map(\.deadline)
-            let ready = self.watchers.filter { $0.condition(deadlines) }.map(\.continuation)
-            self.watchers.removeAll { $0.condition(deadlines) }
-            return ready
+            let ready = self.watchers.filter { $0.value.condition(deadlines) }
+            for id in ready.keys { self.watchers[id] = nil }
+            return ready.values.map(\.continuation)
         }
     }
 
@@ -75,14 +87,14 @@ public final class ManualClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let outcome: (cancelled: Bool, watchers: [CheckedContinuation<Void, Never>]) =
+                let outcome: (cancelled: Bool, watchers: [CheckedContinuation<Bool, Never>]) =
                     self.state.withLockedValue { state in
                         if state.cancelled.remove(id) != nil { return (true, []) }
                         state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
                         return (false, state.satisfiedWatchers())
                     }
                 if outcome.cancelled { continuation.resume(throwing: CancellationError()) }
-                for watcher in outcome.watchers { watcher.resume() }
+                for watcher in outcome.watchers { watcher.resume(returning: true) }
             }
         } onCancel: {
             let sleeper: Sleeper? = self.state.withLockedValue { state in
@@ -96,27 +108,75 @@ public final class ManualClock: Clock, Sendable {
         }
     }
 
-    /// Returns once at least `count` tasks sleep on the clock.
-    public func sleepers(atLeast count: Int) async {
-        await self.waitUntilSleepers { $0.count >= count }
+    /// Returns once at least `count` tasks sleep on the clock; `false`,
+    /// with an issue recorded, when fewer do after `timeout` in real time.
+    @discardableResult
+    public func sleepers(
+        atLeast count: Int, within timeout: Duration = ManualClock.patience,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> Bool {
+        await self.waitUntilSleepers(
+            "\(count) sleepers", within: timeout, sourceLocation: sourceLocation
+        ) { $0.count >= count }
     }
 
     /// Returns once a task sleeps until exactly `deadline`: the timer a
-    /// test expects has been armed, whatever else sleeps on the clock.
-    public func sleeper(until deadline: Instant) async {
-        await self.waitUntilSleepers { $0.contains(deadline) }
+    /// test expects has been armed, whatever else sleeps on the clock;
+    /// `false`, with an issue recorded, when none does after `timeout` in real time.
+    @discardableResult
+    public func sleeper(
+        until deadline: Instant, within timeout: Duration = ManualClock.patience,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> Bool {
+        await self.waitUntilSleepers(
+            "a sleeper until \(deadline.offset)", within: timeout, sourceLocation: sourceLocation
+        ) { $0.contains(deadline) }
     }
 
-    /// Returns once the deadlines of the tasks asleep satisfy `condition`.
-    public func waitUntilSleepers(_ condition: @escaping @Sendable ([Instant]) -> Bool) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = self.state.withLockedValue { state in
-                guard !condition(state.sleepers.values.map(\.deadline)) else { return true }
-                state.watchers.append((condition, continuation))
-                return false
-            }
-            if ready { continuation.resume() }
+    /// How long a test waits in real time for code to fall asleep: arming a
+    /// timer takes milliseconds, even in a ThreadSanitizer build on a busy machine.
+    public static let patience = Duration.seconds(60)
+
+    /// Returns once the deadlines of the tasks asleep satisfy `condition`;
+    /// `false`, with an issue naming `expected` and the deadlines asleep,
+    /// when they do not after `timeout` in real time.
+    @discardableResult
+    public func waitUntilSleepers(
+        _ expected: String = "sleepers", within timeout: Duration = ManualClock.patience,
+        sourceLocation: SourceLocation = #_sourceLocation, _ condition: @escaping @Sendable ([Instant]) -> Bool
+    ) async -> Bool {
+        let id = self.state.withLockedValue { state in
+            defer { state.nextID += 1 }
+            return state.nextID
         }
+        let expiry = Task {
+            try await Task.sleep(for: timeout)
+            let watcher = self.state.withLockedValue { state in
+                guard let watcher = state.watchers.removeValue(forKey: id) else {
+                    state.expired.insert(id)
+                    return nil as Watcher?
+                }
+                return watcher
+            }
+            watcher?.continuation.resume(returning: false)
+        }
+        defer { expiry.cancel() }
+        let satisfied = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let ready: Bool? = self.state.withLockedValue { state in
+                if state.expired.remove(id) != nil { return false }
+                guard !condition(state.sleepers.values.map(\.deadline)) else { return true }
+                state.watchers[id] = Watcher(condition: condition, continuation: continuation)
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+        if !satisfied {
+            let asleep = self.state.withLockedValue { $0.sleepers.values.map(\.deadline.offset).sorted() }
+            Issue.record(
+                "waited \(timeout) for \(expected) on the manual clock; asleep until: \(asleep)",
+                sourceLocation: sourceLocation)
+        }
+        return satisfied
     }
 
     /// Moves the clock forward by `duration`, waking every sleeper whose
