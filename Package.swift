@@ -414,13 +414,15 @@ let package = Package(
             dependencies: [
                 "CastDiscovery", "CastTransport", "CastChannels", "CastMedia", "CastRemoteDisplay", "CastEmulator",
                 "CastMediaServer", "CastCapture", "CastDBus", "CDBus", "CastMPRIS", "CastTray", "CastUI", "CastKit",
+                "CastSpeakers",
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Tests/Fuzz",
             exclude: [
                 "CastFrame/Corpus", "DNSMessage/Corpus", "DeviceAuth/Corpus", "DeviceCache/Corpus", "LocalMedia/Corpus",
                 "MediaFiles/Corpus", "MprisCall/Corpus", "OfferAnswer/Corpus", "PortalReply/Corpus", "RTCP/Corpus",
-                "RTP/Corpus", "RevocationList/Corpus", "StatusJSON/Corpus", "TrayCall/Corpus", "lsan.supp",
+                "RTP/Corpus", "RevocationList/Corpus", "SpeakersFile/Corpus", "StatusJSON/Corpus", "TrayCall/Corpus",
+                "lsan.supp",
             ],
             swiftSettings: strictSettings),
 

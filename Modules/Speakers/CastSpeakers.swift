@@ -27,10 +27,22 @@ import NIOConcurrencyHelpers
 /// which PipeWire's pulse server serves too; each is named
 /// `cast.<device id>` and described by the device's name. They are removed
 /// when ``run(following:)`` returns, and any left by a process that did not
-/// get to remove them are removed when the next one starts.
+/// get to remove them are removed when the next one starts. Each sink names
+/// the process that made it (its `cast.owner` property), so a second
+/// instance on the same sound server — another desktop session, another
+/// user of a system-wide server — leaves the first's sinks alone; where it
+/// finds a device's sink name taken, the server gives its sink another
+/// (`cast.<device id>.2`), and the events and ``sinkNames`` say which.
 public final class CastSpeakers: Sendable {
-    /// How the sinks are made and streamed to.
-    public let configuration: CastSpeakersConfiguration
+    /// How the sinks are made and streamed to: as made, or as last
+    /// ``reconfigure(_:)``d.
+    public var configuration: CastSpeakersConfiguration { self.current.withLockedValue { $0 } }
+    private let current: NIOLockedValueBox<CastSpeakersConfiguration>
+    /// Discovery's devices and new configurations, handled one at a time in ``run(following:)``.
+    private let changes: AsyncStream<Change>
+    private let changer: AsyncStream<Change>.Continuation
+    /// The devices discovery reports present, by id (every one, taken or not).
+    private let present = NIOLockedValueBox([String: CastDevice]())
     private let server: SoundServerConnection
     private let broadcaster = EventBroadcaster<CastSpeakersEvent>(initial: nil, replaysLatest: false)
     private let outputs = NIOLockedValueBox([String: (output: SpeakerOutput, task: Task<Void, Never>)]())
@@ -50,13 +62,16 @@ public final class CastSpeakers: Sendable {
         configuration: CastSpeakersConfiguration = CastSpeakersConfiguration(), logger: CastLogger = .shared
     ) throws(SpeakersError) {
         try configuration.validate()
-        self.configuration = configuration
+        self.current = NIOLockedValueBox(configuration)
+        (self.changes, self.changer) = AsyncStream.makeStream()
         self.logger = logger
         self.log = logger.makeLogger(subsystem: "Speakers")
         self.server = try SoundServerConnection(server: configuration.soundServer)
         for module in try self.server.modules()
         where module.name == "module-null-sink" && module.argument.hasPrefix("sink_name=\(Self.sinkPrefix)") {
-            self.log.notice("removing a sink a previous run left", metadata: ["module": "\(module.argument)"])
+            // Another instance's, of this user or another on the same server, while it runs.
+            if let owner = SinkOwner(moduleArgument: module.argument), owner.isRunning { continue }
+            self.log.notice("removing a sink a process that ended left", metadata: ["module": "\(module.argument)"])
             try? self.server.unloadModule(module.index)
         }
     }
@@ -123,18 +138,33 @@ public final class CastSpeakers: Sendable {
                 }
             }
             group.addTask {
-                for await event in discovery {
-                    switch event {
-                    case .found(let device), .updated(let device, _):
+                let forwarding = Task {
+                    for await event in discovery { self.changer.yield(.discovery(event)) }
+                    self.changer.finish()
+                }
+                defer { forwarding.cancel() }
+                for await change in self.changes {
+                    switch change {
+                    case .discovery(.found(let device)), .discovery(.updated(let device, _)):
+                        self.present.withLockedValue { $0[device.id] = device }
                         await self.deviceAppeared(device)
-                    case .lost(let device, _):
+                    case .discovery(.lost(let device, _)):
+                        self.present.withLockedValue { $0[device.id] = nil }
                         await self.deviceLeft(device.id)
+                    case .configuration(let configuration, let applied):
+                        await self.apply(configuration)
+                        applied.resume()
                     }
                 }
             }
             // Whichever ends first (discovery over, the server gone, cancellation) ends both.
             _ = await group.next()
             group.cancelAll()
+        }
+        self.changer.finish()
+        // A reconfiguration that came too late to be applied is not waited for.
+        for await change in self.changes {
+            if case .configuration(_, let applied) = change { applied.resume() }
         }
         for key in self.outputs.withLockedValue({ Array($0.keys) }) {
             await self.removeOutput(key)
@@ -143,6 +173,53 @@ public final class CastSpeakers: Sendable {
         if let reason = lost.withLockedValue({ $0 }) {
             throw SpeakersError(.soundServerUnavailable, "the sound server went away: \(reason)")
         }
+    }
+
+    /// Makes the running speakers follow `configuration`, without removing
+    /// the sinks it still wants (apps playing into them play on): devices
+    /// it no longer takes lose their sinks, ones it now takes get one, and
+    /// groups are added, removed or change members. The grace period,
+    /// bitrate and delay apply to streams started afterwards (a group's
+    /// delay at once). Returns once applied; before ``run(following:)``,
+    /// it only replaces the configuration.
+    ///
+    /// - Throws: ``SpeakersError/Code-swift.enum/invalidConfiguration`` for a
+    ///   value out of range, or another sound server (that takes another
+    ///   `CastSpeakers`); the configuration then stays as it was.
+    public func reconfigure(_ configuration: CastSpeakersConfiguration) async throws(SpeakersError) {
+        try configuration.validate()
+        guard configuration.soundServer == self.configuration.soundServer else {
+            throw SpeakersError(
+                .invalidConfiguration, "the sound server cannot change while running; make another CastSpeakers")
+        }
+        let running = self.hasRun.withLockedValue { $0 }
+        guard running else {
+            self.current.withLockedValue { $0 = configuration }
+            return
+        }
+        await withCheckedContinuation { (applied: CheckedContinuation<Void, Never>) in
+            if case .terminated = self.changer.yield(.configuration(configuration, applied)) {
+                applied.resume()
+            }
+        }
+    }
+
+    private func apply(_ configuration: CastSpeakersConfiguration) async {
+        let old = self.current.withLockedValue { current in
+            defer { current = configuration }
+            return current
+        }
+        let kept = Set(configuration.groups.map(\.name))
+        for group in old.groups where !kept.contains(group.name) {
+            await self.removeOutput(Self.groupKey(group))
+        }
+        for output in self.outputs.withLockedValue({ $0.values.map(\.output) }) {
+            await output.update(configuration)
+        }
+        for device in self.present.withLockedValue({ Array($0.values) }) {
+            await self.deviceAppeared(device)
+        }
+        self.log.info("configuration applied", metadata: ["sinks": "\(self.sinkNames)"])
     }
 
     /// A device appeared or changed: its own sink (when ``CastSpeakersConfiguration/includes``
@@ -187,6 +264,13 @@ public final class CastSpeakers: Sendable {
         if await output.memberCount == 0 { await self.removeOutput(key) }
     }
 
+    /// What ``run(following:)`` handles, in order.
+    private enum Change: Sendable {
+        case discovery(DiscoveryEvent)
+        /// A new configuration, and who waits until it is applied.
+        case configuration(CastSpeakersConfiguration, CheckedContinuation<Void, Never>)
+    }
+
     private static func deviceKey(_ id: String) -> String { "device:\(id)" }
     private static func groupKey(_ group: CastSpeakersGroup) -> String { "group:\(group.name)" }
 
@@ -197,11 +281,19 @@ public final class CastSpeakers: Sendable {
     private func addOutput(key: String, label: String, members: [CastDevice], isGroup: Bool, sinkName name: String) {
         let module: UInt32
         do {
-            module = try self.server.loadNullSink(name: name, description: label)
+            module = try self.server.loadNullSink(name: name, description: label, owner: SinkOwner.current)
         } catch {
             self.log.error("no sink for \(label): \(error)")
             return
         }
+        // A name already taken (another instance's sink for the same device, or
+        // one the user made) gets a suffix from the server: this one is the module's.
+        let sinkName = (try? self.server.sinks().first { $0.module == module }?.name) ?? name
+        if sinkName != name {
+            self.log.warning(
+                "sink name \(name) is taken (another cast speakers, or a sink made by hand); \(label) is \(sinkName)")
+        }
+        let name = sinkName
         let output = SpeakerOutput(
             label: label, members: members, isGroup: isGroup, sinkName: name, module: module,
             configuration: self.configuration, events: self.broadcaster, logger: self.logger,

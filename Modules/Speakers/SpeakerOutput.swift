@@ -33,7 +33,7 @@ actor SpeakerOutput {
     let module: UInt32
     let isGroup: Bool
     let demand: StreamDemand
-    private let configuration: CastSpeakersConfiguration
+    private var configuration: CastSpeakersConfiguration
     private let events: EventBroadcaster<CastSpeakersEvent>
     private let logger: CastLogger
     private let sinkControl: SinkControl
@@ -72,6 +72,14 @@ actor SpeakerOutput {
         self.log = logger.makeLogger(subsystem: "Speakers")
         self.sinkControl = sinkControl
         (self.sinkReports, self.sinkReporter) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
+    }
+
+    /// Follows `configuration` from now on: the grace period from the next
+    /// silence, the bitrate and delay for the streams started afterwards,
+    /// a group's delay at its next alignment.
+    func update(_ configuration: CastSpeakersConfiguration) {
+        self.configuration = configuration
+        self.demand.gracePeriod = configuration.gracePeriod
     }
 
     /// The server reported the sink: its state, volume and mute.

@@ -9,16 +9,22 @@ import NIOConcurrencyHelpers
 /// it should stop, each once per change; the grace period runs on the
 /// injected clock.
 final class StreamDemand: Sendable {
-    /// How long a silent sink keeps its stream.
-    let gracePeriod: Duration
+    /// How long a silent sink keeps its stream; a change applies from the next silence.
+    var gracePeriod: Duration {
+        get { self.state.withLockedValue { $0.gracePeriod } }
+        set { self.state.withLockedValue { $0.gracePeriod = newValue } }
+    }
     private let clock: any Clock<Duration>
-    private let state = NIOLockedValueBox((wanted: false, silence: Task<Void, Never>?.none, generation: 0))
+    private let state:
+        NIOLockedValueBox<
+            (wanted: Bool, silence: Task<Void, Never>?, generation: Int, gracePeriod: Duration)
+        >
     private let continuation: AsyncStream<Bool>.Continuation
     /// `true`: start the stream; `false`: stop it. One reader.
     let changes: AsyncStream<Bool>
 
     init(gracePeriod: Duration, clock: any Clock<Duration>) {
-        self.gracePeriod = gracePeriod
+        self.state = NIOLockedValueBox((wanted: false, silence: nil, generation: 0, gracePeriod: gracePeriod))
         self.clock = clock
         (self.changes, self.continuation) = AsyncStream.makeStream()
     }
@@ -42,7 +48,7 @@ final class StreamDemand: Sendable {
             } else if state.wanted, state.silence == nil {
                 state.generation += 1
                 let generation = state.generation
-                state.silence = Task { [clock = self.clock, grace = self.gracePeriod] in
+                state.silence = Task { [clock = self.clock, grace = state.gracePeriod] in
                     do {
                         try await clock.sleep(for: grace)
                     } catch {

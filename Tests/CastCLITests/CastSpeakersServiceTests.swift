@@ -34,6 +34,7 @@ import Glibc
             #expect(installed.stderr.contains("wrote \(unit.path)"), "\(installed.stderr)")
             let text = try String(contentsOf: unit, encoding: .utf8)
             #expect(text.contains("Type=notify"))
+            #expect(text.contains("ExecReload=/bin/kill -HUP $MAINPID\n"))
             #expect(text.contains("WantedBy=default.target"))
             let cast = URL(fileURLWithPath: CastCommandLineTests.executable("cast")).resolvingSymlinksInPath().path
             // Each word quoted, `$` doubled: the service gets the options as given, less the flag.
@@ -86,9 +87,13 @@ import Glibc
             ])
         defer { Task { await listener.stop() } }
         #expect(await DaemonProcess.wait(for: .seconds(10)) { FileManager.default.fileExists(atPath: socket) })
+        // The settings file: the device, and a group of it alone.
+        let settings = folder.appendingPathComponent("speakers.conf")
+        try "# a comment\nonly = 127.0.0.1\ngroup = Both=127.0.0.1\n".write(
+            to: settings, atomically: true, encoding: .utf8)
         var command = [
             CastCommandLineTests.executable("cast"), "speakers", "--device", device, "--no-mdns", "--audio-server",
-            sound.server,
+            sound.server, "--config", settings.path,
         ]
         var environment = ["NOTIFY_SOCKET": socket]
         if let user = CastCommandLineTests.user {
@@ -96,11 +101,15 @@ import Glibc
             environment = user.environment.merging(environment) { $1 }
         }
         let service = try InteractiveProcess(command, environment: environment)
-        let notified = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+        let notified: @Sendable () -> String = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+        let deviceSink = "cast.127_0_0_1_\(device.split(separator: ":").last ?? "")"
         let ready = try await waitUntil(within: .seconds(20)) {
-            service.stderr.contains { $0.contains("added for") } && notified().contains("READY=1")
+            service.stderr.contains { $0.contains("sink \(deviceSink) added for 127.0.0.1") }
+                && service.stderr.contains { $0.contains("sink cast.group.both added for Both") }
+                && notified().contains("READY=1")
         }
         #expect(ready, "stderr: \(service.stderr), notified: \(notified())")
+        try await Self.reload(service, settings: settings, sound: sound, deviceSink: deviceSink, notified: notified)
         service.signal(SIGTERM)
         let status = try await service.exit(within: .seconds(20))
         #expect(status == 0, "\(service.stderr)")
@@ -109,5 +118,37 @@ import Glibc
         let sinks = try await CommandOutput.of(["pactl", "--server=\(sound.server)", "list", "sinks", "short"])
         #expect(!sinks.stdout.contains("cast."), "\(sinks.stdout)")
         await listener.stop()
+    }
+
+    /// SIGHUP, as `systemctl reload` sends it: the group is gone from the
+    /// file, so its sink goes and the device's stays; then a file that does
+    /// not parse changes nothing and says which line.
+    private static func reload(
+        _ service: InteractiveProcess, settings: URL, sound: SoundServer, deviceSink: String,
+        notified: @escaping @Sendable () -> String
+    ) async throws {
+        try "only = 127.0.0.1\ngrace = 20\n".write(to: settings, atomically: true, encoding: .utf8)
+        service.signal(SIGHUP)
+        let reloaded = try await waitUntil(within: .seconds(20)) {
+            service.stderr.contains { $0.contains("reloaded \(settings.path)") }
+        }
+        #expect(reloaded, "\(service.stderr)")
+        #expect(service.stderr.contains { $0.contains("sink cast.group.both of Both removed") }, "\(service.stderr)")
+        #expect(!service.stderr.contains { $0.contains("\(deviceSink) of") }, "\(service.stderr)")
+        let sinks = try await CommandOutput.of(["pactl", "--server=\(sound.server)", "list", "sinks", "short"])
+        #expect(sinks.stdout.contains(deviceSink) && !sinks.stdout.contains("cast.group"), "\(sinks.stdout)")
+        #expect(try await waitUntil(within: .seconds(5)) { notified().contains("RELOADING=1") }, "\(notified())")
+
+        try "grace = forever\n".write(to: settings, atomically: true, encoding: .utf8)
+        service.signal(SIGHUP)
+        let kept = try await waitUntil(within: .seconds(20)) {
+            service.stderr.contains { $0.contains("kept the settings") }
+        }
+        #expect(kept, "\(service.stderr)")
+        #expect(
+            service.stderr.contains { $0.contains("line 1: grace must be 1…3600 seconds, not forever") },
+            "\(service.stderr)")
+        let after = try await CommandOutput.of(["pactl", "--server=\(sound.server)", "list", "sinks", "short"])
+        #expect(after.stdout.contains(deviceSink), "\(after.stdout)")
     }
 }

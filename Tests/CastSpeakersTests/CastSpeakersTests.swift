@@ -295,15 +295,23 @@ import Testing
         return output.stdout
     }
 
-    @Test func sinksAPreviousRunLeftAreRemovedAndTheSoundServerMustExist() async throws {
+    /// A sink whose maker ended is removed at the start — one of an earlier
+    /// version (no owner), one whose process ended (another start time for
+    /// the same id) — and one whose maker still runs (another instance) is kept.
+    @Test func sinksOfProcessesThatEndedAreRemovedAndTheSoundServerMustExist() async throws {
         try await SoundServer.with { sound in
             let connection = try SoundServerConnection(server: sound.server)
-            _ = try connection.loadNullSink(name: "cast.left-behind", description: "Left behind")
+            let running = try #require(SinkOwner.current)
+            let ended = SinkOwner(pid: running.pid, startTime: running.startTime + 1)
+            _ = try connection.loadNullSink(name: "cast.left-behind", description: "Left behind", owner: nil)
+            _ = try connection.loadNullSink(name: "cast.ended", description: "Ended", owner: ended)
+            _ = try connection.loadNullSink(name: "cast.running", description: "Running", owner: running)
             connection.close()
-            #expect(try await Self.sinkNames(sound).contains("cast.left-behind"))
+            #expect(try await Self.sinkNames(sound) == ["cast_test", "cast.left-behind", "cast.ended", "cast.running"])
+            #expect(try await Self.pactl(sound, "list", "sinks").contains("cast.owner = \"\(running)\""))
             _ = try CastSpeakers(
                 configuration: CastSpeakersConfiguration(soundServer: sound.server), logger: Self.quiet)
-            #expect(try await Self.sinkNames(sound) == ["cast_test"])
+            #expect(try await Self.sinkNames(sound) == ["cast_test", "cast.running"])
         }
         let error = #expect(throws: SpeakersError.self) {
             _ = try CastSpeakers(
@@ -315,5 +323,110 @@ import Testing
             _ = try CastSpeakers(configuration: CastSpeakersConfiguration(gracePeriod: .zero), logger: Self.quiet)
         }
         #expect(invalid?.code == .invalidConfiguration)
+    }
+
+    /// The device's sink name is taken — by a sink made by hand, or another
+    /// instance's: the server names this one with a suffix, the events and
+    /// `sinkNames` say so, and the other sink is left as it was.
+    @Test func aTakenSinkNameGetsAnotherAndTheOtherSinkIsLeftAlone() async throws {
+        try await SoundServer.with { sound in
+            let other = try SoundServerConnection(server: sound.server)
+            _ = try other.loadNullSink(name: "cast.0123abcd-kitchen", description: "Theirs", owner: SinkOwner.current)
+            other.close()
+            let speakers = try CastSpeakers(
+                configuration: CastSpeakersConfiguration(
+                    soundServer: sound.server, connection: CastConnectionConfiguration(deviceAuthentication: .off)),
+                logger: Self.quiet)
+            let events = speakers.events()
+            let (discovery, found) = AsyncStream.makeStream(of: DiscoveryEvent.self)
+            let running = Task { try await speakers.run(following: discovery) }
+            // Nothing listens there: the sink is made whether the device answers or not.
+            let kitchen = CastDevice(
+                id: "0123abcd-kitchen", friendlyName: "Kitchen", modelName: "Google Nest Mini",
+                capabilities: [.audioOut], addresses: [try #require(IPAddress("127.0.0.1"))], port: 1)
+            found.yield(.found(kitchen))
+            let added = await collect(events, count: 1, within: .seconds(10)) { event -> String? in
+                if case .sinkAdded(let sink, "Kitchen") = event { return sink }
+                return nil
+            }
+            #expect(added == ["cast.0123abcd-kitchen.2"])
+            #expect(speakers.sinkNames == ["cast.0123abcd-kitchen.2"])
+            // Volume set on ours reaches ours only.
+            _ = try await Self.pactl(sound, "set-sink-volume", "cast.0123abcd-kitchen.2", "40%")
+            #expect(try await Self.pactl(sound, "get-sink-volume", "cast.0123abcd-kitchen").contains("100%"))
+            found.finish()
+            try await running.value
+            #expect(try await Self.sinkNames(sound) == ["cast_test", "cast.0123abcd-kitchen"])
+        }
+    }
+
+    /// A new configuration while running: a device it no longer takes loses
+    /// its sink, a new group gets one, and the sinks it keeps are the same
+    /// sinks (an app playing into one plays on); another sound server or a
+    /// value out of range is refused and changes nothing.
+    @Test func aNewConfigurationKeepsTheSinksItStillWants() async throws {
+        try await SoundServer.with { sound in
+            let configuration = CastSpeakersConfiguration(
+                soundServer: sound.server, connection: CastConnectionConfiguration(deviceAuthentication: .off))
+            let speakers = try CastSpeakers(configuration: configuration, logger: Self.quiet)
+            let (discovery, found) = AsyncStream.makeStream(of: DiscoveryEvent.self)
+            let running = Task { try await speakers.run(following: discovery) }
+            // Nothing listens at these addresses: sinks are made whether devices answer or not.
+            let kitchen = CastDevice(
+                id: "0123abcd-kitchen", friendlyName: "Kitchen", modelName: "Google Nest Mini",
+                capabilities: [.audioOut], addresses: [try #require(IPAddress("127.0.0.1"))], port: 1)
+            let den = CastDevice(
+                id: "4567ef01-den", friendlyName: "Den", modelName: "Google Nest Mini", capabilities: [.audioOut],
+                addresses: [try #require(IPAddress("127.0.0.1"))], port: 1)
+            let events = speakers.events()
+            found.yield(.found(kitchen))
+            found.yield(.found(den))
+            let added = await collect(events, count: 2, within: .seconds(10)) { event -> String? in
+                if case .sinkAdded(let sink, _) = event { return sink }
+                return nil
+            }
+            #expect(Set(added) == ["cast.0123abcd-kitchen", "cast.4567ef01-den"])
+            let kitchenSink = try #require(try await Self.sinkIndex(sound, "cast.0123abcd-kitchen"))
+
+            var next = configuration
+            next.includes = { $0.friendlyName == "Kitchen" }
+            next.groups = [CastSpeakersGroup(name: "Both", members: ["kitchen", "4567EF01-DEN"])]
+            next.gracePeriod = .seconds(30)
+            try await speakers.reconfigure(next)
+            #expect(speakers.configuration.gracePeriod == .seconds(30))
+            #expect(speakers.sinkNames == ["cast.0123abcd-kitchen", "cast.group.both"])
+            #expect(try await Self.sinkNames(sound) == ["cast_test", "cast.0123abcd-kitchen", "cast.group.both"])
+            #expect(try await Self.sinkIndex(sound, "cast.0123abcd-kitchen") == kitchenSink)
+
+            // The group loses a member it no longer names, then goes.
+            next.groups = []
+            try await speakers.reconfigure(next)
+            #expect(speakers.sinkNames == ["cast.0123abcd-kitchen"])
+
+            var elsewhere = next
+            elsewhere.soundServer = "unix:/nonexistent/native"
+            let moved = await #expect(throws: SpeakersError.self) { try await speakers.reconfigure(elsewhere) }
+            #expect(moved?.code == .invalidConfiguration)
+            var invalid = next
+            invalid.bitrate = 1
+            await #expect(throws: SpeakersError.self) { try await speakers.reconfigure(invalid) }
+            #expect(speakers.configuration.bitrate == 128_000)
+
+            found.finish()
+            try await running.value
+            #expect(try await Self.sinkNames(sound) == ["cast_test"])
+            // After the end a reconfiguration is not waited for.
+            try await speakers.reconfigure(next)
+        }
+    }
+
+    /// The server's index of sink `name`, as `pactl` lists it.
+    static func sinkIndex(_ sound: SoundServer, _ name: String) async throws -> String? {
+        let output = try await CommandOutput.of(["pactl", "--server=\(sound.server)", "list", "sinks", "short"])
+        for line in output.stdout.split(separator: "\n") {
+            let fields = line.split(separator: "\t").map(String.init)
+            if fields.count > 1, fields[1] == name { return fields[0] }
+        }
+        return nil
     }
 }

@@ -19,7 +19,8 @@ import Testing
         try await SoundServer.with { sound in
             let connection = try SoundServerConnection(server: sound.server)
             defer { connection.close() }
-            let module = try connection.loadNullSink(name: "cast.kitchen-1", description: "Kitchen speaker")
+            let module = try connection.loadNullSink(
+                name: "cast.kitchen-1", description: "Kitchen speaker", owner: SinkOwner.current)
             let listed = try await Self.pactl(sound, "list", "sinks")
             #expect(listed.contains("Name: cast.kitchen-1"))
             #expect(listed.contains("Description: Kitchen speaker"))
@@ -39,7 +40,7 @@ import Testing
         try await SoundServer.with { sound in
             let connection = try SoundServerConnection(server: sound.server)
             defer { connection.close() }
-            _ = try connection.loadNullSink(name: "cast.odd", description: "Bob's \"Den\" \\ speaker")
+            _ = try connection.loadNullSink(name: "cast.odd", description: "Bob's \"Den\" \\ speaker", owner: nil)
             let listed = try await Self.pactl(sound, "list", "sinks")
             #expect(listed.contains("Description: Bobs Den  speaker"))
         }
@@ -49,7 +50,7 @@ import Testing
         try await SoundServer.with { sound in
             let connection = try SoundServerConnection(server: sound.server)
             defer { connection.close() }
-            _ = try connection.loadNullSink(name: "cast.den", description: "Den")
+            _ = try connection.loadNullSink(name: "cast.den", description: "Den", owner: nil)
 
             try connection.setVolume(0.4, ofSink: "cast.den")
             let set = try await Self.pactl(sound, "get-sink-volume", "cast.den")

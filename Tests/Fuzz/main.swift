@@ -41,6 +41,7 @@ let targets: [String: FuzzTarget] = [
         fuzz: MPRISFuzzing.call,
         writeSeed: { DBusSeeds.write(MPRISFuzzing.seeds(), to: $0) }),
     "tray-call": FuzzTarget(fuzz: TrayFuzzing.call, writeSeed: { DBusSeeds.write(TrayFuzzing.seeds(), to: $0) }),
+    "speakers-file": FuzzTarget(fuzz: fuzzSpeakersFile),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

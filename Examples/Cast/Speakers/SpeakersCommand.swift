@@ -1,6 +1,7 @@
 import ArgumentParser
 import CastKit
 import CastSpeakers
+import Foundation
 
 /// `cast speakers`: every Cast speaker, group and TV as one of this
 /// computer's sound outputs (``CastSpeakers``), until Ctrl-C.
@@ -13,6 +14,12 @@ struct SpeakersCommand: AsyncParsableCommand {
             named after it, listed by the desktop's sound settings beside the computer's own outputs. Sound played \
             into a sink goes to its device over Cast Streaming, a few hundred milliseconds behind; after --grace \
             seconds of silence the device is let go. The sinks are removed when the command ends.
+
+            The settings file (--config; by default $XDG_CONFIG_HOME/cast/speakers.conf) holds these options as \
+            lines of OPTION = VALUE (only, group, audio-server, grace, bitrate, delay); an option given on the \
+            command line replaces the file's. SIGHUP (systemctl --user reload cast-speakers) reads the file again \
+            and applies it without removing the sinks it keeps; a file that does not parse is reported and the \
+            settings stay as they were.
             """)
 
     @OptionGroup var devices: KnownHostOptions
@@ -29,9 +36,11 @@ struct SpeakersCommand: AsyncParsableCommand {
     var groups: [String] = []
     @Option(help: "The sound server (default: libpulse's choice, e.g. the user's PipeWire or PulseAudio).")
     var audioServer: String?
-    @Option(help: "Seconds of silence after which a device is let go.") var grace: Double = 15
-    @Option(help: "Opus bitrate, kbit/s.") var bitrate = 128
-    @Option(help: "Target playout delay, milliseconds.") var delay = 400
+    @Option(help: "Seconds of silence after which a device is let go (default 15).") var grace: Double?
+    @Option(help: "Opus bitrate, kbit/s (default 128).") var bitrate: Int?
+    @Option(help: "Target playout delay, milliseconds (default 400).") var delay: Int?
+    @Option(help: ArgumentHelp("The settings file (default: $XDG_CONFIG_HOME/cast/speakers.conf).", valueName: "file"))
+    var config: String?
     @Flag(help: "Write a systemd user unit that runs cast speakers with these options at login, then leave.")
     var installService = false
     @Flag(help: "Remove the systemd user unit --install-service wrote, then leave.") var uninstallService = false
@@ -42,22 +51,42 @@ struct SpeakersCommand: AsyncParsableCommand {
         guard !(self.installService && self.uninstallService) else {
             throw ValidationError("--install-service and --uninstall-service exclude each other")
         }
-        _ = try self.speakerGroups()
-        guard (1...3_600).contains(self.grace) else { throw ValidationError("--grace must be 1…3600 seconds") }
-        guard (6...510).contains(self.bitrate) else { throw ValidationError("--bitrate must be 6…510 kbit/s") }
-        guard (1...5_000).contains(self.delay) else { throw ValidationError("--delay must be 1…5000 ms") }
+        for group in self.groups {
+            do {
+                _ = try CastSpeakersFile.group(group)
+            } catch {
+                throw ValidationError("--group takes NAME=DEVICE,DEVICE,…, not \(group)")
+            }
+        }
+        if let grace = self.grace, !(1...3_600).contains(grace) {
+            throw ValidationError("--grace must be 1…3600 seconds")
+        }
+        if let bitrate = self.bitrate, !(6...510).contains(bitrate) {
+            throw ValidationError("--bitrate must be 6…510 kbit/s")
+        }
+        if let delay = self.delay, !(1...5_000).contains(delay) { throw ValidationError("--delay must be 1…5000 ms") }
     }
 
-    /// `--group NAME=A,B` as groups.
-    func speakerGroups() throws -> [CastSpeakersGroup] {
-        try self.groups.map { text in
-            let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
-            let members = parts.count == 2 ? parts[1].split(separator: ",").map(String.init) : []
-            guard parts.count == 2, !parts[0].isEmpty, !members.isEmpty else {
-                throw ValidationError("--group takes NAME=DEVICE,DEVICE,…, not \(text)")
-            }
-            return CastSpeakersGroup(name: parts[0], members: members)
-        }
+    /// The settings file's location.
+    var settingsFile: URL { self.config.map { URL(fileURLWithPath: $0) } ?? CastSpeakersFile.defaultLocation }
+
+    /// The configuration: the command line's options, then the file's, then the defaults.
+    func configuration(file: CastSpeakersFile) throws -> CastSpeakersConfiguration {
+        let only = Set((self.only.isEmpty ? file.only : self.only).map { $0.lowercased() })
+        let groups = self.groups.isEmpty ? file.groups : try self.groups.map { try CastSpeakersFile.group($0) }
+        return CastSpeakersConfiguration(
+            soundServer: self.audioServer ?? file.soundServer,
+            gracePeriod: self.grace.map { .milliseconds(Int(($0 * 1_000).rounded())) } ?? file.gracePeriod
+                ?? .seconds(15),
+            bitrate: self.bitrate.map { $0 * 1_000 } ?? file.bitrate ?? 128_000,
+            targetDelay: self.delay.map { .milliseconds($0) } ?? file.targetDelay ?? .milliseconds(400),
+            includes: { device in
+                // A device named with --device is wanted even before its records say it has sound.
+                (device.source == .knownHost || device.capabilities.contains(.audioOut))
+                    && (only.isEmpty || only.contains(device.friendlyName.lowercased())
+                        || only.contains(device.id.lowercased()))
+            },
+            groups: groups)
     }
 
     func run() async throws {
@@ -81,18 +110,10 @@ struct SpeakersCommand: AsyncParsableCommand {
                 return
             }
             let logger = DeviceOptions.makeLogger(verbose: self.verbose)
-            let only = Set(self.only.map { $0.lowercased() })
+            // Caught before anything starts, so a reload sent early is not the default action (the end).
+            let reloads = ReloadSignal()
             let speakers = try CastSpeakers(
-                configuration: CastSpeakersConfiguration(
-                    soundServer: self.audioServer, gracePeriod: .milliseconds(Int(self.grace * 1_000)),
-                    bitrate: self.bitrate * 1_000, targetDelay: .milliseconds(self.delay),
-                    includes: { device in
-                        // A device named with --device is wanted even before its records say it has sound.
-                        (device.source == .knownHost || device.capabilities.contains(.audioOut))
-                            && (only.isEmpty || only.contains(device.friendlyName.lowercased())
-                                || only.contains(device.id.lowercased()))
-                    },
-                    groups: try self.speakerGroups()),
+                configuration: try self.configuration(file: CastSpeakersFile(contentsOf: self.settingsFile)),
                 logger: logger)
             var configuration = self.discovery.configuration
             self.devices.restrict(&configuration)
@@ -105,6 +126,7 @@ struct SpeakersCommand: AsyncParsableCommand {
                 for await event in events { Output.progress("\(event)") }
             }
             let running = Task { try await speakers.run(following: found) }
+            let reloading = Task { await self.reload(speakers, on: reloads) }
             let interruption = Interruption.install(alsoOnTerminate: true) {
                 SystemdNotification.send("STOPPING=1")
                 running.cancel()
@@ -112,11 +134,29 @@ struct SpeakersCommand: AsyncParsableCommand {
             Output.progress("cast speakers: a sound output for each Cast device found; Ctrl-C ends")
             SystemdNotification.send("READY=1\nSTATUS=making a sound output for each Cast device found")
             let result = await running.result
+            reloading.cancel()
             withExtendedLifetime(interruption) {}
             await discovery.stop()
             printing.cancel()
             try result.get()
             Output.progress("the sinks are removed")
+        }
+    }
+
+    /// Reads the settings file again at each SIGHUP and applies it; one
+    /// that does not parse, or would change the sound server, is reported
+    /// and changes nothing.
+    func reload(_ speakers: CastSpeakers, on reloads: ReloadSignal) async {
+        for await _ in reloads.signals {
+            SystemdNotification.send("RELOADING=1")
+            do {
+                try await speakers.reconfigure(
+                    try self.configuration(file: CastSpeakersFile(contentsOf: self.settingsFile)))
+                Output.progress("reloaded \(self.settingsFile.path): sinks \(speakers.sinkNames)")
+            } catch {
+                Output.progress("kept the settings: \(error)")
+            }
+            SystemdNotification.send("READY=1")
         }
     }
 }

@@ -5,8 +5,9 @@ import Foundation
 /// `--install-service` writes to `$XDG_CONFIG_HOME/systemd/user/` (and
 /// `--uninstall-service` removes), started with the user's session after
 /// the sound server. It is `Type=notify`: the command says READY=1 once
-/// its sinks can be made (``SystemdNotification``), and SIGTERM stops it
-/// cleanly, the sinks removed. Its log goes to the journal.
+/// its sinks can be made (``SystemdNotification``), SIGTERM stops it
+/// cleanly, the sinks removed, and `systemctl --user reload` (SIGHUP) has
+/// it read its settings file again. Its log goes to the journal.
 enum SpeakersService {
     static let unitName = "cast-speakers.service"
 
@@ -27,6 +28,7 @@ enum SpeakersService {
         [Service]
         Type=notify
         ExecStart=\(([executable] + arguments).map(Self.quoted).joined(separator: " "))
+        ExecReload=/bin/kill -HUP $MAINPID
         Restart=on-failure
         RestartSec=5
 

@@ -110,11 +110,16 @@ final class SoundServerConnection: @unchecked Sendable {
 
     // MARK: Requests
 
-    /// Loads `module-null-sink` as sink `name` shown as `description`; the module's index.
-    func loadNullSink(name: String, description: String) throws(SpeakersError) -> UInt32 {
+    /// Loads `module-null-sink` as sink `name` shown as `description`,
+    /// marked as `owner`'s (property `cast.owner`); the module's index.
+    /// The server may name the sink otherwise when `name` is taken
+    /// (PulseAudio adds `.2`): the sink whose ``SoundServerSink/module`` is
+    /// the index returned is this one.
+    func loadNullSink(name: String, description: String, owner: SinkOwner?) throws(SpeakersError) -> UInt32 {
         let argument =
             "sink_name=\(Self.moduleArgument(name)) format=float32le rate=48000 channels=2 "
-            + "sink_properties=\"device.description='\(Self.moduleArgument(description))'\""
+            + "sink_properties=\"device.description='\(Self.moduleArgument(description))'"
+            + (owner.map { " \(SinkOwner.property)='\($0)'" } ?? "") + "\""
         return try self.locked { () throws(SpeakersError) -> UInt32 in
             let reply = Reply(loop: self.loop)
             try self.await(
@@ -298,7 +303,8 @@ final class SoundServerConnection: @unchecked Sendable {
             description: info.description.map { String(cString: $0) } ?? "",
             isPlaying: info.state == PA_SINK_RUNNING,
             volume: Double(average) / Double(cpulse_volume_norm()), isMuted: info.mute != 0,
-            amplitude: pa_sw_volume_to_linear(average))
+            amplitude: pa_sw_volume_to_linear(average),
+            module: info.owner_module == UInt32.max ? nil : info.owner_module)
     }
 
     // Callbacks for the connection's lifetime (main loop thread, lock held).

@@ -16,11 +16,13 @@ struct SoundServerSink: Sendable, Hashable {
     var isMuted: Bool
     /// The factor the volume scales samples by (`pa_sw_volume_to_linear`: the cube of ``volume``).
     var amplitude: Double
+    /// The index of the module that made the sink, if a module did.
+    var module: UInt32?
 
     /// Creates a sink description.
     init(
         name: String, index: UInt32, description: String, isPlaying: Bool, volume: Double, isMuted: Bool,
-        amplitude: Double
+        amplitude: Double, module: UInt32? = nil
     ) {
         self.name = name
         self.index = index
@@ -29,6 +31,7 @@ struct SoundServerSink: Sendable, Hashable {
         self.volume = volume
         self.isMuted = isMuted
         self.amplitude = amplitude
+        self.module = module
     }
 
     /// The source that records what reaches the sink.
