@@ -21,7 +21,12 @@ public struct CastSpeakersConfiguration: Sendable {
     public var groups: [CastSpeakersGroup]
     /// The connections' settings (device authentication among them).
     public var connection: CastConnectionConfiguration
-    /// The clock the grace period runs on.
+    /// When a device's stream is tried again after it failed or ended while
+    /// sound plays: by default 1 s, doubling to a minute, without end (the
+    /// device may come back); the count starts afresh once a stream has
+    /// played 30 s, and at the next sound after silence.
+    public var retryPolicy: ReconnectPolicy
+    /// The clock the grace period and the retries run on.
     public var clock: any Clock<Duration>
 
     /// Creates a configuration.
@@ -31,6 +36,8 @@ public struct CastSpeakersConfiguration: Sendable {
         includes: @escaping @Sendable (CastDevice) -> Bool = { $0.capabilities.contains(.audioOut) },
         groups: [CastSpeakersGroup] = [],
         connection: CastConnectionConfiguration = CastConnectionConfiguration(),
+        retryPolicy: ReconnectPolicy = ReconnectPolicy(
+            initialDelay: .seconds(1), maximumDelay: .seconds(60), jitter: 0.2, maximumAttempts: nil),
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.soundServer = soundServer
@@ -40,6 +47,7 @@ public struct CastSpeakersConfiguration: Sendable {
         self.includes = includes
         self.groups = groups
         self.connection = connection
+        self.retryPolicy = retryPolicy
         self.clock = clock
     }
 

@@ -43,6 +43,10 @@ actor SpeakerOutput {
     private var sessions: [String: DeviceSession] = [:]
     private var watchers: [String: Task<Void, Never>] = [:]
     private var retries: [String: Task<Void, Never>] = [:]
+    /// Each member's streams that failed or ended in a row, for the back-off.
+    private var attempts: [String: Int] = [:]
+    /// Each playing member's wait until its stream counts as healthy.
+    private var healthy: [String: Task<Void, Never>] = [:]
     private var capture: DesktopAudioCapture?
     private var volumeWatcher: Task<Void, Never>?
     private var aligner: Task<Void, Never>?
@@ -52,8 +56,10 @@ actor SpeakerOutput {
     private nonisolated let sinkReports: AsyncStream<SoundServerSink>
     private nonisolated let sinkReporter: AsyncStream<SoundServerSink>.Continuation
 
-    /// How long after a member's stream ended or failed it is tried again.
-    static let retryDelay = Duration.seconds(1)
+    /// How long a member's stream must have played for its failures before
+    /// to be forgotten: one that the device ends at once is tried again
+    /// later and later, as one that never starts.
+    static let healthyDuration = Duration.seconds(30)
 
     init(
         label: String, members: [CastDevice], isGroup: Bool, sinkName: String, module: UInt32,
@@ -123,6 +129,7 @@ actor SpeakerOutput {
     func remove(deviceID: String) async {
         self.members[deviceID] = nil
         self.retries.removeValue(forKey: deviceID)?.cancel()
+        self.attempts[deviceID] = nil
         await self.stopMember(deviceID)
     }
 
@@ -169,6 +176,10 @@ actor SpeakerOutput {
                     continue
                 }
                 self.sessions[device.id] = session
+                self.healthy[device.id] = Task { [clock = self.configuration.clock] in
+                    guard (try? await clock.sleep(for: Self.healthyDuration)) != nil else { return }
+                    self.playedLongEnough(device.id)
+                }
                 self.events.yield(.streamStarted(device: device.friendlyName, application: session.audio.applicationID))
                 self.watchers[device.id] = Task { [weak self] in
                     for await state in session.audio.session.stateUpdates() where state != .active { break }
@@ -219,6 +230,7 @@ actor SpeakerOutput {
 
     private func stopMember(_ id: String) async {
         self.watchers.removeValue(forKey: id)?.cancel()
+        self.healthy.removeValue(forKey: id)?.cancel()
         guard let session = self.sessions.removeValue(forKey: id) else { return }
         self.capture?.remove(session.audio.session)
         if !self.isGroup {
@@ -232,16 +244,34 @@ actor SpeakerOutput {
         await session.stop()
     }
 
+    /// Tries member `id` again after the configuration's back-off: 1 s,
+    /// then twice as long each time (to a minute by default), so a device
+    /// that refuses the app (NOT_ALLOWED on some speakers) or is gone is not
+    /// asked every second while sound plays. The count starts afresh once a
+    /// stream has played ``healthyDuration``, and at the next sound after silence.
     private func scheduleRetry(_ id: String) {
-        guard self.demand.isWanted, self.members[id] != nil, self.retries[id] == nil else { return }
+        guard self.demand.isWanted, let device = self.members[id], self.retries[id] == nil else { return }
+        let attempt = self.attempts[id, default: 0] + 1
+        self.attempts[id] = attempt
+        guard let delay = self.configuration.retryPolicy.delay(beforeAttempt: attempt) else {
+            self.log.warning(
+                "gave up on \(device.friendlyName) after \(attempt - 1) attempts; it is tried again at the next sound")
+            return
+        }
+        self.log.notice("trying \(device.friendlyName) again in \(delay)", metadata: ["attempt": "\(attempt)"])
         self.retries[id] = Task { [clock = self.configuration.clock] in
             do {
-                try await clock.sleep(for: Self.retryDelay)
+                try await clock.sleep(for: delay)
             } catch {
                 return
             }
             await self.retried(id)
         }
+    }
+
+    private func playedLongEnough(_ id: String) {
+        self.healthy[id] = nil
+        self.attempts[id] = nil
     }
 
     private func retried(_ id: String) async {
@@ -253,6 +283,7 @@ actor SpeakerOutput {
     private func stop() async {
         for retry in self.retries.values { retry.cancel() }
         self.retries = [:]
+        self.attempts = [:]
         self.aligner?.cancel()
         self.aligner = nil
         self.capture?.stop()

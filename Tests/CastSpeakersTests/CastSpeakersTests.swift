@@ -429,4 +429,47 @@ import Testing
         }
         return nil
     }
+
+    /// A speaker that refuses the app (LAUNCH_ERROR NOT_ALLOWED, as some
+    /// speakers answer) while sound reaches its sink: each refusal is an
+    /// event naming the reason, and it is asked again after 1 s, 2 s, 4 s —
+    /// at virtual time — not every second; the sink stays.
+    @Test func aDeviceThatRefusesTheAppIsAskedAgainLaterAndLater() async throws {
+        try await SoundServer.with { sound in
+            let speaker = try CastEmulator(
+                configuration: CastEmulatorConfiguration(profile: .nestSpeaker), logger: Self.quiet)
+            try await speaker.start()
+            speaker.faults.launch = .error(reason: "NOT_ALLOWED")
+            let clock = ManualClock()
+            let speakers = try CastSpeakers(
+                configuration: CastSpeakersConfiguration(
+                    soundServer: sound.server, connection: CastConnectionConfiguration(deviceAuthentication: .off),
+                    retryPolicy: ReconnectPolicy(initialDelay: .seconds(1), jitter: 0, maximumAttempts: nil),
+                    clock: clock),
+                logger: Self.quiet)
+            let events = speakers.events()
+            let (discovery, found) = AsyncStream.makeStream(of: DiscoveryEvent.self)
+            let running = Task { try await speakers.run(following: discovery) }
+            found.yield(.found(try Self.speaker(speaker, id: "0123abcd-kitchen", name: "Kitchen")))
+            let playing = try sound.playTone(
+                frequency: 1_000, amplitude: 0.5, seconds: 60, into: "cast.0123abcd-kitchen")
+            var retryAt = Duration.zero
+            for delay in [1, 2, 4] {
+                let failed = await collect(events, count: 1, within: .seconds(20)) { event -> String? in
+                    if case .streamFailed("Kitchen", let reason) = event { return reason }
+                    return nil
+                }
+                #expect(failed.first?.contains("NOT_ALLOWED") == true, "\(failed)")
+                retryAt += .seconds(delay)
+                // The next attempt is armed for exactly `delay` after this one.
+                #expect(await clock.sleeper(until: ManualClock.Instant(offset: retryAt)))
+                clock.advance(by: .seconds(delay))
+            }
+            #expect(speakers.sinkNames == ["cast.0123abcd-kitchen"])
+            await playing.stop()
+            found.finish()
+            try await running.value
+            await speaker.stop()
+        }
+    }
 }
