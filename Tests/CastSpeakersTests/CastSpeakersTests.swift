@@ -72,6 +72,14 @@ import Testing
                 connection: CastConnectionConfiguration(deviceAuthentication: .off)),
             logger: Self.quiet)
         let events = speakers.events()
+        // Every event and when, printed at the end: where a slow run spent its time.
+        let timeline = Task {
+            let start = ContinuousClock.now
+            var lines: [String] = []
+            for await event in speakers.events() { lines.append("\(ContinuousClock.now - start): \(event)") }
+            return lines
+        }
+        defer { timeline.cancel() }
         let (discovery, found) = AsyncStream.makeStream(of: DiscoveryEvent.self)
         let running = Task { try await speakers.run(following: discovery) }
         let kitchenDevice = try Self.speaker(kitchen, id: "0123abcd-kitchen", name: "Kitchen")
@@ -120,6 +128,8 @@ import Testing
 
         found.finish()
         try await running.value
+        timeline.cancel()
+        print("speakers events: \(await timeline.value.joined(separator: "; "))")
         let left = try await Self.sinkNames(sound)
         #expect(left == ["cast_test"], "\(left)")
     }
