@@ -52,3 +52,56 @@ import Testing
         #expect(group.stderr.contains("--group takes NAME=DEVICE,DEVICE,…, not Both"), "\(group.stderr)")
     }
 }
+
+extension CastSpeakersCommandTests {
+    /// The sound server restarts while `cast speakers` runs: it says so,
+    /// waits, and makes the device's sink again on the new server; Ctrl-C
+    /// still ends it cleanly.
+    @Test func theSinksComeBackWhenTheSoundServerDoes() async throws {
+        let first = try await SoundServer.start()
+        let second = NIOLockedValueBox(SoundServer?.none)
+        do {
+            try await CastCommandLineTests.withEmulator(takesTurn: CastPlayLocalTests.takesTurn) { _, device in
+                var command = [
+                    CastCommandLineTests.executable("cast"), "speakers", "--device", device, "--no-mdns",
+                    "--audio-server", first.server, "--config", "/nonexistent/speakers.conf",
+                ]
+                var environment: [String: String] = [:]
+                if let user = CastCommandLineTests.user {
+                    command = try user.command(command)
+                    environment = user.environment
+                }
+                let speakers = try InteractiveProcess(command, environment: environment)
+                let sink = "cast.127_0_0_1_\(device.split(separator: ":").last ?? "")"
+                let made = try await waitUntil(within: .seconds(20)) {
+                    speakers.stderr.contains { $0.contains("sink \(sink) added") }
+                }
+                #expect(made, "\(speakers.stderr)")
+                let restarted = try await first.restarted()
+                second.withLockedValue { $0 = restarted }
+                let back = try await waitUntil(within: .seconds(30)) {
+                    speakers.stderr.contains { $0.contains("the sound server is back") }
+                        && speakers.stderr.filter { $0.contains("sink \(sink) added") }.count == 2
+                }
+                #expect(back, "\(speakers.stderr)")
+                #expect(
+                    speakers.stderr.contains { $0.contains("the sound server went away") && $0.contains("waiting") },
+                    "\(speakers.stderr)")
+                let listed = try await CommandOutput.of([
+                    "pactl", "--server=\(restarted.server)", "list", "sinks", "short",
+                ])
+                #expect(listed.stdout.contains(sink), "\(listed.stdout)")
+                speakers.signal(SIGINT)
+                #expect(try await speakers.exit(within: .seconds(20)) == 0, "\(speakers.stderr)")
+                let after = try await CommandOutput.of([
+                    "pactl", "--server=\(restarted.server)", "list", "sinks", "short",
+                ])
+                #expect(!after.stdout.contains("cast."), "\(after.stdout)")
+            }
+        } catch {
+            await (second.withLockedValue { $0 } ?? first).stop()
+            throw error
+        }
+        await (second.withLockedValue { $0 } ?? first).stop()
+    }
+}

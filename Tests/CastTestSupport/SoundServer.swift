@@ -19,6 +19,19 @@ public final class SoundServer: Sendable {
     public static func start() async throws -> SoundServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cast-pulse-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return try await Self.start(in: directory)
+    }
+
+    /// The server restarted, as a user's sound server restarts: this daemon
+    /// ends and a new one, with none of its sinks, listens at the same address.
+    public func restarted() async throws -> SoundServer {
+        await self.daemon.stop()
+        // Its socket file stays behind; the new daemon's is waited for.
+        try? FileManager.default.removeItem(at: self.directory.appendingPathComponent("native"))
+        return try await Self.start(in: self.directory)
+    }
+
+    private static func start(in directory: URL) async throws -> SoundServer {
         let daemon = try DaemonProcess(
             "pulseaudio",
             [

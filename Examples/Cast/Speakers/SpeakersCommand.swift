@@ -2,6 +2,7 @@ import ArgumentParser
 import CastKit
 import CastSpeakers
 import Foundation
+import NIOConcurrencyHelpers
 
 /// `cast speakers`: every Cast speaker, group and TV as one of this
 /// computer's sound outputs (``CastSpeakers``), until Ctrl-C.
@@ -112,43 +113,108 @@ struct SpeakersCommand: AsyncParsableCommand {
             let logger = DeviceOptions.makeLogger(verbose: self.verbose)
             // Caught before anything starts, so a reload sent early is not the default action (the end).
             let reloads = ReloadSignal()
+            // Without a sound server at the start, the command ends (exit code 10); once
+            // running, it waits for one that went away to come back.
             let speakers = try CastSpeakers(
                 configuration: try self.configuration(file: CastSpeakersFile(contentsOf: self.settingsFile)),
                 logger: logger)
             var configuration = self.discovery.configuration
             self.devices.restrict(&configuration)
             let discovery = DiscoveryManager(configuration: configuration, logger: logger)
-            let found = discovery.events()
             try await discovery.start()
             await self.devices.add(to: discovery)
-            let events = speakers.events()
-            let printing = Task {
-                for await event in events { Output.progress("\(event)") }
+            let current = NIOLockedValueBox(speakers)
+            let supervising = Task {
+                try await Self.supervise(speakers, discovery: discovery, logger: logger, current: current)
             }
-            let running = Task { try await speakers.run(following: found) }
-            let reloading = Task { await self.reload(speakers, on: reloads) }
+            let reloading = Task { await self.reload(current, on: reloads) }
             let interruption = Interruption.install(alsoOnTerminate: true) {
                 SystemdNotification.send("STOPPING=1")
-                running.cancel()
+                supervising.cancel()
             }
-            Output.progress("cast speakers: a sound output for each Cast device found; Ctrl-C ends")
-            SystemdNotification.send("READY=1\nSTATUS=making a sound output for each Cast device found")
-            let result = await running.result
+            let result = await supervising.result
             reloading.cancel()
             withExtendedLifetime(interruption) {}
             await discovery.stop()
-            printing.cancel()
             try result.get()
             Output.progress("the sinks are removed")
         }
     }
 
-    /// Reads the settings file again at each SIGHUP and applies it; one
-    /// that does not parse, or would change the sound server, is reported
-    /// and changes nothing.
-    func reload(_ speakers: CastSpeakers, on reloads: ReloadSignal) async {
+    /// Runs `first`, and whenever the sound server goes away (a restart, a
+    /// crash, a logout of another session), waits for it to come back and
+    /// makes the sinks again, until cancelled. Discovery goes on meanwhile:
+    /// each run starts with the devices present.
+    static func supervise(
+        _ first: CastSpeakers, discovery: DiscoveryManager, logger: CastLogger, current: NIOLockedValueBox<CastSpeakers>
+    ) async throws {
+        var speakers = first
+        Output.progress("cast speakers: a sound output for each Cast device found; Ctrl-C ends")
+        SystemdNotification.send("READY=1\nSTATUS=making a sound output for each Cast device found")
+        while true {
+            current.withLockedValue { $0 = speakers }
+            let events = speakers.events()
+            let printing = Task {
+                for await event in events { Output.progress("\(event)") }
+            }
+            do {
+                try await speakers.run(following: Self.devicesAndChanges(of: discovery))
+                printing.cancel()
+                Output.progress("the sinks are removed")
+                return
+            } catch {
+                printing.cancel()
+                guard error.code == .soundServerUnavailable, !Task.isCancelled else { throw error }
+                Output.progress("\(error); waiting for it to come back (Ctrl-C ends)")
+                SystemdNotification.send("STATUS=waiting for the sound server to come back")
+            }
+            speakers = try await Self.soundServerBack(configuration: speakers.configuration, logger: logger)
+            Output.progress("the sound server is back: making the sinks again")
+            SystemdNotification.send("STATUS=making a sound output for each Cast device found")
+        }
+    }
+
+    /// A `CastSpeakers` once the sound server answers again: asked after
+    /// 0.5 s, then twice as long each time up to 5 s. Throws `CancellationError` when cancelled.
+    static func soundServerBack(
+        configuration: CastSpeakersConfiguration, logger: CastLogger
+    ) async throws -> CastSpeakers {
+        let policy = ReconnectPolicy(
+            initialDelay: .milliseconds(500), maximumDelay: .seconds(5), jitter: 0, maximumAttempts: nil)
+        var attempt = 0
+        while true {
+            attempt += 1
+            try await Task.sleep(for: policy.delay(beforeAttempt: attempt) ?? .seconds(5))
+            do {
+                return try CastSpeakers(configuration: configuration, logger: logger)
+            } catch {
+                guard error.code == .soundServerUnavailable else { throw error }
+            }
+        }
+    }
+
+    /// The devices `discovery` lists now, as found, then what it reports.
+    static func devicesAndChanges(of discovery: DiscoveryManager) -> AsyncStream<DiscoveryEvent> {
+        // Subscribed before the list is read: a device that comes between is reported twice, not lost.
+        let events = discovery.events()
+        let present = discovery.devices
+        return AsyncStream { continuation in
+            for device in present { continuation.yield(.found(device)) }
+            let forwarding = Task {
+                for await event in events { continuation.yield(event) }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in forwarding.cancel() }
+        }
+    }
+
+    /// Reads the settings file again at each SIGHUP and applies it to the
+    /// speakers running then; one that does not parse, or would change the
+    /// sound server, is reported and changes nothing.
+    func reload(_ current: NIOLockedValueBox<CastSpeakers>, on reloads: ReloadSignal) async {
         for await _ in reloads.signals {
             SystemdNotification.send("RELOADING=1")
+            let speakers = current.withLockedValue { $0 }
             do {
                 try await speakers.reconfigure(
                     try self.configuration(file: CastSpeakersFile(contentsOf: self.settingsFile)))
