@@ -115,3 +115,61 @@ final class OpenScreenReceiver: Sendable {
         return String(decoding: data.filter { $0 != 0 }, as: UTF8.self)
     }
 }
+
+extension OpenScreenReceiverTests {
+    /// Open Screen's receiver as a speaker of `cast speakers` (issue 35):
+    /// a tone played into its sink reaches it over audio-only Cast
+    /// Streaming and it decodes the Opus frames; silence ends the stream.
+    @Test func itDecodesTheSoundPlayedIntoItsSink() async throws {
+        try await RealTimeTurns.take(.childProcesses) {
+            try await SoundServer.with { sound in
+                let receiver = try await OpenScreenReceiver.start()
+                let log: String
+                let speakers: InteractiveProcess
+                do {
+                    speakers = try InteractiveProcess([
+                        CastCommandLineTests.executable("cast"), "speakers", "--device",
+                        "127.0.0.1:\(OpenScreenReceiver.port)", "--no-mdns", "--audio-server", sound.server,
+                        "--config", "/nonexistent/speakers.conf", "--grace", "1",
+                    ])
+                    let sink = "cast.127_0_0_1_\(OpenScreenReceiver.port)"
+                    let made = try await waitUntil(within: .seconds(20)) {
+                        speakers.stderr.contains { $0.contains("sink \(sink) added") }
+                    }
+                    #expect(made, "\(speakers.stderr)")
+                    let tone = try sound.playTone(frequency: 1_000, amplitude: 0.5, seconds: 20, into: sink)
+                    let streamed = try await waitUntil(within: .seconds(20)) {
+                        speakers.stderr.contains { $0.contains("streaming to") }
+                    }
+                    #expect(streamed, "\(speakers.stderr)")
+                    // A second of sound decoded, as its log says, before the tone stops.
+                    let heard = try await waitUntil(within: .seconds(20)) {
+                        let log = (try? Data(contentsOf: receiver.logFile)) ?? Data()
+                        return String(decoding: log, as: UTF8.self).components(separatedBy: "DECODED audio frame")
+                            .count > 100
+                    }
+                    #expect(heard)
+                    await tone.stop()
+                    let stopped = try await waitUntil(within: .seconds(20)) {
+                        speakers.stderr.contains { $0.contains("stopped streaming") }
+                    }
+                    #expect(stopped, "\(speakers.stderr)")
+                    speakers.signal(SIGINT)
+                    #expect(try await speakers.exit(within: .seconds(20)) == 0, "\(speakers.stderr)")
+                } catch {
+                    _ = receiver.stop()
+                    throw error
+                }
+                log = receiver.stop()
+                let decoded = log.split(separator: "\n").filter { $0.contains("DECODED audio frame") }
+                print(
+                    "Open Screen decoded \(decoded.count) audio frames from the sink; the first: \(decoded.first ?? "")"
+                )
+                // 10 ms Opus frames: most of what played before the tone stopped (at
+                // least a second of it) decoded, at 48 kHz in stereo.
+                #expect(decoded.count >= 100, "\(decoded.count) audio frames decoded; \(speakers.stderr)")
+                #expect(decoded.first?.contains("48000Hz 2ch codec=opus") == true, "\(decoded.first ?? "")")
+            }
+        }
+    }
+}

@@ -137,7 +137,6 @@ struct SpeakersCommand: AsyncParsableCommand {
             withExtendedLifetime(interruption) {}
             await discovery.stop()
             try result.get()
-            Output.progress("the sinks are removed")
         }
     }
 
