@@ -279,16 +279,26 @@ public final class CastSpeakers: Sendable {
     }
 
     private func addOutput(key: String, label: String, members: [CastDevice], isGroup: Bool, sinkName name: String) {
+        // A name already taken (another instance's sink for the same device, or one the
+        // user made) gets a suffix, as PulseAudio gives one: PipeWire's pulse server
+        // would make a second sink of the same name (measured, 0.3.65), and volume and
+        // recording by name would reach either.
+        let taken = Set(((try? self.server.sinks()) ?? []).map(\.name))
+        var free = name
+        var suffix = 2
+        while taken.contains(free) {
+            free = "\(name).\(suffix)"
+            suffix += 1
+        }
         let module: UInt32
         do {
-            module = try self.server.loadNullSink(name: name, description: label, owner: SinkOwner.current)
+            module = try self.server.loadNullSink(name: free, description: label, owner: SinkOwner.current)
         } catch {
             self.log.error("no sink for \(label): \(error)")
             return
         }
-        // A name already taken (another instance's sink for the same device, or
-        // one the user made) gets a suffix from the server: this one is the module's.
-        let sinkName = (try? self.server.sinks().first { $0.module == module }?.name) ?? name
+        // A name taken meanwhile: PulseAudio names the sink otherwise; it is the module's.
+        let sinkName = (try? self.server.sinks().first { $0.module == module }?.name) ?? free
         if sinkName != name {
             self.log.warning(
                 "sink name \(name) is taken (another cast speakers, or a sink made by hand); \(label) is \(sinkName)")
