@@ -18,6 +18,7 @@ watchdog=$!
 stdbuf -oL -eL "${SWIFT:-swift}" test --skip-build --xunit-output "$results/tests.xml" "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 kill "$watchdog" 2>/dev/null
+python3 "$(dirname "$0")/turns-summary.py" "$log" || true
 if [ "$status" -ne 0 ]; then
     echo
     echo "=== The failures of this run, again ==="

@@ -39,6 +39,7 @@ status=$?
 kill "$watchdog" 2>/dev/null
 reports=$(grep -c "WARNING: ThreadSanitizer" "$log" || true)
 tail -3 "$log"
+python3 "$(dirname "$0")/turns-summary.py" "$log" || true
 if [ "$status" -ne 0 ] || [ "$reports" -ne 0 ]; then
     echo
     echo "=== ThreadSanitizer: $reports reports, test status $status ==="
