@@ -564,6 +564,7 @@ let package = Package(
             dependencies: [
                 "cast", "cast-receiver", "sample-egl-screen", "CastKit", "CastEmulator", "CastTestSupport",
                 "CastX11TestSupport", "CastRemoteDisplay",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
             ],

@@ -127,7 +127,7 @@ extension AsyncParsableCommand {
             if verbose, let details = failure.details, details != failure.description {
                 Output.progress("  (\(details))")
             }
-            if json, let text = try? failure.json.jsonText() { print(text) }
+            if json, let text = try? failure.json.jsonText() { Output.line(text) }
             throw ExitCode(failure.kind.rawValue)
         }
     }

@@ -36,7 +36,7 @@ struct MessageCommand: AsyncParsableCommand {
                     for await payload in inbound {
                         guard case .string(let text) = payload else { continue }
                         replies.append((try? JSONValue(parsing: text)) ?? .string(text))
-                        if !self.options.json { print(text) }
+                        if !self.options.json { Output.line(text) }
                         if let count = self.count, replies.count >= count { break }
                     }
                     return replies
@@ -51,7 +51,7 @@ struct MessageCommand: AsyncParsableCommand {
                 channel.detach()
                 return replies
             }
-            if self.options.json { print(try JSONValue.array(replies).jsonText()) }
+            if self.options.json { Output.line(try JSONValue.array(replies).jsonText()) }
             Output.progress("\(replies.count) repl\(replies.count == 1 ? "y" : "ies")")
         }
     }

@@ -1,16 +1,45 @@
 import CastKit
 import Foundation
+import NIOConcurrencyHelpers
 
-/// Where the command's words go: progress and errors to stderr, results to stdout.
+/// Where the command's words go: progress and errors to stderr, results to
+/// stdout — or, for a command a test runs in its own process, into
+/// ``captured``.
 enum Output {
+    /// What a command run in a test's process writes, instead of the standard streams.
+    final class Captured: Sendable {
+        private let lines = NIOLockedValueBox((standardOutput: [String](), standardError: [String]()))
+
+        /// Lines meant for stdout, in order.
+        var standardOutput: [String] { self.lines.withLockedValue { $0.standardOutput } }
+        /// Lines meant for stderr, in order.
+        var standardError: [String] { self.lines.withLockedValue { $0.standardError } }
+
+        fileprivate func append(_ line: String, toStandardError: Bool) {
+            self.lines.withLockedValue {
+                if toStandardError { $0.standardError.append(line) } else { $0.standardOutput.append(line) }
+            }
+        }
+    }
+
+    /// Set by a test around a command it runs in its own process.
+    @TaskLocal static var captured: Captured?
+
     /// One line of progress or an error, on stderr.
     static func progress(_ line: String) {
+        if let captured = Self.captured { return captured.append(line, toStandardError: true) }
         FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// One line of the command's result, on stdout.
+    static func line(_ line: String) {
+        if let captured = Self.captured { return captured.append(line, toStandardError: false) }
+        print(line)
     }
 
     /// The command's result on stdout: `json` with `--json`, else `text`.
     static func result(json: JSONValue, text: @autoclosure () -> String, asJSON: Bool) throws {
-        print(asJSON ? try json.jsonText() : text())
+        Self.line(asJSON ? try json.jsonText() : text())
     }
 }
 

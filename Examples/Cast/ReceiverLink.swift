@@ -17,16 +17,24 @@ struct ReceiverLink {
     /// What the device says it can do (its TXT record's `ca`), when discovery found it by name.
     let capabilities: CastDeviceCapabilities?
 
+    /// Makes the connection to a device from its address, its settings and
+    /// the logger; a test that runs a command in its own process sets one
+    /// that reaches an emulator in memory (`CastEmulator.inMemoryConnection`).
+    typealias ConnectionMaker = @Sendable (String, Int, CastConnectionConfiguration, CastLogger) -> CastConnection
+
+    /// Set by a test around a command it runs in its own process.
+    @TaskLocal static var connectionMaker: ConnectionMaker?
+
     /// Connects to `options.device` and opens the platform's virtual connection.
     static func connect(_ options: DeviceOptions) async throws -> ReceiverLink {
         let (host, port, modelName, capabilities) = try await options.address()
         let logger = options.logger
         let timeout = options.timeoutDuration
         let policy = try TrustAnchors.policy(options)
-        let connection = CastConnection(
-            host: host, port: port,
-            configuration: CastConnectionConfiguration(connectTimeout: timeout, deviceAuthentication: policy),
-            logger: logger)
+        let configuration = CastConnectionConfiguration(connectTimeout: timeout, deviceAuthentication: policy)
+        let connection =
+            Self.connectionMaker?(host, port, configuration, logger)
+            ?? CastConnection(host: host, port: port, configuration: configuration, logger: logger)
         Output.progress("connecting to \(host):\(port)")
         try await connection.connect()
         if case .unverified(let failure) = await connection.deviceVerification {

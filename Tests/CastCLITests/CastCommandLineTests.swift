@@ -97,53 +97,6 @@ import Testing
         await emulator.stop()
     }
 
-    @Test func statusLaunchVolumeAndStopAppPrintJSON() async throws {
-        try await Self.withEmulator { emulator, device in
-            let status = try await Self.cast("status", "--device", device, "--json")
-            #expect(status.status == 0, "\(status.stderr)")
-            #expect(try status.json()["volume"]?["level"] == 1)
-
-            let launch = try await Self.cast("launch", "CC1AD845", "--device", device, "--json")
-            #expect(launch.status == 0, "\(launch.stderr)")
-            let running = try #require(emulator.runningApplication)
-            #expect(running.application.appID == CastApplicationID.defaultMediaReceiver)
-            #expect(try launch.json()["sessionId"] == .string(running.sessionID))
-            #expect(launch.stderr.contains("launching CC1AD845"))
-
-            let volume = try await Self.cast("volume", "0.3", "--device", device, "--json")
-            #expect(try volume.json()["volume"]?["level"] == 0.3)
-            let mute = try await Self.cast("mute", "--device", device, "--json")
-            #expect(try mute.json()["volume"]?["muted"] == true)
-            #expect(emulator.volume == ReceiverVolume(level: 0.3, isMuted: true))
-
-            let stop = try await Self.cast("stop-app", "--device", device, "--json")
-            #expect(stop.status == 0, "\(stop.stderr)")
-            #expect(emulator.runningApplication?.application.appID != CastApplicationID.defaultMediaReceiver)
-        }
-    }
-
-    @Test func playPauseSeekAndStopControlTheEmulatorsPlayer() async throws {
-        try await Self.withEmulator { emulator, device in
-            let play = try await Self.cast(
-                "play", "https://media.example/bbb.mp4", "--title", "Big Buck Bunny", "--device", device, "--json")
-            #expect(play.status == 0, "\(play.stderr)")
-            let playing = try play.json()
-            #expect(playing["contentId"] == "https://media.example/bbb.mp4")
-            #expect(playing["contentType"] == "video/mp4")
-
-            let pause = try await Self.cast("pause", "--device", device, "--json")
-            #expect(try pause.json()["playerState"] == "PAUSED")
-            let seek = try await Self.cast("seek", "42", "--device", device, "--json")
-            #expect(abs((try seek.json()["currentTime"]?.doubleValue ?? 0) - 42) < 0.5)
-            let resume = try await Self.cast("resume", "--device", device, "--json")
-            #expect(try resume.json()["playerState"] == "PLAYING")
-            let status = try await Self.cast("status", "--device", device, "--json")
-            #expect(try status.json()["media"]?["contentId"] == "https://media.example/bbb.mp4")
-            let stop = try await Self.cast("stop", "--device", device, "--json")
-            #expect(try stop.json()["playerState"] == "IDLE")
-        }
-    }
-
     /// `cast watch` prints what happens on the device as JSON lines, joining the media app as it starts.
     @Test func watchPrintsReceiverAppAndMediaEventsAsJSONLines() async throws {
         try await Self.withEmulator { emulator, device in
