@@ -239,60 +239,6 @@ import Testing
         try await CommandOutput.dbusSend(bus, arguments)
     }
 
-    @Test func queueNextPreviousRateTracksAndStyle() async throws {
-        try await Self.withEmulator { _, device in
-            let queue = try await Self.cast(
-                "queue", "https://media.example/one.mp4", "https://media.example/two.mp3", "--repeat-mode", "all",
-                "--device", device, "--json")
-            #expect(queue.status == 0, "\(queue.stderr)")
-            #expect(try queue.json()["contentId"] == "https://media.example/one.mp4")
-            let next = try await Self.cast("next", "--device", device, "--json")
-            #expect(try next.json()["contentId"] == "https://media.example/two.mp3")
-            #expect(try next.json()["contentType"] == "audio/mpeg")
-            let previous = try await Self.cast("prev", "--device", device, "--json")
-            #expect(try previous.json()["contentId"] == "https://media.example/one.mp4")
-            let rate = try await Self.cast("rate", "1.5", "--device", device, "--json")
-            #expect(try rate.json()["playbackRate"] == 1.5)
-
-            let subtitled = try await Self.cast(
-                "play", "https://media.example/film.mp4", "--subtitles", "https://media.example/film.vtt",
-                "--device", device, "--json")
-            #expect(subtitled.status == 0, "\(subtitled.stderr)")
-            let style = try await Self.cast(
-                "style", "--foreground", "#FFFF00", "--scale", "1.5", "--device", device, "--json")
-            #expect(style.status == 0, "\(style.stderr)")
-            let off = try await Self.cast("tracks", "--device", device, "--json")
-            #expect(off.status == 0, "\(off.stderr)")
-            let badColour = try await Self.cast("style", "--foreground", "yellow", "--device", device)
-            #expect(badColour.status == 64)
-        }
-    }
-
-    @Test func messageSendsOnACustomNamespaceAndPrintsTheReplies() async throws {
-        let namespace = "urn:x-cast:com.example.echo"
-        let game = EmulatedApplication(appID: "5C3F0A3C", displayName: "Echo Game", namespaces: [namespace])
-        try await Self.withEmulator(applications: EmulatedApplication.standard + [game]) { emulator, device in
-            emulator.respond(to: namespace) { message in
-                guard case .string(let text) = message.payload else { return [] }
-                let reply = #"{"type":"ECHO","received":"# + text + "}"
-                return [
-                    CastMessage(
-                        namespace: namespace, sourceID: message.destinationID, destinationID: message.sourceID,
-                        payload: .string(reply))
-                ]
-            }
-            let run = try await Self.cast(
-                "message", "--namespace", namespace, "--payload", #"{"type":"PING","n":1}"#, "--app", "5C3F0A3C",
-                "--wait", "5", "--count", "1", "--device", device, "--json")
-            #expect(run.status == 0, "\(run.stderr)")
-            let replies = try #require(try run.json().arrayValue)
-            #expect(replies.count == 1)
-            #expect(replies.first?["type"] == "ECHO")
-            #expect(replies.first?["received"]?["n"] == 1)
-            #expect(run.stderr.contains("launching 5C3F0A3C"))
-        }
-    }
-
     @Test func screenStreamsTheTestPatternAndPrintsStatistics() async throws {
         try await Self.withEmulator { emulator, device in
             let run = try await Self.cast(

@@ -37,8 +37,8 @@ import Testing
             configuration.deviceAuthentication = .off
             return emulator.inMemoryConnection(configuration: configuration, logger: logger)
         }
-        try await Output.$captured.withValue(captured) {
-            try await ReceiverLink.$connectionMaker.withValue(maker) {
+        await Output.$captured.withValue(captured) {
+            await ReceiverLink.$connectionMaker.withValue(maker) {
                 do {
                     var command = try CastCommand.parseAsRoot(arguments)
                     if var command = command as? any AsyncParsableCommand {
@@ -46,8 +46,10 @@ import Testing
                     } else {
                         try command.run()
                     }
-                } catch let exit as ExitCode {
-                    status = exit.rawValue
+                } catch {
+                    // As the tool's entry point ends: a usage error is 64 with its message.
+                    status = CastCommand.exitCode(for: error).rawValue
+                    if !(error is ExitCode) { Output.progress(CastCommand.fullMessage(for: error)) }
                 }
             }
         }
@@ -56,9 +58,12 @@ import Testing
             standardError: captured.standardError.joined(separator: "\n"))
     }
 
-    /// Runs `body` with a started emulator.
-    static func withEmulator(_ body: (CastEmulator) async throws -> Void) async throws {
-        let emulator = try CastEmulator(configuration: CastEmulatorConfiguration(), logger: CastCommandLineTests.quiet)
+    /// Runs `body` with a started emulator that has `applications`.
+    static func withEmulator(
+        applications: [EmulatedApplication] = EmulatedApplication.standard, _ body: (CastEmulator) async throws -> Void
+    ) async throws {
+        let emulator = try CastEmulator(
+            configuration: CastEmulatorConfiguration(applications: applications), logger: CastCommandLineTests.quiet)
         try await emulator.start()
         do {
             try await body(emulator)
@@ -133,6 +138,66 @@ import Testing
             #expect(failure["error"]?["exitCode"] == .integer(Int(launch.status)), "\(launch.standardOutput)")
             #expect(failure["error"]?["code"] == "launchFailed", "\(launch.standardOutput)")
             #expect(emulator.runningApplication?.application.appID != "0BADC0DE")
+        }
+    }
+
+    /// Before in CastCommandLineTests, as processes over TLS; the same checks.
+    @Test func queueNextPreviousRateTracksAndStyle() async throws {
+        try await Self.withEmulator { emulator in
+            let device = ["--device", Self.nowhere, "--json"]
+            let queue = try await Self.cast(
+                ["queue", "https://media.example/one.mp4", "https://media.example/two.mp3", "--repeat-mode", "all"]
+                    + device, on: emulator)
+            #expect(queue.status == 0, "\(queue.standardError)")
+            #expect(try queue.json()["contentId"] == "https://media.example/one.mp4")
+            let next = try await Self.cast(["next"] + device, on: emulator)
+            #expect(try next.json()["contentId"] == "https://media.example/two.mp3")
+            #expect(try next.json()["contentType"] == "audio/mpeg")
+            let previous = try await Self.cast(["prev"] + device, on: emulator)
+            #expect(try previous.json()["contentId"] == "https://media.example/one.mp4")
+            let rate = try await Self.cast(["rate", "1.5"] + device, on: emulator)
+            #expect(try rate.json()["playbackRate"] == 1.5)
+
+            let subtitled = try await Self.cast(
+                ["play", "https://media.example/film.mp4", "--subtitles", "https://media.example/film.vtt"] + device,
+                on: emulator)
+            #expect(subtitled.status == 0, "\(subtitled.standardError)")
+            let style = try await Self.cast(
+                ["style", "--foreground", "#FFFF00", "--scale", "1.5"] + device, on: emulator)
+            #expect(style.status == 0, "\(style.standardError)")
+            let off = try await Self.cast(["tracks"] + device, on: emulator)
+            #expect(off.status == 0, "\(off.standardError)")
+            let badColour = try await Self.cast(
+                ["style", "--foreground", "yellow", "--device", Self.nowhere], on: emulator)
+            #expect(badColour.status == 64)
+        }
+    }
+
+    /// Before in CastCommandLineTests, as a process over TLS; the same checks.
+    @Test func messageSendsOnACustomNamespaceAndPrintsTheReplies() async throws {
+        let namespace = "urn:x-cast:com.example.echo"
+        let game = EmulatedApplication(appID: "5C3F0A3C", displayName: "Echo Game", namespaces: [namespace])
+        try await Self.withEmulator(applications: EmulatedApplication.standard + [game]) { emulator in
+            emulator.respond(to: namespace) { message in
+                guard case .string(let text) = message.payload else { return [] }
+                let reply = #"{"type":"ECHO","received":"# + text + "}"
+                return [
+                    CastMessage(
+                        namespace: namespace, sourceID: message.destinationID, destinationID: message.sourceID,
+                        payload: .string(reply))
+                ]
+            }
+            let run = try await Self.cast(
+                [
+                    "message", "--namespace", namespace, "--payload", #"{"type":"PING","n":1}"#, "--app", "5C3F0A3C",
+                    "--wait", "5", "--count", "1", "--device", Self.nowhere, "--json",
+                ], on: emulator)
+            #expect(run.status == 0, "\(run.standardError)")
+            let replies = try #require(try run.json().arrayValue)
+            #expect(replies.count == 1)
+            #expect(replies.first?["type"] == "ECHO")
+            #expect(replies.first?["received"]?["n"] == 1)
+            #expect(run.standardError.contains("launching 5C3F0A3C"))
         }
     }
 }
