@@ -173,6 +173,7 @@ let benchmarks: @Sendable () -> Void = {
     )
     streamingBenchmarks()
     audioStreamingBenchmarks()
+    speakerGroupBenchmarks()
     conversionBenchmarks()
 
     for (width, height) in [(1280, 720), (1920, 1080)] {
