@@ -50,9 +50,11 @@ import Testing
                 let offset = try #require(report.audioVideoOffset)
                 #expect(abs(offset) < .milliseconds(20))
                 // A clean link: the receiver NACKs only packets really missing, so
-                // (almost) nothing is resent — before, 5–8 % of packets were.
+                // (almost) nothing is resent — before, 5–8 % of packets were. At most
+                // 1 %: with a core busy the receiver, in this process, read late
+                // enough to NACK 0.55 % (20 of 3 643) once in 11 runs; 0.5 % before.
                 let packets = try #require(sent.video?.packetsSent)
-                #expect(Double(sent.video?.retransmittedPackets ?? .max) <= Double(packets) * 0.005)
+                #expect(Double(sent.video?.retransmittedPackets ?? .max) <= Double(packets) * 0.01)
             }
         }
 
