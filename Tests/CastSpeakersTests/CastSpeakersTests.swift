@@ -21,9 +21,15 @@ import Testing
     static let quiet = CastLogger(filter: CastLogFilter(minimumLevel: .none))
 
     static func speaker(_ emulator: CastEmulator, id: String, name: String) throws -> CastDevice {
+        try Self.speaker(id: id, name: name, port: emulator.port)
+    }
+
+    /// A Nest speaker at `127.0.0.1:port`; port 1 where nothing listens (sinks are made
+    /// whether the device answers or not).
+    static func speaker(id: String, name: String, port: Int = 1) throws -> CastDevice {
         CastDevice(
             id: id, friendlyName: name, modelName: "Google Nest Mini", capabilities: [.audioOut],
-            addresses: [try #require(IPAddress("127.0.0.1"))], port: emulator.port)
+            addresses: [try #require(IPAddress("127.0.0.1"))], port: port)
     }
 
     static func sinkNames(_ sound: SoundServer) async throws -> [String] {
@@ -351,9 +357,7 @@ import Testing
             let (discovery, found) = AsyncStream.makeStream(of: DiscoveryEvent.self)
             let running = Task { try await speakers.run(following: discovery) }
             // Nothing listens there: the sink is made whether the device answers or not.
-            let kitchen = CastDevice(
-                id: "0123abcd-kitchen", friendlyName: "Kitchen", modelName: "Google Nest Mini",
-                capabilities: [.audioOut], addresses: [try #require(IPAddress("127.0.0.1"))], port: 1)
+            let kitchen = try Self.speaker(id: "0123abcd-kitchen", name: "Kitchen")
             found.yield(.found(kitchen))
             let added = await collect(events, count: 1, within: .seconds(10)) { event -> String? in
                 if case .sinkAdded(let sink, "Kitchen") = event { return sink }
@@ -382,12 +386,8 @@ import Testing
             let (discovery, found) = AsyncStream.makeStream(of: DiscoveryEvent.self)
             let running = Task { try await speakers.run(following: discovery) }
             // Nothing listens at these addresses: sinks are made whether devices answer or not.
-            let kitchen = CastDevice(
-                id: "0123abcd-kitchen", friendlyName: "Kitchen", modelName: "Google Nest Mini",
-                capabilities: [.audioOut], addresses: [try #require(IPAddress("127.0.0.1"))], port: 1)
-            let den = CastDevice(
-                id: "4567ef01-den", friendlyName: "Den", modelName: "Google Nest Mini", capabilities: [.audioOut],
-                addresses: [try #require(IPAddress("127.0.0.1"))], port: 1)
+            let kitchen = try Self.speaker(id: "0123abcd-kitchen", name: "Kitchen")
+            let den = try Self.speaker(id: "4567ef01-den", name: "Den")
             let events = speakers.events()
             found.yield(.found(kitchen))
             found.yield(.found(den))
