@@ -196,16 +196,25 @@ import Testing
             }
         }
 
-        /// Under a cap the 720p picture cannot be carried cleanly, the sender
+        /// Under a cap the picture cannot be carried cleanly, the sender
         /// encodes fewer pixels (the receiver decodes smaller pictures);
         /// when the cap lifts the full size comes back.
+        ///
+        /// At 640×360 under a 250 kbit/s cap (it was 1 280×720 under 1.2
+        /// Mbit/s, the same bits per pixel): the ladder is the same at any
+        /// size, and at 720p, with a core busy, the encoder, the emulator's
+        /// decoder and its PSNR in this process took more than a core
+        /// between them. The receiver then read late, the sender saw that as
+        /// congestion, and every step up was undone until the 60 s deadline
+        /// (once in 13 busy runs). The assertions are unchanged.
         @Test(
             .disabled(
                 if: Sanitizers.areActive,
                 "adaptation steps are timed against the network; a TSan build runs 5-15x slower")
         )
         func lowersTheSizeUnderABandwidthCapAndRestoresItWhenLifted() async throws {
-            let cap = NetworkImpairment(bandwidthLimit: 1_200_000, queueLimit: .milliseconds(150), seed: 3)
+            let cap = NetworkImpairment(bandwidthLimit: 250_000, queueLimit: .milliseconds(150), seed: 3)
+            let full = RemoteDisplayConfiguration.Resolution(width: 640, height: 360)
             try await StreamingFixture.with(
                 streaming: StreamingReceiverConfiguration(impairment: cap), lane: .wholeMachine
             ) { fixture in
@@ -213,16 +222,18 @@ import Testing
                 fixture.emulator.streaming.observer.picture = { _, picture in
                     widths.withLockedValue { $0.append(picture.width) }
                 }
-                let source = try fixture.prepareSource(width: 1_280, height: 720)
+                let source = try fixture.prepareSource(width: full.width, height: full.height)
+                // The bitrate floor under the cap, as 300 kbit/s is under 1.2 Mbit/s at 720p.
                 let session = try await fixture.channel.beginSession(
-                    configuration: RemoteDisplayConfiguration(maximumVideoBitrate: 5_000_000, audio: nil))
+                    configuration: RemoteDisplayConfiguration(
+                        resolutions: [full], minimumVideoBitrate: 75_000, maximumVideoBitrate: 1_250_000, audio: nil))
                 try await source.stream(seconds: 8, to: session)
                 let capped = session.currentStatistics
                 let cappedWidths = widths.withLockedValue { $0 }
                 print("capped: \(String(describing: capped.videoResolution)) at \(capped.videoBitrate) bit/s")
-                #expect((capped.videoResolution?.width ?? 1_280) < 1_280)
-                #expect(cappedWidths.first == 1_280)
-                #expect((cappedWidths.last ?? 1_280) < 1_280)
+                #expect((capped.videoResolution?.width ?? full.width) < full.width)
+                #expect(cappedWidths.first == full.width)
+                #expect((cappedWidths.last ?? full.width) < full.width)
                 // The lowered size is what the cap can carry: frames flow again.
                 let before = capped.video?.framesAcknowledged ?? 0
                 try await source.stream(seconds: 2, to: session, firstFrame: 240)
@@ -233,11 +244,9 @@ import Testing
                 // The deadline only fails the test. A step up that congestion
                 // undoes doubles the wait before the next, up to 30 s
                 // (VideoAdaptation.longestUpDelay), then 3 s without a drop
-                // (upAfter): 30 s, as before, was shorter than the product's
-                // own longest wait, and with a core busy the size stayed at
-                // 960×540 for all of it once in 14 runs (usually back in 6–7 s).
+                // (upAfter); usually the size is back in 6-7 s.
                 let deadline = ContinuousClock.now + .seconds(60)
-                while session.currentStatistics.videoResolution?.width != 1_280, ContinuousClock.now < deadline {
+                while session.currentStatistics.videoResolution?.width != full.width, ContinuousClock.now < deadline {
                     try await source.stream(seconds: 1, to: session, firstFrame: frame)
                     frame += 30
                 }
@@ -245,9 +254,9 @@ import Testing
                 print(
                     "lifted: \(String(describing: lifted.videoResolution)) at \(lifted.videoBitrate) bit/s after \((frame - 300) / 30) s"
                 )
-                #expect(lifted.videoResolution == RemoteDisplayConfiguration.Resolution(width: 1_280, height: 720))
+                #expect(lifted.videoResolution == full)
                 try await source.stream(seconds: 1, to: session, firstFrame: frame)
-                #expect(widths.withLockedValue { $0.last } == 1_280)
+                #expect(widths.withLockedValue { $0.last } == full.width)
             }
         }
 
