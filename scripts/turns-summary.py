@@ -18,5 +18,5 @@ for match in re.finditer(r"real-time turn \((\w+)\): (\S+) waited ([\d.]+) s, he
 if turns:
     lanes = ", ".join(f"{lane} {seconds:.1f} s" for lane, seconds in held.most_common())
     print(f"real-time turns held: {lanes} ({len(turns)} turns)")
-    for hold, lane, test in sorted(turns, reverse=True)[:5]:
+    for hold, lane, test in sorted(turns, reverse=True)[:15]:
         print(f"  {hold:5.1f} s {lane}: {test}")
