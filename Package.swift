@@ -583,7 +583,7 @@ let package = Package(
         .testTarget(
             name: "CastMediaServerTests",
             dependencies: [
-                "CastMediaServer", "CastTestSupport",
+                "CastMediaServer", "CastTestSupport", "CastEmulator",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

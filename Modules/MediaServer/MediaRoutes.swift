@@ -15,11 +15,14 @@ enum MediaRoutes {
                 allowMethods: [.get, .head, .options],
                 exposedHeaders: ["Content-Length", "Content-Range", "Accept-Ranges"]))
         router.get("/media/:token/:name") { request, context -> Response in
-            try await registry.respond(to: request, token: context.parameters.get("token") ?? "", context: context)
+            try await registry.respond(
+                to: request, token: context.parameters.get("token") ?? "", name: context.parameters.get("name") ?? "",
+                context: context)
         }
         router.head("/media/:token/:name") { request, context -> Response in
             let response = try await registry.respond(
-                to: request, token: context.parameters.get("token") ?? "", context: context)
+                to: request, token: context.parameters.get("token") ?? "", name: context.parameters.get("name") ?? "",
+                context: context)
             // A body of known length gave its Content-Length already. One of
             // unknown length (a conversion in progress) gets an empty body of
             // unknown length too, not Hummingbird's "Content-Length: 0".

@@ -171,11 +171,77 @@ public final class MediaServer: Sendable {
         }
     }
 
+    /// Serves `file` converted by ffmpeg as `plan` says, as HLS: a VOD
+    /// playlist that lists every segment and the film's whole duration
+    /// before any is made, and MPEG-TS segments that ffmpeg makes when the
+    /// receiver asks for them (``ConversionPlan/isSegmentable``). A seek
+    /// far ahead starts ffmpeg there; segments made are served again; the
+    /// working folder stays bounded, and withdrawing the URL or stopping
+    /// the server stops ffmpeg and deletes it. The URL is the playlist's;
+    /// tell the receiver `application/vnd.apple.mpegurl` with MPEG-TS
+    /// segments.
+    ///
+    /// A copied video is cut at its own key frames, which ffprobe lists
+    /// first (a few seconds for a two-hour film); a transcoded one every 6 s.
+    ///
+    /// - Parameters:
+    ///   - file: the film.
+    ///   - plan: how to convert it; ``ConversionPlan/isSegmentable`` must hold.
+    ///   - media: what ffprobe read of it; its duration is needed.
+    ///   - tools: ffprobe (for a copied video's key frames) and ffmpeg.
+    /// - Throws: ``MediaServerError/Code-swift.struct/unreadableFile``;
+    ///   ``MediaServerError/Code-swift.struct/unsupportedMedia`` when the
+    ///   plan is not segmentable or the duration is unknown;
+    ///   ``MediaServerError/Code-swift.struct/probeFailed`` when the key
+    ///   frames cannot be listed; ``MediaServerError/Code-swift.struct/conversionFailed``
+    ///   without ffmpeg or a working folder; ``MediaServerError/Code-swift.struct/unavailable``.
+    public func serve(file: URL, segmenting plan: ConversionPlan, media: ProbedMedia, tools: MediaTools)
+        async throws(MediaServerError) -> URL
+    {
+        let path = file.standardizedFileURL.path
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw MediaServerError(.unreadableFile, "\(path) is not a readable file")
+        }
+        guard plan.isSegmentable, let duration = media.duration, duration > .zero else {
+            throw MediaServerError(
+                .unsupportedMedia, "\(file.lastPathComponent) cannot be cut into HLS segments (no H.264 or no duration)"
+            )
+        }
+        guard let ffmpeg = tools.ffmpeg else { throw MediaServerError(.conversionFailed, "ffmpeg is not installed") }
+        var keyFrames: [Double]?
+        if let video = plan.video, !video.transcodes {
+            keyFrames = try await tools.keyFrames(of: URL(fileURLWithPath: path), stream: video.stream.index).map {
+                $0 - media.startTime
+            }
+        }
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let layout = SegmentLayout(duration: seconds, keyFrames: keyFrames)
+        let conversion = try SegmentedConversion(
+            file: URL(fileURLWithPath: path), plan: plan, layout: layout, startTime: media.startTime, ffmpeg: ffmpeg,
+            folder: try self.workingFolder().appendingPathComponent(UUID().uuidString))
+        do {
+            return try self.add(
+                .segmented(conversion), name: file.deletingPathExtension().lastPathComponent + ".m3u8",
+                contentType: "application/vnd.apple.mpegurl")
+        } catch {
+            conversion.cancel()
+            throw error
+        }
+    }
+
     /// How far the conversion served at `url` is; `nil` when `url` names no conversion.
     public func conversionProgress(of url: URL) -> ConversionProgress? {
         let components = url.pathComponents
         guard components.count >= 3 else { return nil }
         return self.registry.conversion(token: components[2])?.progress
+            ?? self.registry.segmented(token: components[2])?.progress.progress
+    }
+
+    /// What the HLS conversion served at `url` has done; `nil` when `url` names none.
+    func segmentedProgress(of url: URL) -> SegmentedProgress? {
+        let components = url.pathComponents
+        guard components.count >= 3 else { return nil }
+        return self.registry.segmented(token: components[2])?.progress
     }
 
     /// The folder conversions write into, made at the first: private to this

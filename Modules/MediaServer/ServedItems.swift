@@ -16,6 +16,17 @@ final class ServedItems: Sendable {
         case bytes([UInt8])
         /// A file ffmpeg writes: streamed as it grows, then served as a file.
         case conversion(MediaConversion)
+        /// A film converted into HLS segments on demand: its playlist, and each segment once made.
+        case segmented(SegmentedConversion)
+
+        /// Stops what converts it, if anything does.
+        func cancel() {
+            switch self {
+            case .conversion(let conversion): conversion.cancel()
+            case .segmented(let conversion): conversion.cancel()
+            case .file, .bytes: break
+            }
+        }
     }
 
     private struct Item: Sendable {
@@ -56,7 +67,7 @@ final class ServedItems: Sendable {
     /// Stops serving `token`; what it converted is cancelled and deleted.
     func remove(token: String) {
         let item = self.state.withLockedValue { $0.items.removeValue(forKey: token) }
-        if case .conversion(let conversion) = item?.content { conversion.cancel() }
+        item?.content.cancel()
     }
 
     /// Serves nothing more; conversions are cancelled.
@@ -66,7 +77,7 @@ final class ServedItems: Sendable {
             defer { state.items.removeAll() }
             return state.items.values
         }
-        for item in items { if case .conversion(let conversion) = item.content { conversion.cancel() } }
+        for item in items { item.content.cancel() }
     }
 
     /// The conversion served under `token`, if that is one.
@@ -77,10 +88,20 @@ final class ServedItems: Sendable {
         return conversion
     }
 
+    /// The HLS conversion served under `token`, if that is one.
+    func segmented(token: String) -> SegmentedConversion? {
+        guard case .segmented(let conversion) = self.state.withLockedValue({ $0.items[token] })?.content else {
+            return nil
+        }
+        return conversion
+    }
+
     var recentRequests: [MediaServerRequest] { self.state.withLockedValue { $0.requests } }
 
-    /// Answers a GET (or HEAD: Hummingbird drops the body) for `token`.
-    func respond(to request: Request, token: String, context: some RequestContext) async throws -> Response {
+    /// Answers a GET (or HEAD: Hummingbird drops the body) for `name` under `token`.
+    func respond(to request: Request, token: String, name: String, context: some RequestContext) async throws
+        -> Response
+    {
         let range = request.headers[.range]
         let record = { (status: HTTPResponse.Status) in
             self.state.withLockedValue { state in
@@ -113,6 +134,19 @@ final class ServedItems: Sendable {
             }
             item.content = .file(conversion.output)
         }
+        if case .segmented(let conversion) = item.content {
+            do {
+                guard let served = try await Self.segmentedItem(conversion, name: name) else {
+                    record(.notFound)
+                    throw HTTPError(.notFound)
+                }
+                item = served
+            } catch let error as MediaServerError {
+                record(.serviceUnavailable)
+                throw HTTPError(.serviceUnavailable, message: error.message)
+            }
+            headers[.contentType] = item.contentType
+        }
         guard let size = Self.size(of: item.content) else {
             record(.notFound)
             throw HTTPError(.notFound)
@@ -132,6 +166,21 @@ final class ServedItems: Sendable {
             record(.ok)
             return Response(status: .ok, headers: headers, body: body)
         }
+    }
+
+    /// What `name` is of an HLS conversion: its playlist (`….m3u8`), or
+    /// segment `N.ts` once made; `nil` for anything else.
+    private static func segmentedItem(_ conversion: SegmentedConversion, name: String) async throws(MediaServerError)
+        -> Item?
+    {
+        if name.hasSuffix(".m3u8") {
+            // RFC 8216 §4: a playlist's media type.
+            return Item(content: .bytes(conversion.playlist), contentType: "application/vnd.apple.mpegurl")
+        }
+        guard name.hasSuffix(".ts"), name.count <= 9, let index = Int(name.dropLast(3)), String(index) + ".ts" == name,
+            let path = try await conversion.segment(index)
+        else { return nil }
+        return Item(content: .file(path), contentType: "video/mp2t")
     }
 
     /// A body that follows a conversion's file as ffmpeg writes it, to its end.
@@ -170,6 +219,8 @@ final class ServedItems: Sendable {
         switch content {
         case .conversion(let conversion):
             return Self.size(of: .file(conversion.output))
+        case .segmented:
+            return nil
         case .bytes(let bytes):
             return bytes.count
         case .file(let path):
@@ -188,6 +239,8 @@ final class ServedItems: Sendable {
             return ResponseBody(byteBuffer: ByteBuffer(bytes: slice))
         case .conversion(let conversion):
             return try await self.body(.file(conversion.output), range: range, context: context)
+        case .segmented:
+            throw HTTPError(.notFound)
         case .file(let path):
             guard let range else { return try await self.files.loadFile(path: path, context: context) }
             return try await self.files.loadFile(path: path, range: range, context: context)

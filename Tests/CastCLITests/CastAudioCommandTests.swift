@@ -86,7 +86,7 @@ import Testing
     /// Any file ffmpeg decodes: ffmpeg's 440 Hz sine at 1/8 scale (−21.1 dBFS) in FLAC.
     @Test(.enabled(if: TestFilm.ffmpeg != nil, "needs ffmpeg"))
     func aFileFFmpegDecodesReachesTheSpeaker() async throws {
-        let flac = try TestFilm.make("tone.flac", seconds: 2, video: ["-vn"], audio: ["-c:a", "flac"])
+        let flac = try await TestFilm.make("tone.flac", seconds: 2, video: ["-vn"], audio: ["-c:a", "flac"])
         try await Self.withSpeaker { emulator, device, tone in
             let run = try await CastCommandLineTests.cast("audio", flac.path, "--device", device, "--json")
             try Self.expectTone(run, tone, emulator, frequency: 440, level: -21.1)

@@ -127,14 +127,19 @@ import Testing
             ("fr.vtt", "WEBVTT\n\n00:00:00.500 --> 00:00:01.500\nBonjour\n"),
         ]
         for (name, text) in sources { try Data(text.utf8).write(to: folder.appendingPathComponent(name)) }
+        // And a picture track (PGS), which TVs do not show: left out of the tracks, or burned in.
+        let pictures = folder.appendingPathComponent("box.sup")
+        try Data(TestFilm.pictureSubtitles(canvas: (320, 180), box: (60, 120, 200, 40), start: 0, end: 1.5))
+            .write(to: pictures)
         let film = folder.appendingPathComponent("Three Languages.mkv")
         let ffmpeg = try #require(TestFilm.ffmpeg)
-        let made = try CommandOutput.waiting(
-            for: [
+        let made = try await CommandOutput.of(
+            [
                 ffmpeg, "-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc=size=320x180:rate=25", "-f", "lavfi",
                 "-i", "sine=frequency=440:sample_rate=48000",
             ] + sources.flatMap { ["-i", folder.appendingPathComponent($0.0).path] } + [
-                "-map", "0:v", "-map", "1:a", "-map", "2", "-map", "3", "-map", "4", "-t", "2", "-pix_fmt", "yuv420p",
+                "-i", pictures.path, "-map", "0:v", "-map", "1:a", "-map", "2", "-map", "3", "-map", "4", "-map", "5",
+                "-t", "2", "-pix_fmt", "yuv420p",
                 "-c:v", "libx264", "-c:a", "aac", "-c:s", "copy",
                 "-metadata:s:a:0", "language=eng",
                 "-metadata:s:s:0", "language=eng", "-metadata:s:s:0", "title=English",
@@ -165,6 +170,23 @@ import Testing
             let (_, none) = try await Self.playUntilItPlays(film, ["--subtitles", "off"], on: emulator, device)
             #expect(none?["activeTrackIds"] == nil)
             #expect(none?["media"]?["tracks"]?.arrayValue?.count == 3)
+            // The picture track drawn into the video, which is then converted; the text tracks stay.
+            let (burned, burnedLoad) = try await Self.playUntilItPlays(
+                film, ["--burn-subtitles", "4"], on: emulator, device)
+            #expect(
+                burned.stderr.contains("burning subtitle stream 4 (hdmv_pgs_subtitle"),
+                "\(burned.stderr)")
+            #expect(burned.stderr.contains("video to H.264"), "\(burned.stderr)")
+            #expect(burnedLoad?["media"]?["contentType"] == "application/vnd.apple.mpegurl")
+            #expect(burnedLoad?["media"]?["tracks"]?.arrayValue?.count == 3)
+            let burningText = try await CastCommandLineTests.cast(
+                "play", film.path, "--burn-subtitles", "1", "--device", device)
+            #expect(burningText.status == 9, "\(burningText.stderr)")
+            #expect(
+                burningText.stderr.contains("is text (subrip): it is sent as a text track"), "\(burningText.stderr)")
+            let burningNone = try await CastCommandLineTests.cast(
+                "play", film.path, "--burn-subtitles", "5", "--device", device)
+            #expect(burningNone.stderr.contains("--burn-subtitles 5: Three Languages.mkv has 4 subtitle streams"))
             let refusedSubtitles = try await CastCommandLineTests.cast(
                 "play", film.path, "--subtitles", "it", "--device", device)
             #expect(refusedSubtitles.status == 9, "\(refusedSubtitles.stderr)")
@@ -304,7 +326,7 @@ import Testing
 
     @Test(.enabled(if: TestFilm.ffmpeg != nil, "needs ffmpeg and ffprobe (make setup installs them)"))
     func whatTheDeviceCannotDecodeIsConvertedWithFFmpegAndNamedWithoutIt() async throws {
-        let film = try TestFilm.make("film.mkv", video: TestFilm.hevc, audio: TestFilm.ac3, title: "Test Pattern")
+        let film = try await TestFilm.make("film.mkv", video: TestFilm.hevc, audio: TestFilm.ac3, title: "Test Pattern")
         let folder = film.deletingLastPathComponent()
         defer { try? FileManager.default.removeItem(at: folder) }
         try await CastCommandLineTests.withEmulator(fetchesMedia: true) { emulator, device in
@@ -320,11 +342,15 @@ import Testing
             #expect(
                 result.stderr.contains(
                     "converting film.mkv: a Chromecast cannot play HEVC video, AC-3 audio or the Matroska container; "
-                        + "video to H.264, audio to AAC, into MP4"))
+                        + "video to H.264, audio to AAC, into HLS segments made as they are asked for"),
+                "\(result.stderr)")
             #expect(result.stderr.contains("playing 0:0"))
+            // HLS with MPEG-TS segments, said as the Cast SDKs say it.
             let load = try #require(loads.first)
-            #expect(load["media"]?["contentType"] == "video/mp4")
-            #expect(load["media"]?["contentId"]?.stringValue?.hasSuffix("/film.mp4") == true)
+            #expect(load["media"]?["contentType"] == "application/vnd.apple.mpegurl")
+            #expect(load["media"]?["hlsSegmentFormat"] == "ts")
+            #expect(load["media"]?["hlsVideoSegmentFormat"] == "mpeg2_ts")
+            #expect(load["media"]?["contentId"]?.stringValue?.hasSuffix("/film.m3u8") == true)
             #expect(load["media"]?["metadata"]?["title"] == "Test Pattern")
             let duration = try #require(load["media"]?["duration"]?.doubleValue)
             #expect(duration > 1.9 && duration < 2.2)

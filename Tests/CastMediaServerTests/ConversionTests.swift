@@ -15,7 +15,7 @@ struct ConversionTests {
     static let tools = MediaTools.installed()
 
     @Test func ffprobeNamesTheContainerCodecsTagsAndDuration() async throws {
-        let film = try TestFilm.make("film.mkv", video: TestFilm.hevc, audio: TestFilm.ac3, title: "Test Pattern")
+        let film = try await TestFilm.make("film.mkv", video: TestFilm.hevc, audio: TestFilm.ac3, title: "Test Pattern")
         defer { try? FileManager.default.removeItem(at: film.deletingLastPathComponent()) }
         let media = try await Self.tools.probe(film)
         #expect(media.container == "matroska,webm")
@@ -38,7 +38,7 @@ struct ConversionTests {
     }
 
     @Test func aConvertedFileIsServedAsItGrowsThenWithByteRanges() async throws {
-        let film = try TestFilm.make("film.mkv", seconds: 4, video: TestFilm.hevc, audio: TestFilm.ac3)
+        let film = try await TestFilm.make("film.mkv", seconds: 4, video: TestFilm.hevc, audio: TestFilm.ac3)
         let folder = film.deletingLastPathComponent()
         defer { try? FileManager.default.removeItem(at: folder) }
         let plan = try ConversionPlan(
@@ -132,8 +132,8 @@ struct ConversionTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let film = folder.appendingPathComponent("two-languages.mkv")
-        let made = try CommandOutput.waiting(
-            for: [
+        let made = try await CommandOutput.of(
+            [
                 try #require(Self.tools.ffmpeg?.path), "-v", "error", "-nostdin", "-f", "lavfi", "-i",
                 "testsrc=size=320x180:rate=25", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-f",
                 "lavfi", "-i", "sine=frequency=880:sample_rate=48000", "-map", "0:v", "-map", "1:a", "-map", "2:a",

@@ -30,6 +30,8 @@ struct LocalMedia {
         var duration: Double?
         /// Whether ffmpeg converts it.
         var isConverted: Bool
+        /// Whether it is served as HLS, MPEG-TS segments made on demand.
+        var isSegmented = false
         /// The file's own text subtitles, as WebVTT served beside it.
         var textTracks: [TextTrack] = []
 
@@ -50,15 +52,23 @@ struct LocalMedia {
     let mode: ConvertMode
 
     /// Serves `file`; `contentType` overrides the guess and the check;
-    /// `audio` picks among its sound streams (read with ffprobe).
-    func serve(_ file: URL, contentType: String?, audio: AudioChoice? = nil) async throws -> Served {
+    /// `audio` picks among its sound streams (read with ffprobe);
+    /// `burningSubtitles` (1 for the first) draws a subtitle stream into the picture.
+    func serve(_ file: URL, contentType: String?, audio: AudioChoice? = nil, burningSubtitles: Int? = nil)
+        async throws -> Served
+    {
         let name = file.lastPathComponent
         if let contentType {
             return Served(
                 url: try self.server.serve(file: file, contentType: contentType), contentType: contentType,
                 isConverted: false)
         }
-        guard self.tools.ffprobe != nil else { return try self.serveByExtension(file, unreadable: nil) }
+        guard self.tools.ffprobe != nil else {
+            if burningSubtitles != nil {
+                throw CommandFailure(.badInput, "--burn-subtitles needs ffprobe and ffmpeg (e.g. apt install ffmpeg)")
+            }
+            return try self.serveByExtension(file, unreadable: nil)
+        }
         let media: ProbedMedia
         do {
             media = try await self.tools.probe(file)
@@ -68,9 +78,11 @@ struct LocalMedia {
             return try self.serveByExtension(file, unreadable: error)
         }
         let audioStream = try audio.map { try Self.audioStream($0, of: media, name: name) }
+        let burned = try burningSubtitles.map { try Self.subtitleStream($0, of: media, name: name) }
         var plan: ConversionPlan
         do {
-            plan = try ConversionPlan(media: media, fileName: name, device: self.device, audioStream: audioStream)
+            plan = try ConversionPlan(
+                media: media, fileName: name, device: self.device, audioStream: audioStream, burningSubtitles: burned)
         } catch {
             throw CommandFailure(.badInput, error.message)
         }
@@ -94,9 +106,33 @@ struct LocalMedia {
                 .badInput,
                 "\(name): \(cannot ?? "it needs converting"); install ffmpeg to convert it (e.g. apt install ffmpeg)")
         }
-        Output.progress("converting \(name)\(cannot.map { ": \($0)" } ?? ""); \(Self.describe(plan))")
+        // A film whose video goes out as H.264 is served as HLS, every segment listed from the
+        // start: the TV shows its length and seeks anywhere while ffmpeg is still near the start.
+        if plan.isSegmentable, media.duration != nil {
+            Output.progress(
+                "converting \(name)\(cannot.map { ": \($0)" } ?? ""); \(Self.describe(plan, into: "HLS segments made as they are asked for"))"
+            )
+            served.url = try await self.server.serve(file: file, segmenting: plan, media: media, tools: self.tools)
+            served.contentType = "application/vnd.apple.mpegurl"
+            served.isSegmented = true
+            return served
+        }
+        Output.progress("converting \(name)\(cannot.map { ": \($0)" } ?? ""); \(Self.describe(plan, into: "MP4"))")
         served.url = try self.server.serve(file: file, converting: plan, with: ffmpeg)
         return served
+    }
+
+    /// The index of the `number`th subtitle stream of `media` (1 for the first), said on the progress line.
+    private static func subtitleStream(_ number: Int, of media: ProbedMedia, name: String) throws -> Int {
+        let streams = media.streams.filter { $0.kind == .subtitle }
+        guard number >= 1, number <= streams.count else {
+            throw CommandFailure(.badInput, "--burn-subtitles \(number): \(name) has \(streams.count) subtitle streams")
+        }
+        let stream = streams[number - 1]
+        let language = stream.language.map(MediaLanguage.bcp47)
+        Output.progress(
+            "burning subtitle stream \(number) (\(stream.codec)\(language.map { ", \($0)" } ?? "")) into the picture")
+        return stream.index
     }
 
     /// The index of the audio stream `choice` names in `media`, said on the progress line.
@@ -161,12 +197,12 @@ struct LocalMedia {
         return items.dropLast().joined(separator: ", ") + " or " + last
     }
 
-    /// What ffmpeg does, for people: "video copied, audio to AAC".
-    private static func describe(_ plan: ConversionPlan) -> String {
+    /// What ffmpeg does, for people: "video copied, audio to AAC, into MP4".
+    private static func describe(_ plan: ConversionPlan, into container: String) -> String {
         var parts: [String] = []
         if let video = plan.video { parts.append(video.transcodes ? "video to H.264" : "video copied") }
         if let audio = plan.audio { parts.append(audio.transcodes ? "audio to AAC" : "audio copied") }
-        return parts.joined(separator: ", ") + ", into MP4"
+        return parts.joined(separator: ", ") + ", into " + container
     }
 
     /// Without ffprobe, or when it cannot read the file (`unreadable`): the extension decides.

@@ -36,6 +36,11 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: "The subtitles' language (BCP 47).") var subtitlesLanguage = "en"
     @Option(help: "The first item's sound, among a local file's audio streams: a language (de, ger) or a number.")
     var audio: String?
+    @Option(
+        help: ArgumentHelp(
+            "Draw the first item's Nth subtitle stream into the picture: for picture subtitles (PGS, DVD), which "
+                + "TVs do not show as text. The video is then converted.", valueName: "N"))
+    var burnSubtitles: Int?
     @Flag(help: "A live stream.") var live = false
     @Option(help: "With several items: off, all, single or shuffle.") var repeatMode = "off"
     @Flag(help: "Play the items in random order.") var shuffle = false
@@ -155,7 +160,8 @@ struct PlayCommand: AsyncParsableCommand {
             let information = MediaInformation(
                 contentID: served.url.absoluteString, streamType: self.live ? .live : .buffered,
                 contentType: served.contentType, metadata: metadata, duration: served.duration,
-                tracks: tracks.isEmpty ? nil : tracks)
+                tracks: tracks.isEmpty ? nil : tracks, hlsSegmentFormat: served.isSegmented ? .ts : nil,
+                hlsVideoSegmentFormat: served.isSegmented ? .mpeg2TS : nil)
             queue.append(MediaQueueItem(media: information, activeTrackIDs: active.isEmpty ? nil : active))
         }
         if queue.count == 1, let only = queue.first, let information = only.media {
@@ -260,7 +266,8 @@ struct PlayCommand: AsyncParsableCommand {
         case .file(let file):
             guard let local else { throw CommandFailure(.other, "no server for \(file.path)") }
             return try await local.serve(
-                file, contentType: contentType, audio: index == 0 ? self.audio.map(AudioChoice.init) : nil)
+                file, contentType: contentType, audio: index == 0 ? self.audio.map(AudioChoice.init) : nil,
+                burningSubtitles: index == 0 ? self.burnSubtitles : nil)
         }
     }
 

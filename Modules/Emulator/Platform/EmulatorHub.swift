@@ -248,8 +248,11 @@ final class EmulatorHub: Sendable {
             }
             guard let media else { break }
             let url = MediaPlayer.contentID(of: media)
+            // Where playback starts: the LOAD's currentTime, else the item's startTime.
+            let position = request["currentTime"]?.doubleValue ?? request["startTime"]?.doubleValue ?? 0
             Task {
-                let probe = await fetcher.probe(url, declaredType: media["contentType"]?.stringValue)
+                let probe = await fetcher.probe(
+                    url, declaredType: media["contentType"]?.stringValue, at: position)
                 self.state.withLockedValue { state in
                     // Bounded: a sender loading URL after URL does not grow it without end.
                     if state.probes.count >= 256 { state.probes.removeAll() }
@@ -260,22 +263,34 @@ final class EmulatorHub: Sendable {
             return
         case "SEEK":
             self.applyMediaRequest(request, message, connectionID: connectionID, now: clock.now)
-            let target = self.state.withLockedValue { state -> (String, Int)? in
+            let target = self.state.withLockedValue { state -> SeekFetch? in
                 guard let playing = state.platform.media.playing(at: clock.now),
-                    let duration = playing.duration, duration > 0,
-                    let size = state.probes[playing.contentID]?.size, size > 0
+                    let probe = state.probes[playing.contentID]
                 else { return nil }
+                if probe.hls != nil { return .segment(probe, at: playing.position) }
+                guard let duration = playing.duration, duration > 0, let size = probe.size, size > 0 else { return nil }
                 let offset = Int(Double(size) * min(max(playing.position / duration, 0), 1))
-                return (playing.contentID, min(offset, size - 1))
+                return .range(playing.contentID, from: min(offset, size - 1))
             }
-            if let (url, offset) = target {
+            switch target {
+            case .segment(let probe, let position):
+                Task { await fetcher.fetchSegment(of: probe, at: position) }
+            case .range(let url, let offset):
                 Task { await fetcher.fetch(url, from: offset) }
+            case nil:
+                break
             }
             return
         default:
             break
         }
         self.applyMediaRequest(request, message, connectionID: connectionID, now: clock.now)
+    }
+
+    /// What a SEEK fetches: the HLS segment the position falls in, or the bytes it lands at.
+    private enum SeekFetch {
+        case segment(MediaFetcher.Probe, at: Double)
+        case range(String, from: Int)
     }
 
     private func applyMediaRequest(_ request: JSONValue, _ message: CastMessage, connectionID: Int, now: Double) {

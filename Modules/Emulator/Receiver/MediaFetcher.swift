@@ -5,7 +5,12 @@ import NIOCore
 /// What the Default Media Receiver's media element does with a URL before
 /// it plays: asks for it (HEAD, then the first bytes with `Range: bytes=0-`,
 /// as Chrome's media stack opens a progressive file), and later fetches the
-/// part a SEEK lands in. A URL that cannot be fetched, or whose type is
+/// part a SEEK lands in. An HLS stream is read as Shaka Player, the Web
+/// Receiver's HLS engine, reads one: the playlist (a master playlist's
+/// first variant), then the segment the playback position falls in, and
+/// at a seek the segment the new position falls in
+/// (`lib/media/streaming_engine.js`: the segment reference found for the
+/// presentation time, fetched whole). A URL that cannot be fetched, or whose type is
 /// not one Cast devices play, fails the LOAD with LOAD_FAILED and
 /// `detailedErrorCode` 104 (MEDIA_SRC_NOT_SUPPORTED): every LOAD_FAILED
 /// real receivers sent in ../shared/conformance (052, 053, 055, 056) carries
@@ -17,6 +22,24 @@ struct MediaFetcher: Sendable {
         var playable: Bool
         /// The size the server reported, bytes.
         var size: Int?
+        /// An HLS stream's media playlist.
+        var hls: HLSSource? = nil
+    }
+
+    /// An HLS stream's media playlist, and the URL its segments are relative to.
+    struct HLSSource: Sendable, Hashable {
+        var playlist: HLSPlaylist
+        var base: URL
+    }
+
+    /// Whether `contentType` (or else the URL's extension) says HLS, as the
+    /// Web Receiver tells its protocols apart.
+    static func isHLS(_ url: URL, contentType: String?) -> Bool {
+        let type = contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        if let type, !type.isEmpty {
+            return ["application/x-mpegurl", "application/vnd.apple.mpegurl", "audio/mpegurl"].contains(type)
+        }
+        return url.pathExtension.lowercased() == "m3u8"
     }
 
     /// Content types Cast devices play (developers.google.com/cast/docs/media:
@@ -48,8 +71,10 @@ struct MediaFetcher: Sendable {
 
     /// HEAD, then the first bytes; playable when both answer 2xx and the
     /// type (the server's, else the LOAD's `contentType`) is one Cast plays.
-    func probe(_ url: String, declaredType: String?) async -> Probe {
+    /// HLS: the playlist, then the segment at `position` seconds.
+    func probe(_ url: String, declaredType: String?, at position: Double = 0) async -> Probe {
         guard let target = URL(string: url) else { return Probe(playable: false, size: nil) }
+        if Self.isHLS(target, contentType: declaredType) { return await self.probeHLS(target, at: position) }
         let loop = self.eventLoopGroup.next()
         guard
             let head = try? await HTTPFetch.request(
@@ -63,6 +88,43 @@ struct MediaFetcher: Sendable {
         let type = head.header("Content-Type") ?? declaredType ?? ""
         let size = head.header("Content-Length").flatMap { Int($0) }
         return Probe(playable: Self.isPlayable(type), size: size)
+    }
+
+    /// The media playlist (through a master playlist's first variant), then
+    /// the segment at `position`; playable when every fetch answers 2xx and
+    /// the playlist reads.
+    private func probeHLS(_ url: URL, at position: Double) async -> Probe {
+        var base = url
+        for _ in 0..<2 {
+            guard
+                let answer = try? await HTTPFetch.request(
+                    "GET", base, timeout: self.timeout, keepingBodyUpTo: HLSPlaylist.maximumBytes,
+                    redirects: Self.redirects, on: self.eventLoopGroup.next()),
+                (200..<300).contains(answer.status), let body = answer.body,
+                let playlist = try? HLSPlaylist(bytes: Array(body))
+            else { return Probe(playable: false, size: nil) }
+            if let variant = playlist.variants.first, playlist.segments.isEmpty {
+                guard let next = URL(string: variant, relativeTo: base)?.absoluteURL else { break }
+                base = next
+                continue
+            }
+            let probe = Probe(playable: true, size: nil, hls: HLSSource(playlist: playlist, base: base))
+            guard await self.fetchSegment(of: probe, at: position) else { return Probe(playable: false, size: nil) }
+            return probe
+        }
+        return Probe(playable: false, size: nil)
+    }
+
+    /// Fetches the whole segment of an HLS `probe` that plays at `position`
+    /// seconds; whether it answered 2xx.
+    @discardableResult
+    func fetchSegment(of probe: Probe, at position: Double) async -> Bool {
+        guard let hls = probe.hls, let segment = hls.playlist.segment(at: position),
+            let target = URL(string: segment.uri, relativeTo: hls.base)?.absoluteURL,
+            let answer = try? await HTTPFetch.request(
+                "GET", target, timeout: self.timeout, redirects: Self.redirects, on: self.eventLoopGroup.next())
+        else { return false }
+        return (200..<300).contains(answer.status)
     }
 
     /// Fetches the window of `url` that starts at `offset`, as a seek does.

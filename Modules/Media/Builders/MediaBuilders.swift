@@ -31,6 +31,10 @@ public struct MediaInformationBuilder: Sendable {
     public var entity: String?
     /// App data.
     public var customData: JSONValue?
+    /// For HLS: how the audio is packaged.
+    public var hlsSegmentFormat: HLSSegmentFormat?
+    /// For HLS: how the video is packaged.
+    public var hlsVideoSegmentFormat: HLSVideoSegmentFormat?
 
     /// Starts with a URL, which is also the id.
     public init(contentURL: String) {
@@ -55,7 +59,8 @@ public struct MediaInformationBuilder: Sendable {
             contentID: self.contentID, contentURL: self.contentURL, streamType: self.streamType,
             contentType: self.contentType, metadata: self.metadata, duration: self.streamDuration,
             tracks: self.mediaTracks, textTrackStyle: self.textTrackStyle, breaks: self.adBreaks,
-            breakClips: self.adBreakClips, entity: self.entity, customData: self.customData)
+            breakClips: self.adBreakClips, entity: self.entity, customData: self.customData,
+            hlsSegmentFormat: self.hlsSegmentFormat, hlsVideoSegmentFormat: self.hlsVideoSegmentFormat)
     }
 }
 

@@ -26,13 +26,18 @@ public struct MediaInformation: Codable, Hashable, Sendable {
     public var entity: String?
     /// App data.
     public var customData: JSONValue?
+    /// For HLS: how the audio is packaged (the receiver assumes packed AAC otherwise).
+    public var hlsSegmentFormat: HLSSegmentFormat?
+    /// For HLS: how the video is packaged.
+    public var hlsVideoSegmentFormat: HLSVideoSegmentFormat?
 
     /// Creates media information.
     public init(
         contentID: String, contentURL: String? = nil, streamType: MediaStreamType = .buffered,
         contentType: String, metadata: MediaMetadata? = nil, duration: Double? = nil, tracks: [MediaTrack]? = nil,
         textTrackStyle: TextTrackStyle? = nil, breaks: [AdBreakInfo]? = nil, breakClips: [AdBreakClipInfo]? = nil,
-        entity: String? = nil, customData: JSONValue? = nil
+        entity: String? = nil, customData: JSONValue? = nil, hlsSegmentFormat: HLSSegmentFormat? = nil,
+        hlsVideoSegmentFormat: HLSVideoSegmentFormat? = nil
     ) {
         self.contentID = contentID
         self.contentURL = contentURL
@@ -46,13 +51,15 @@ public struct MediaInformation: Codable, Hashable, Sendable {
         self.breakClips = breakClips
         self.entity = entity
         self.customData = customData
+        self.hlsSegmentFormat = hlsSegmentFormat
+        self.hlsVideoSegmentFormat = hlsVideoSegmentFormat
     }
 
     enum CodingKeys: String, CodingKey {
         case contentID = "contentId"
         case contentURL = "contentUrl"
         case streamType, contentType, metadata, duration, tracks, textTrackStyle, breaks, breakClips, entity
-        case customData
+        case customData, hlsSegmentFormat, hlsVideoSegmentFormat
     }
 
     /// Reads a `media` object; receivers may leave out `contentType` or `streamType`.
@@ -70,6 +77,9 @@ public struct MediaInformation: Codable, Hashable, Sendable {
         self.breakClips = try container.decodeIfPresent([AdBreakClipInfo].self, forKey: .breakClips)
         self.entity = try container.decodeIfPresent(String.self, forKey: .entity)
         self.customData = try container.decodeIfPresent(JSONValue.self, forKey: .customData)
+        self.hlsSegmentFormat = try container.decodeIfPresent(HLSSegmentFormat.self, forKey: .hlsSegmentFormat)
+        self.hlsVideoSegmentFormat = try container.decodeIfPresent(
+            HLSVideoSegmentFormat.self, forKey: .hlsVideoSegmentFormat)
     }
 }
 

@@ -84,3 +84,40 @@ public struct RepeatMode: RawRepresentable, Codable, Hashable, Sendable {
     /// Start again after the last item, shuffling each time.
     public static let allAndShuffle = RepeatMode(rawValue: "REPEAT_ALL_AND_SHUFFLE")
 }
+
+/// How an HLS stream's audio is packaged (`hlsSegmentFormat`): what the
+/// receiver's HLS player expects before it reads a segment. Wire strings
+/// as the Android Cast SDK's `HlsSegmentFormat` constants.
+public struct HLSSegmentFormat: RawRepresentable, Codable, Hashable, Sendable {
+    /// The wire string.
+    public let rawValue: String
+    /// Wraps a wire string.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// AAC packed audio elementary stream.
+    public static let aac = HLSSegmentFormat(rawValue: "aac")
+    /// AC-3 packed audio elementary stream.
+    public static let ac3 = HLSSegmentFormat(rawValue: "ac3")
+    /// MP3 packed audio elementary stream.
+    public static let mp3 = HLSSegmentFormat(rawValue: "mp3")
+    /// MPEG-2 transport stream.
+    public static let ts = HLSSegmentFormat(rawValue: "ts")
+    /// AAC in an MPEG-2 transport stream.
+    public static let tsAAC = HLSSegmentFormat(rawValue: "ts_aac")
+    /// E-AC-3 packed audio elementary stream.
+    public static let eac3 = HLSSegmentFormat(rawValue: "e-ac3")
+    /// Audio in CMAF fragmented MP4.
+    public static let fmp4 = HLSSegmentFormat(rawValue: "fmp4")
+}
+
+/// How an HLS stream's video is packaged (`hlsVideoSegmentFormat`). Wire
+/// strings as the Android Cast SDK's `HlsVideoSegmentFormat` constants.
+public struct HLSVideoSegmentFormat: RawRepresentable, Codable, Hashable, Sendable {
+    /// The wire string.
+    public let rawValue: String
+    /// Wraps a wire string.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// MPEG-2 transport stream: H.264 only.
+    public static let mpeg2TS = HLSVideoSegmentFormat(rawValue: "mpeg2_ts")
+    /// CMAF fragmented MP4: H.264 and HEVC.
+    public static let fmp4 = HLSVideoSegmentFormat(rawValue: "fmp4")
+}

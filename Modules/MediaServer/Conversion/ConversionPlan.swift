@@ -30,6 +30,8 @@ public struct ConversionPlan: Sendable, Hashable {
     public var reasons: [String]
     /// The device kind the plan is for.
     public var device: CastMediaSupport
+    /// Picture subtitles (PGS, DVD) burned into the video, which is then transcoded.
+    public var burnedSubtitles: ProbedMedia.Stream?
     /// The largest picture a transcoded video is scaled into (long side,
     /// short side): the device's H.264 limit, at most 1080p.
     var transcodedSize: (long: Int, short: Int) {
@@ -67,13 +69,40 @@ public struct ConversionPlan: Sendable, Hashable {
     ///     stream other than the default is chosen at conversion time (a
     ///     remux that keeps it alone): a receiver given the whole file plays
     ///     its default sound.
+    ///   - burningSubtitles: a picture subtitle stream (PGS, DVD), by its
+    ///     index in the file, to draw into the video: receivers show only
+    ///     text tracks, so this is how such subtitles are seen. The video is
+    ///     then transcoded.
     /// - Throws: ``MediaServerError/Code-swift.struct/unsupportedMedia``
     ///   when it holds neither video nor sound the device could be given,
-    ///   or `audioStream` is not one of its audio streams.
-    public init(media: ProbedMedia, fileName: String, device: CastMediaSupport, audioStream: Int? = nil)
-        throws(MediaServerError)
-    {
+    ///   `audioStream` is not one of its audio streams, or
+    ///   `burningSubtitles` is not one of its picture subtitle streams (text
+    ///   subtitles are sent as text tracks) or the file has no video.
+    public init(
+        media: ProbedMedia, fileName: String, device: CastMediaSupport, audioStream: Int? = nil,
+        burningSubtitles: Int? = nil
+    ) throws(MediaServerError) {
         self.device = device
+        let burned: ProbedMedia.Stream?
+        if let burningSubtitles {
+            guard let stream = media.streams.first(where: { $0.index == burningSubtitles && $0.kind == .subtitle })
+            else {
+                throw MediaServerError(.unsupportedMedia, "\(fileName) has no subtitle stream \(burningSubtitles)")
+            }
+            guard !stream.isTextSubtitle else {
+                throw MediaServerError(
+                    .unsupportedMedia,
+                    "subtitle stream \(burningSubtitles) of \(fileName) is text (\(stream.codec)): it is sent as a text track"
+                )
+            }
+            guard media.video != nil, !device.video.isEmpty else {
+                throw MediaServerError(.unsupportedMedia, "\(fileName) has no video to draw subtitles on")
+            }
+            burned = stream
+        } else {
+            burned = nil
+        }
+        self.burnedSubtitles = burned
         var reasons: [String] = []
         var audio = media.audio
         if let audioStream {
@@ -88,7 +117,7 @@ public struct ConversionPlan: Sendable, Hashable {
             throw MediaServerError(.unsupportedMedia, "\(fileName) holds no video or sound a \(device.name) could play")
         }
         let videoTranscodes = kept.video.map { stream in
-            guard let problem = Self.problem(with: stream, on: device) else { return false }
+            guard let problem = Self.problem(with: stream, on: device) else { return burned != nil }
             reasons.append(problem)
             return true
         }
@@ -166,29 +195,111 @@ public struct ConversionPlan: Sendable, Hashable {
         return families.sorted().first ?? "unknown"
     }
 
+    /// Whether the converted film can be served as HLS in MPEG-TS segments
+    /// (``MediaServer/serve(file:segmenting:duration:tools:)``): it has
+    /// video, the video sent is H.264 — the one codec Cast's HLS player
+    /// takes in MPEG-TS (the Cast SDK's `HlsVideoSegmentFormat.MPEG2_TS`:
+    /// "Support AVC"; HEVC only in fragmented MP4) — and the sound sent is
+    /// AAC or MP3. Sound alone converts in seconds and stays one file.
+    public var isSegmentable: Bool {
+        guard self.isNeeded, let video = self.video else { return false }
+        guard video.transcodes || video.stream.codec == "h264" else { return false }
+        guard let audio = self.audio else { return true }
+        return audio.transcodes || ["aac", "mp3"].contains(audio.stream.codec)
+    }
+
     /// ffmpeg's arguments: `input` converted into fragmented MP4 at
     /// `output`, with progress (`out_time_us=`) on standard output.
     public func ffmpegArguments(input: String, output: String) -> [String] {
         var arguments = ["-nostdin", "-hide_banner", "-loglevel", "error", "-nostats", "-progress", "pipe:1"]
         arguments += ["-i", input]
+        // A key frame every 2 s: each starts a fragment the receiver can play.
+        arguments += self.streamArguments(keyFrames: "expr:gte(t,n_forced*2)")
+        arguments += [
+            "-sn", "-dn", "-max_muxing_queue_size", "1024", "-f", "mp4", "-movflags",
+            "frag_keyframe+empty_moov+default_base_moof", "-y", output,
+        ]
+        return arguments
+    }
+
+    /// ffmpeg's arguments for one run of an HLS conversion: the segments of
+    /// `layout` from `index` on, as MPEG-TS files named by their number in
+    /// `folder`, with progress on standard output.
+    ///
+    /// The film's own timestamps are kept (`-copyts`; the file's
+    /// `startTime` and ``segmentTimestampOffset`` added), so segments of
+    /// runs started at different places join without a jump. A run after the first starts a second before its
+    /// first segment: ffmpeg seeks to a key frame at or before where it is
+    /// told, and a copied video can only start at one. What comes before
+    /// the first boundary lands in one more file, numbered `index - 1`,
+    /// which the caller drops.
+    func segmentArguments(
+        input: String, layout: SegmentLayout, from index: Int, startTime: Double, folder: String
+    ) -> [String] {
+        var arguments = ["-nostdin", "-hide_banner", "-loglevel", "error", "-nostats", "-progress", "pipe:1"]
+        if index > 0 { arguments += ["-ss", Self.seconds(max(0, layout.starts[index] - 1))] }
+        arguments += ["-copyts", "-i", input]
+        // Transcoded video is cut on the layout's grid: a key frame forced on each boundary. As a
+        // list of the film's own times (an `expr:` counts `t` from where the run started instead).
+        arguments += self.streamArguments(
+            keyFrames: layout.starts[index...].map { Self.seconds(startTime + $0) }.joined(separator: ","))
+        // Each cut a millisecond early: a key frame printed to the microsecond may lie just before its time.
+        let offset = startTime + Self.segmentTimestampOffset
+        let cuts =
+            layout.starts[(index > 0 ? index : 1)...].map { offset + $0 - 0.001 } + [
+                offset + layout.duration + 3_600
+            ]
+        arguments += [
+            "-sn", "-dn", "-avoid_negative_ts", "disabled", "-output_ts_offset",
+            Self.seconds(Self.segmentTimestampOffset),
+            "-muxdelay", "0", "-max_muxing_queue_size", "1024",
+            "-f", "segment", "-segment_format", "mpegts", "-segment_times",
+            cuts.map(Self.seconds).joined(separator: ","), "-segment_start_number", "\(index > 0 ? index - 1 : 0)",
+            "-y", folder + "/%d.ts",
+        ]
+        return arguments
+    }
+
+    /// What every segment's timestamps are moved by, seconds. Each segment
+    /// is written by an MPEG-TS muxer of its own, which moves a segment
+    /// whose first decoding time is negative (B-frames, AAC's priming) to
+    /// 0 and no other: the first segment then played 80 ms late against
+    /// the second. A second later, no segment starts below 0.
+    static let segmentTimestampOffset = 1.0
+
+    /// `seconds` as ffmpeg reads a time: decimal, to the microsecond.
+    private static func seconds(_ seconds: Double) -> String { String(format: "%.6f", seconds) }
+
+    /// The `-map` and codec arguments of the kept streams; `keyFrames` is
+    /// where a transcoded video's key frames are forced.
+    private func streamArguments(keyFrames: String) -> [String] {
+        var arguments: [String] = []
         if let video = self.video {
-            arguments += ["-map", "0:\(video.stream.index)"]
             if video.transcodes {
                 let landscape = (video.stream.width ?? 1) >= (video.stream.height ?? 1)
                 let (width, height) =
                     landscape
                     ? (self.transcodedSize.long, self.transcodedSize.short)
                     : (self.transcodedSize.short, self.transcodedSize.long)
+                let scale =
+                    "scale=w='min(\(width),iw)':h='min(\(height),ih)':force_original_aspect_ratio=decrease:force_divisible_by=2"
+                if let subtitles = self.burnedSubtitles {
+                    // The subtitles' canvas (a DVD's 720×576) scaled onto the picture, then drawn over it.
+                    arguments += [
+                        "-filter_complex",
+                        "[0:\(subtitles.index)][0:\(video.stream.index)]scale2ref[subtitles][picture];"
+                            + "[picture][subtitles]overlay=eof_action=pass,\(scale)[video]",
+                        "-map", "[video]",
+                    ]
+                } else {
+                    arguments += ["-map", "0:\(video.stream.index)", "-vf", scale]
+                }
                 arguments += [
                     "-c:v", "libx264", "-preset", "veryfast", "-crf", "21", "-profile:v", "high", "-level:v", "4.1",
-                    "-pix_fmt", "yuv420p",
-                    "-vf",
-                    "scale=w='min(\(width),iw)':h='min(\(height),ih)':force_original_aspect_ratio=decrease:force_divisible_by=2",
-                    // A key frame every 2 s: each starts a fragment the receiver can play.
-                    "-force_key_frames", "expr:gte(t,n_forced*2)",
+                    "-pix_fmt", "yuv420p", "-force_key_frames", keyFrames,
                 ]
             } else {
-                arguments += ["-c:v", "copy"]
+                arguments += ["-map", "0:\(video.stream.index)", "-c:v", "copy"]
                 if video.stream.codec == "hevc" { arguments += ["-tag:v", "hvc1"] }
             }
         }
@@ -196,10 +307,6 @@ public struct ConversionPlan: Sendable, Hashable {
             arguments += ["-map", "0:\(audio.stream.index)"]
             arguments += audio.transcodes ? ["-c:a", "aac", "-b:a", "192k", "-ac", "2"] : ["-c:a", "copy"]
         }
-        arguments += [
-            "-sn", "-dn", "-max_muxing_queue_size", "1024", "-f", "mp4", "-movflags",
-            "frag_keyframe+empty_moov+default_base_moof", "-y", output,
-        ]
         return arguments
     }
 }

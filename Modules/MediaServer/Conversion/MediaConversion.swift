@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 
 /// How far a conversion is.
 public struct ConversionProgress: Sendable, Hashable {
@@ -17,83 +16,30 @@ public struct ConversionProgress: Sendable, Hashable {
 final class MediaConversion: Sendable {
     /// The file being written.
     let output: String
-    private let state = NIOLockedValueBox(State())
-    private let process: Process
-
-    private struct State {
-        var converted = Duration.zero
-        /// ffmpeg's exit status once it ended; `nil` for a signal.
-        var ended: Int32??
-        var cancelled = false
-        /// The last 4 KiB ffmpeg wrote to standard error.
-        var said: [UInt8] = []
-    }
+    private let run: FFmpegProcess
 
     /// Starts ffmpeg on `file` as `plan` says, writing into `folder`.
     ///
     /// - Throws: ``MediaServerError/Code-swift.struct/conversionFailed`` when ffmpeg cannot be started.
     init(file: URL, plan: ConversionPlan, ffmpeg: URL, folder: URL, name: String) throws(MediaServerError) {
         self.output = folder.appendingPathComponent(name).path
-        let process = Process()
-        process.executableURL = ffmpeg
-        process.arguments = plan.ffmpegArguments(input: file.path, output: self.output)
-        process.standardInput = FileHandle.nullDevice
-        let progress = Pipe()
-        let errors = Pipe()
-        process.standardOutput = progress
-        process.standardError = errors
-        self.process = process
-        let state = self.state
-        process.terminationHandler = { process in
-            let status = process.terminationReason == .exit ? process.terminationStatus : nil
-            state.withLockedValue { $0.ended = .some(status) }
-        }
-        do {
-            try process.run()
-        } catch {
-            throw MediaServerError(.conversionFailed, "cannot run \(ffmpeg.path)", cause: error)
-        }
-        // ffmpeg's error text, the last 4 KiB of it.
-        Thread.detachNewThread {
-            let said = ToolOutput.read(errors.fileHandleForReading, keepingLast: 4_096)
-            state.withLockedValue { $0.said = said }
-        }
-        // `-progress pipe:1`: key=value lines, out_time_us= the media time written.
-        Thread.detachNewThread {
-            var pending: [UInt8] = []
-            while let chunk = try? progress.fileHandleForReading.read(upToCount: 4_096), !chunk.isEmpty {
-                pending += chunk
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = String(decoding: pending[..<newline], as: UTF8.self)
-                    pending.removeSubrange(...newline)
-                    guard line.hasPrefix("out_time_us="), let micro = Int64(line.dropFirst(12)), micro >= 0 else {
-                        continue
-                    }
-                    state.withLockedValue { $0.converted = .microseconds(micro) }
-                }
-                if pending.count > 4_096 { pending.removeAll() }
-            }
-        }
+        self.run = try FFmpegProcess(ffmpeg, arguments: plan.ffmpegArguments(input: file.path, output: self.output))
     }
 
     /// How far it is.
     var progress: ConversionProgress {
-        self.state.withLockedValue { state in
-            var progress = ConversionProgress(converted: state.converted, isFinished: false, failure: nil)
-            switch state.ended {
-            case .none:
-                break
-            case .some(.some(0)):
-                progress.isFinished = true
-            case .some(let status):
-                let said = String(decoding: state.said, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-                progress.failure =
-                    state.cancelled
-                    ? "cancelled"
-                    : "ffmpeg stopped (\(status.map { "status \($0)" } ?? "killed"))\(said.isEmpty ? "" : ": \(said)")"
-            }
-            return progress
+        var progress = ConversionProgress(converted: self.run.converted, isFinished: false, failure: nil)
+        switch self.run.status {
+        case .running:
+            break
+        case .finished:
+            progress.isFinished = true
+        case .stopped:
+            progress.failure = "cancelled"
+        case .failed(let why):
+            progress.failure = why
         }
+        return progress
     }
 
     /// The progress once ffmpeg has made its output file (it reads the
@@ -113,9 +59,7 @@ final class MediaConversion: Sendable {
 
     /// Stops ffmpeg (if still running) and deletes what it wrote.
     func cancel() {
-        self.state.withLockedValue { $0.cancelled = true }
-        if self.process.isRunning { self.process.terminate() }
-        self.process.waitUntilExit()
+        self.run.stop()
         unlink(self.output)
     }
 }

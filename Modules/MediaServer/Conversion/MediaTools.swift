@@ -78,12 +78,41 @@ public struct MediaTools: Sendable, Hashable {
         }
     }
 
+    /// The presentation times (seconds, the file's own timestamps) of the
+    /// key frames of stream `stream` of `file`: where a copied video can be
+    /// cut into segments. ffprobe reads every packet's header without
+    /// decoding (a two-hour film in a few seconds); at most
+    /// ``KeyFrameTimes/maximumCount`` are kept.
+    ///
+    /// - Throws: ``MediaServerError/Code-swift.struct/probeFailed`` when
+    ///   ffprobe is missing, fails, or takes longer than `timeout`.
+    public func keyFrames(of file: URL, stream: Int, timeout: Duration = .seconds(120)) async throws(MediaServerError)
+        -> [Double]
+    {
+        guard let ffprobe = self.ffprobe else { throw MediaServerError(.probeFailed, "ffprobe is not installed") }
+        let arguments = [
+            "-v", "error", "-select_streams", "\(stream)", "-show_entries", "packet=pts_time,flags", "-of", "csv=p=0",
+            "--", file.path,
+        ]
+        let times = KeyFrameTimes()
+        let (status, _, errors) = try await Self.run(ffprobe, arguments, timeout: timeout) { times.read($0) }
+        guard status == 0 else {
+            let said = String(decoding: errors, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw MediaServerError(
+                .probeFailed,
+                "ffprobe cannot list the key frames of \(file.lastPathComponent)\(said.isEmpty ? "" : ": \(said)")")
+        }
+        return times.times.sorted()
+    }
+
     /// Runs `tool` to its end, off the cooperative pool; its exit status,
     /// standard output (at most ``ProbedMedia/maximumJSONSize`` + 1 bytes
     /// kept) and the last 4 KiB of its standard error.
-    private static func run(_ tool: URL, _ arguments: [String], timeout: Duration) async throws(MediaServerError)
-        -> (Int32, [UInt8], [UInt8])
-    {
+    /// `readOutput`, when given, reads standard output instead (and nothing of it is returned).
+    private static func run(
+        _ tool: URL, _ arguments: [String], timeout: Duration,
+        readOutput: (@Sendable (FileHandle) -> Void)? = nil
+    ) async throws(MediaServerError) -> (Int32, [UInt8], [UInt8]) {
         let process = Process()
         process.executableURL = tool
         process.arguments = arguments
@@ -104,7 +133,11 @@ public struct MediaTools: Sendable, Hashable {
         // Both pipes at once: a tool that fills one while we wait on the other would stall.
         async let said = Self.drain { ToolOutput.read(errors.fileHandleForReading, keepingLast: 4_096) }
         async let standardOutput = Self.drain {
-            ToolOutput.read(output.fileHandleForReading, keepingFirst: ProbedMedia.maximumJSONSize + 1)
+            guard let readOutput else {
+                return ToolOutput.read(output.fileHandleForReading, keepingFirst: ProbedMedia.maximumJSONSize + 1)
+            }
+            readOutput(output.fileHandleForReading)
+            return []
         }
         let (outputBytes, errorBytes) = await (standardOutput, said)
         process.waitUntilExit()
@@ -139,5 +172,59 @@ enum ToolOutput {
             if kept.count > limit { kept.removeFirst(kept.count - limit) }
         }
         return kept
+    }
+}
+
+/// The key frames' times in ffprobe's `-show_entries packet=pts_time,flags
+/// -of csv=p=0` lines (`7.506000,K_`), read as they come with bounded
+/// memory: lines that are not a time and flags are skipped.
+package final class KeyFrameTimes: @unchecked Sendable {
+    /// The most key frames kept: a key frame a second for over 55 hours.
+    package static let maximumCount = 200_000
+    /// The longest line read; longer ones are skipped.
+    static let maximumLineLength = 256
+
+    // Only the one thread reading ffprobe's output touches these, and the
+    // caller reads `times` after that thread ended (the `async let` joined).
+    package private(set) var times: [Double] = []
+    private var line: [UInt8] = []
+    private var overlong = false
+
+    /// An empty list.
+    package init() {}
+
+    /// Reads `handle` to its end.
+    func read(_ handle: FileHandle) {
+        while let chunk = try? handle.read(upToCount: 65_536), !chunk.isEmpty {
+            self.feed(chunk)
+        }
+        self.endLine()
+    }
+
+    /// Takes the next bytes of the output.
+    package func feed(_ bytes: some Sequence<UInt8>) {
+        for byte in bytes {
+            if byte == UInt8(ascii: "\n") {
+                self.endLine()
+            } else if self.line.count < Self.maximumLineLength {
+                self.line.append(byte)
+            } else {
+                self.overlong = true
+            }
+        }
+    }
+
+    /// Ends the last line, if the output did not.
+    package func endLine() {
+        defer {
+            self.line.removeAll(keepingCapacity: true)
+            self.overlong = false
+        }
+        guard !self.overlong, self.times.count < Self.maximumCount else { return }
+        let fields = self.line.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+        guard fields.count >= 2, fields[1].first == UInt8(ascii: "K"),
+            let time = Double(String(decoding: fields[0], as: UTF8.self)), time.isFinite
+        else { return }
+        self.times.append(time)
     }
 }

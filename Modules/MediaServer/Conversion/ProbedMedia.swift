@@ -83,6 +83,10 @@ public struct ProbedMedia: Sendable, Hashable {
     public var container: String
     /// How long it plays, when the file says.
     public var duration: Duration?
+    /// The timestamp its media starts at, seconds (ffprobe's `start_time`):
+    /// 0 for most files, 1.4 for many MPEG-TS recordings, where ffmpeg
+    /// keeping the file's own timestamps has its cuts.
+    public var startTime: Double = 0
     /// Its title, artist and album tags, when present.
     public var title: String?
     /// The artist tag.
@@ -145,6 +149,9 @@ public struct ProbedMedia: Sendable, Hashable {
         } else {
             self.duration = nil
         }
+        if let text = format.startTime, let seconds = Double(text), seconds.isFinite, abs(seconds) < 1e9 {
+            self.startTime = seconds
+        }
         self.title = format.tag("title")
         self.artist = format.tag("artist")
         self.album = format.tag("album")
@@ -166,10 +173,12 @@ private struct FFprobeOutput: Decodable {
     struct Format: Decodable, Tagged {
         var formatName: String?
         var duration: String?
+        var startTime: String?
         var tags: [String: String]?
 
         enum CodingKeys: String, CodingKey {
             case formatName = "format_name"
+            case startTime = "start_time"
             case duration, tags
         }
     }

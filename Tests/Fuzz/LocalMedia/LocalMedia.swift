@@ -1,15 +1,36 @@
+import CastEmulator
 import CastMediaServer
 import Foundation
 
 /// What `cast play` reads from the user's disk and the media server from
 /// the network: subtitles (SubRip → WebVTT, WebVTT as it is), playlists
 /// (M3U, PLS), `Range` headers, and what ffprobe says of a file (which a
-/// hostile file shapes), planned for every device kind. The first byte
-/// picks the parser; the rest is its input.
+/// hostile file shapes), planned for every device kind; ffprobe's key-frame
+/// list cut into an HLS layout, whose playlist the emulator's HLS reader
+/// must read back segment for segment; and any playlist that reader is
+/// given. The first byte picks the parser; the rest is its input.
 func fuzzLocalMedia(_ bytes: [UInt8]) {
     guard let selector = bytes.first else { return }
     let input = Array(bytes.dropFirst())
-    switch selector % 6 {
+    switch selector % 8 {
+    case 6:
+        let times = KeyFrameTimes()
+        times.feed(input)
+        times.endLine()
+        let duration = times.times.last.map { $0 + 3 } ?? Double(input.count)
+        let layout = SegmentLayout(duration: duration, keyFrames: times.times.sorted())
+        guard layout.duration < 1e7, layout.count < 10_000 else { return }
+        let read = try? HLSPlaylist(bytes: Array(layout.playlist { "\($0).ts" }.utf8))
+        precondition(read?.segments.count == layout.count && read?.isComplete == true)
+        for index in 0..<layout.count {
+            let bounds = layout.bounds(of: index)
+            precondition(bounds.start <= bounds.end && layout.index(containing: bounds.start) == index)
+        }
+    case 7:
+        guard let playlist = try? HLSPlaylist(bytes: input) else { return }
+        if let segment = playlist.segment(at: playlist.duration / 2) {
+            precondition(playlist.segments.contains(segment))
+        }
     case 0:
         if let vtt = try? WebVTT(srt: input) {
             // What the converter writes, WebVTT reads back.

@@ -1,0 +1,88 @@
+import CastEmulator
+import CastMediaServer
+import Testing
+
+/// Where a converted film's HLS segments are cut, and the playlist that
+/// lists them: pure, and read back by the emulator's HLS reader (what a
+/// receiver's player reads).
+@Suite(.timeLimit(.minutes(1))) struct SegmentLayoutTests {
+    @Test func aTranscodedFilmIsCutEverySixSecondsAndASliverJoinsTheLast() {
+        let thirty = SegmentLayout(duration: 30)
+        #expect(thirty.starts == [0, 6, 12, 18, 24])
+        #expect(thirty.bounds(of: 4) == (start: 24, end: 30))
+        // 0.3 s left over is not a segment of its own; 1 s is.
+        #expect(SegmentLayout(duration: 30.3).starts == [0, 6, 12, 18, 24])
+        #expect(SegmentLayout(duration: 30.3).bounds(of: 4).end == 30.3)
+        #expect(SegmentLayout(duration: 31).starts == [0, 6, 12, 18, 24, 30])
+        #expect(SegmentLayout(duration: 4).starts == [0])
+        #expect(SegmentLayout(duration: .nan).starts == [0])
+    }
+
+    @Test func aCopiedVideoIsCutAtTheFirstKeyFrameSixSecondsOn() {
+        // x264 in Matroska with a key frame every 2.5 s, as ffprobe lists them (B-frames shift them 6 ms).
+        let keyFrames = stride(from: 0.006, to: 30, by: 2.5).map { $0 }
+        let layout = SegmentLayout(duration: 30, keyFrames: keyFrames)
+        #expect(layout.starts == [0, 7.506, 15.006, 22.506])
+        #expect(layout.index(containing: 15.005) == 1)
+        #expect(layout.index(containing: 15.006) == 2)
+        #expect(layout.index(containing: -3) == 0)
+        #expect(layout.index(containing: 99) == 3)
+        // Out of order, outside the film, or not numbers: ignored.
+        let messy = SegmentLayout(duration: 20, keyFrames: [.nan, -4, 8, 7, 25, .infinity, 14.5, 19.8])
+        #expect(messy.starts == [0, 8, 14.5])
+    }
+
+    @Test func thePlaylistListsEverySegmentAndEnds() throws {
+        let layout = SegmentLayout(duration: 13)
+        let text = layout.playlist { "\($0).ts" }
+        #expect(
+            text == """
+                #EXTM3U
+                #EXT-X-VERSION:3
+                #EXT-X-TARGETDURATION:6
+                #EXT-X-MEDIA-SEQUENCE:0
+                #EXT-X-PLAYLIST-TYPE:VOD
+                #EXTINF:6.000000,
+                0.ts
+                #EXTINF:6.000000,
+                1.ts
+                #EXTINF:1.000000,
+                2.ts
+                #EXT-X-ENDLIST
+
+                """)
+        // What the emulator's player reads of it.
+        let read = try HLSPlaylist(bytes: Array(text.utf8))
+        #expect(read.isComplete)
+        #expect(read.segments.map(\.uri) == ["0.ts", "1.ts", "2.ts"])
+        #expect(read.duration == 13)
+        #expect(read.segment(at: 12.5)?.uri == "2.ts")
+        // A copied video's longer segments round up into the target duration (RFC 8216 §4.3.3.1).
+        let copied = SegmentLayout(duration: 30, keyFrames: [0, 7.6, 15.2, 22.8])
+        #expect(copied.playlist { "\($0).ts" }.contains("#EXT-X-TARGETDURATION:8\n"))
+    }
+
+    @Test func theEmulatorReadsAMasterPlaylistsVariantsAndRefusesWhatIsNotOne() throws {
+        let master = try HLSPlaylist(
+            bytes: Array("#EXTM3U\r\n#EXT-X-STREAM-INF:BANDWIDTH=800000\r\nlow/index.m3u8\r\n".utf8))
+        #expect(master.variants == ["low/index.m3u8"])
+        #expect(master.segments.isEmpty)
+        #expect(throws: HLSPlaylist.ReadError.notAPlaylist) { try HLSPlaylist(bytes: Array("<html>".utf8)) }
+        #expect(throws: HLSPlaylist.ReadError.empty) { try HLSPlaylist(bytes: Array("#EXTM3U\n".utf8)) }
+        #expect(throws: HLSPlaylist.ReadError.tooLarge) {
+            try HLSPlaylist(bytes: [UInt8](repeating: 35, count: HLSPlaylist.maximumBytes + 1))
+        }
+        // A duration that is not a number counts as 0; the segment is kept.
+        let odd = try HLSPlaylist(bytes: Array("#EXTM3U\n#EXTINF:abc,\na.ts\n#EXTINF:2,\nb.ts\n".utf8))
+        #expect(odd.segments.map(\.start) == [0, 0])
+        #expect(!odd.isComplete)
+    }
+
+    @Test func ffprobesKeyFrameLinesAreReadAsTheyCome() {
+        let times = KeyFrameTimes()
+        times.feed(Array("0.000000,K_\n0.040000,__\n2.0".utf8))
+        times.feed(Array("00000,K__\nN/A,K_\ngarbage\n\(String(repeating: "9", count: 300)),K_\n4.5,K".utf8))
+        times.endLine()
+        #expect(times.times == [0, 2, 4.5])
+    }
+}
