@@ -28,11 +28,14 @@ trap 'rm -f "$log"' EXIT
 # most of it the real-time tests' turns with the other core idle; two at a
 # time it took 222 s (114 s of CPU), an ordinary test running beside each
 # real-time one. TSAN_WIDTH sets another width.
+# The programs the tests start (cast, the samples) are this build's, instrumented
+# too, as in CI, where TSAN_SCRATCH is .build itself.
+case "$scratch" in /*) products="$scratch/debug" ;; *) products="$PWD/$scratch/debug" ;; esac
 source "$(dirname "$0")/watchdog.sh"
 watch_tests "${TEST_TIME_LIMIT:-1800}" "$log" &
 watchdog=$!
 # scripts/tsan.supp names each known false positive it suppresses, and why.
-CAST_SANITIZER=thread TSAN_OPTIONS="${TSAN_OPTIONS:-second_deadlock_stack=1 suppressions=$PWD/scripts/tsan.supp}" \
+CAST_PRODUCTS="$products" CAST_SANITIZER=thread TSAN_OPTIONS="${TSAN_OPTIONS:-second_deadlock_stack=1 suppressions=$PWD/scripts/tsan.supp}" \
     SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${TSAN_WIDTH:-2}" \
     stdbuf -oL -eL "$swift" test --skip-build "${sanitize[@]}" --scratch-path "$scratch" "$@" >"$log" 2>&1
 status=$?

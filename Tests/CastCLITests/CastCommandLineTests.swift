@@ -23,7 +23,12 @@ import Testing
 
     /// The built executable `name`.
     static func executable(_ name: String) -> String {
-        URL(fileURLWithPath: #filePath)
+        // `make tsan` names its own build's products, so that what these tests start is built
+        // (and instrumented) as the tests are, as in CI, which builds both into .build.
+        if let products = ProcessInfo.processInfo.environment["CAST_PRODUCTS"], !products.isEmpty {
+            return URL(fileURLWithPath: products).appendingPathComponent(name).path
+        }
+        return URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent(".build/debug/\(name)").path
     }
