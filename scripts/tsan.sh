@@ -20,14 +20,15 @@ sanitize=(-Xswiftc -sanitize=thread)
 "$swift" build --build-tests "${sanitize[@]}" --scratch-path "$scratch" 2>&1 | grep -E "error|warning: |Build complete" || true
 log="$(mktemp "${TMPDIR:-/tmp}/cast-tsan.XXXXXX")"
 trap 'rm -f "$log"' EXIT
-# Two tests at a time (Swift Testing's maximum parallelization width): a
+# Four tests at a time (Swift Testing's maximum parallelization width): a
 # TSan build is 5-15 times slower, and with every suite starting at once on
 # 2 cores, TLS handshakes with device authentication ran past their 10 s
-# connect timeout at the start of the run. One at a time (--no-parallel)
-# that never happened, but the run took 298 s on a fresh clone (Nov 2026),
-# most of it the real-time tests' turns with the other core idle; two at a
-# time it took 222 s (114 s of CPU), an ordinary test running beside each
-# real-time one. TSAN_WIDTH sets another width.
+# connect timeout at the start of the run. One at a time the run took 298 s
+# on a fresh clone (Nov 2026), two at a time 222 s, then 393 s as real-time
+# tests were added, all of them in one line (RealTimeTurns). The run used
+# about one core of two: with two lines (this process's streams, and the
+# programs the tests start) and four at a time it took 289 s, the longer
+# line (237 s of child processes) its floor. TSAN_WIDTH sets another width.
 # The programs the tests start (cast, the samples) are this build's, instrumented
 # too, as in CI, where TSAN_SCRATCH is .build itself.
 case "$scratch" in /*) products="$scratch/debug" ;; *) products="$PWD/$scratch/debug" ;; esac
@@ -36,11 +37,13 @@ watch_tests "${TEST_TIME_LIMIT:-1800}" "$log" &
 watchdog=$!
 # scripts/tsan.supp names each known false positive it suppresses, and why.
 CAST_PRODUCTS="$products" CAST_SANITIZER=thread TSAN_OPTIONS="${TSAN_OPTIONS:-second_deadlock_stack=1 suppressions=$PWD/scripts/tsan.supp}" \
-    SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${TSAN_WIDTH:-2}" \
+    SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${TSAN_WIDTH:-4}" \
     stdbuf -oL -eL "$swift" test --skip-build "${sanitize[@]}" --scratch-path "$scratch" "$@" >"$log" 2>&1
 status=$?
 kill "$watchdog" 2>/dev/null
 reports=$(grep -c "WARNING: ThreadSanitizer" "$log" || true)
+# TSAN_KEEP_LOG=PATH keeps the whole run's output (every turn, every test) for a look afterwards.
+if [ -n "${TSAN_KEEP_LOG:-}" ]; then cp "$log" "$TSAN_KEEP_LOG"; fi
 tail -3 "$log"
 python3 "$(dirname "$0")/turns-summary.py" "$log" || true
 if [ "$status" -ne 0 ] || [ "$reports" -ne 0 ]; then
