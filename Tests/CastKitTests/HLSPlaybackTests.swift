@@ -10,7 +10,7 @@ import Testing
 /// HLS player does (Shaka Player's streaming engine: the playlist, the
 /// segment at the position, and at a seek the segment the seek lands in).
 @Suite(
-    .serialized, .timeLimit(.minutes(3)),
+    .serialized, .timeLimit(.minutes(3)), .takesTurn(.childProcesses),
     .enabled(if: TestFilm.ffmpeg != nil, "needs ffmpeg and ffprobe (make setup installs them)"))
 struct HLSPlaybackTests {
     @Test func aSeekDuringTheConversionFetchesTheSegmentItLandsIn() async throws {

@@ -7,10 +7,12 @@ import Testing
 /// also used as the independent judge of what our server sent. One at a
 /// time: a test counts this process's conversion folders that hold an MP4,
 /// which another of these running beside it would add to (seen under
-/// ThreadSanitizer).
+/// ThreadSanitizer). Each takes the child processes' turn: ffmpeg takes a
+/// core, which a real-time test beside it needs.
 @Suite(
     .serialized,
     .timeLimit(.minutes(3)),
+    .takesTurn(.childProcesses),
     .enabled(if: MediaTools.installed().ffmpeg != nil, "needs ffmpeg and ffprobe (make setup installs them)"))
 struct ConversionTests {
     static let tools = MediaTools.installed()

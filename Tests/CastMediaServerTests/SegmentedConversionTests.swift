@@ -6,10 +6,13 @@ import Testing
 
 /// A film that needs converting, served as HLS with segments made on
 /// demand, read by independent HLS clients — ffprobe and ffmpeg, fetching
-/// the playlist and segments over a real socket — and by curl.
+/// the playlist and segments over a real socket — and by curl. Each takes
+/// the child processes' turn: ffmpeg converting takes a core, and beside
+/// these a screen-capture test decoded 56 of its 60 pictures.
 @Suite(
     .serialized,
     .timeLimit(.minutes(4)),
+    .takesTurn(.childProcesses),
     .enabled(if: MediaTools.installed().ffmpeg != nil, "needs ffmpeg and ffprobe (make setup installs them)"))
 struct SegmentedConversionTests {
     static let tools = MediaTools.installed()
@@ -166,6 +169,54 @@ struct SegmentedConversionTests {
         conversion.cancel()
         #expect(!FileManager.default.fileExists(atPath: folder.path))
         await #expect(throws: MediaServerError.self) { try await conversion.segment(11) }
+    }
+
+    /// Two requests far apart at once (a seek while a segment was awaited):
+    /// the later one moves ffmpeg, and the earlier one is told it was
+    /// overtaken, instead of the two moving ffmpeg back and forth until
+    /// both give up. At virtual time: the requests' polls wake when the
+    /// test says.
+    @Test func aRequestOvertakenByASeekGivesWayInsteadOfTakingTurns() async throws {
+        let film = try await Self.film(seconds: 120)
+        defer { try? FileManager.default.removeItem(at: film.deletingLastPathComponent()) }
+        let media = try await Self.tools.probe(film)
+        let plan = try ConversionPlan(media: media, fileName: "film.mkv", device: .chromecast)
+        let clock = ManualClock()
+        let conversion = try SegmentedConversion(
+            file: film, plan: plan, layout: SegmentLayout(duration: 120), startTime: media.startTime,
+            ffmpeg: try #require(Self.tools.ffmpeg),
+            folder: film.deletingLastPathComponent().appendingPathComponent("work"),
+            clock: clock)
+        @Sendable func outcome(_ index: Int) async -> Result<String?, MediaServerError> {
+            do {
+                return .success(try await conversion.segment(index))
+            } catch {
+                return .failure(error)
+            }
+        }
+        // Segment 10 is asked for and awaited (its poll, and the watcher of the run).
+        let early = Task { await outcome(10) }
+        #expect(await clock.sleepers(atLeast: 2))
+        // Then 18: ffmpeg moves there, and the request waits too.
+        let late = Task { await outcome(18) }
+        #expect(await clock.sleepers(atLeast: 3))
+        #expect(conversion.progress.runStarts == [10, 18])
+        clock.advance(by: .milliseconds(50))
+        guard case .failure(let overtaken) = await early.value else {
+            Issue.record("segment 10 was served after ffmpeg moved to 18")
+            return
+        }
+        #expect(overtaken.code == .unavailable)
+        #expect(overtaken.message.contains("overtaken by a request for segment 18"), "\(overtaken.message)")
+        #expect(conversion.progress.runStarts == [10, 18], "ffmpeg was not moved back")
+        // Cancelled: the later request ends at its next poll.
+        conversion.cancel()
+        clock.advance(by: .milliseconds(50))
+        guard case .failure(let stopped) = await late.value else {
+            Issue.record("segment 18 was served after the conversion was cancelled")
+            return
+        }
+        #expect(stopped.code == .unavailable)
     }
 
     /// Picture subtitles (PGS) drawn into the video: while the subtitle

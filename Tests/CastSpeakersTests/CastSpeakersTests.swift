@@ -461,6 +461,13 @@ import Testing
             let (discovery, found) = AsyncStream.makeStream(of: DiscoveryEvent.self)
             let running = Task { try await speakers.run(following: discovery) }
             found.yield(.found(try Self.speaker(speaker, id: "0123abcd-kitchen", name: "Kitchen")))
+            // The tone goes into the sink once it is there: paplay into a sink not yet made plays
+            // nowhere, and no stream was ever tried (once on a fresh clone's CI).
+            let added = await collect(events, count: 1, within: .seconds(20)) { event -> String? in
+                if case .sinkAdded(let sink, "Kitchen") = event { return sink }
+                return nil
+            }
+            #expect(added == ["cast.0123abcd-kitchen"])
             let playing = try sound.playTone(
                 frequency: 1_000, amplitude: 0.5, seconds: 60, into: "cast.0123abcd-kitchen")
             var retryAt = Duration.zero

@@ -1,4 +1,4 @@
-import Testing
+public import Testing
 
 /// Tests that run in real time (Remote Display streaming, the `cast` demo,
 /// third-party senders with their own timeouts) take turns across every
@@ -94,4 +94,33 @@ private actor TurnGate {
             self.waiting.removeFirst().resume()
         }
     }
+}
+
+/// Has each test of a suite (or one test) take a real-time turn in
+/// `lane`, as if its body were in ``RealTimeTurns/take(_:_:)``: for tests
+/// whose programs take a core (ffmpeg converting), which beside a
+/// real-time test starve it (a screen-capture test decoded 56 of its 60
+/// pictures beside the HLS conversion tests on a fresh clone's CI).
+public struct TakesTurn: TestTrait, SuiteTrait, TestScoping {
+    /// The lane its tests take.
+    public let lane: RealTimeTurns.Lane
+
+    public var isRecursive: Bool { true }
+
+    /// Each case of each test takes the turn; never the suite around them, which would hold it
+    /// while its tests wait for it.
+    public func scopeProvider(for test: Test, testCase: Test.Case?) -> TakesTurn? {
+        testCase == nil ? nil : self
+    }
+
+    public func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        try await RealTimeTurns.take(self.lane) { try await function() }
+    }
+}
+
+extension Trait where Self == TakesTurn {
+    /// Each test takes a turn in `lane` (``TakesTurn``).
+    public static func takesTurn(_ lane: RealTimeTurns.Lane) -> Self { TakesTurn(lane: lane) }
 }
