@@ -92,7 +92,9 @@ actor SegmentedConversion {
     ///
     /// - Throws: ``MediaServerError/Code-swift.struct/conversionFailed``
     ///   when ffmpeg fails or the segment takes longer than ``patience``;
-    ///   ``MediaServerError/Code-swift.struct/unavailable`` once cancelled.
+    ///   ``MediaServerError/Code-swift.struct/unavailable`` once cancelled,
+    ///   or when a request for another segment came since and moved ffmpeg
+    ///   away from this one.
     func segment(_ index: Int) async throws(MediaServerError) -> String? {
         guard index >= 0, index < self.layout.count else { return nil }
         self.requested = index
@@ -107,8 +109,13 @@ actor SegmentedConversion {
             if let run = self.run, run.first <= index, run.next <= index, index <= max(run.next, run.first) + Self.reach
             {
                 run.process.pause(false)
-            } else {
+            } else if index == self.requested {
                 try self.start(at: index)
+            } else {
+                // A later request (a seek) moved ffmpeg elsewhere: moving it back would only
+                // take turns with that request until both gave up. The receiver asks again.
+                throw MediaServerError(
+                    .unavailable, "segment \(index) was overtaken by a request for segment \(self.requested)")
             }
             self.watch()
             guard waited < Self.patience else {
