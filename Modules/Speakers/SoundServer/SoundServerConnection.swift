@@ -97,15 +97,36 @@ final class SoundServerConnection: @unchecked Sendable {
             return closed
         }
         guard !wasClosed else { return }
-        pa_threaded_mainloop_lock(self.loop)
+        // The last reference can go in a callback (its owner dropped it meanwhile): then this
+        // runs on the main loop's own thread, which holds the lock, and may neither lock
+        // (libpulse aborts: seen once in a busy make test) nor stop and free its own loop.
+        let onLoopThread = pa_threaded_mainloop_in_thread(self.loop) != 0
+        if !onLoopThread { pa_threaded_mainloop_lock(self.loop) }
         pa_context_set_state_callback(self.context, nil, nil)
         pa_context_set_subscribe_callback(self.context, nil, nil)
         pa_context_disconnect(self.context)
-        pa_threaded_mainloop_unlock(self.loop)
-        pa_threaded_mainloop_stop(self.loop)
-        pa_context_unref(self.context)
-        pa_threaded_mainloop_free(self.loop)
         self.continuation.finish()
+        let ended = EndedLoop(loop: self.loop, context: self.context)
+        guard onLoopThread else {
+            pa_threaded_mainloop_unlock(self.loop)
+            ended.free()
+            return
+        }
+        // Freed from another thread once this callback has returned.
+        DispatchQueue.global().async { ended.free() }
+    }
+
+    /// A main loop and its context to stop and free, from any thread but the loop's own.
+    // @unchecked Sendable: the pointers are used once, by `free()`, after every other use ended.
+    private struct EndedLoop: @unchecked Sendable {
+        let loop: OpaquePointer
+        let context: OpaquePointer
+
+        func free() {
+            pa_threaded_mainloop_stop(self.loop)
+            pa_context_unref(self.context)
+            pa_threaded_mainloop_free(self.loop)
+        }
     }
 
     // MARK: Requests
