@@ -248,7 +248,9 @@ final class EmulatorHub: Sendable {
             }
             guard let media else { break }
             let url = MediaPlayer.contentID(of: media)
-            // Where playback starts: the LOAD's currentTime, else the item's startTime.
+            // Where playback starts, and so the first HLS segment fetched: the LOAD's currentTime,
+            // else the item's startTime (the Web Receiver's LoadRequestData.currentTime and
+            // QueueItem.startTime; Shaka's streaming engine fetches the segment at that time).
             let position = request["currentTime"]?.doubleValue ?? request["startTime"]?.doubleValue ?? 0
             Task {
                 let probe = await fetcher.probe(

@@ -33,7 +33,8 @@ struct MediaFetcher: Sendable {
     }
 
     /// Whether `contentType` (or else the URL's extension) says HLS, as the
-    /// Web Receiver tells its protocols apart.
+    /// Web Receiver tells its protocols apart (its player picks HLS for the
+    /// MIME types of RFC 8216 §4 and, without one, for `.m3u8`).
     static func isHLS(_ url: URL, contentType: String?) -> Bool {
         let type = contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         if let type, !type.isEmpty {

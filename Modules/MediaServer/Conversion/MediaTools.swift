@@ -178,14 +178,16 @@ enum ToolOutput {
 /// The key frames' times in ffprobe's `-show_entries packet=pts_time,flags
 /// -of csv=p=0` lines (`7.506000,K_`), read as they come with bounded
 /// memory: lines that are not a time and flags are skipped.
+// @unchecked Sendable: it crosses into the one thread that reads ffprobe's
+// output (`MediaTools.keyFrames`), which alone mutates it; the caller reads
+// `times` only after that `async let` was awaited, which orders the reads
+// after every write. The fuzz target uses it on one thread.
 package final class KeyFrameTimes: @unchecked Sendable {
     /// The most key frames kept: a key frame a second for over 55 hours.
     package static let maximumCount = 200_000
     /// The longest line read; longer ones are skipped.
     static let maximumLineLength = 256
 
-    // Only the one thread reading ffprobe's output touches these, and the
-    // caller reads `times` after that thread ended (the `async let` joined).
     package private(set) var times: [Double] = []
     private var line: [UInt8] = []
     private var overlong = false
