@@ -28,6 +28,7 @@ packages=(
     playerctl           # MPRIS tests: the desktop's usual MPRIS client (status bars read players through it)
     pipewire-bin        # portal tests: a PipeWire daemon, started by the tests…
     wireplumber         #   …and its session manager, which links the capture stream
+    pipewire-pulse      # speakers tests: PipeWire's pulse server, the sound server most desktops run
     python3-dbus        # portal tests: the screen-cast portal's stand-in (Debian's python3)…
     python3-gi          #   …and its GLib main loop
     xdg-desktop-portal  # hermetic tests: the real portal is installed (its D-Bus service file too),

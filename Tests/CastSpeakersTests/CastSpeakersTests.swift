@@ -72,6 +72,7 @@ import Testing
     }
 
     private static func playToOneOf(_ kitchen: CastEmulator, _ den: CastEmulator, _ sound: SoundServer) async throws {
+        let defaultBefore = try await Self.pactl(sound, "get-default-sink")
         let speakers = try CastSpeakers(
             configuration: CastSpeakersConfiguration(
                 soundServer: sound.server, gracePeriod: .seconds(1),
@@ -123,6 +124,8 @@ import Testing
             return false
         }
         #expect(stopped != nil, "the stream did not stop after the grace period of silence")
+        let defaultAfter = try await Self.pactl(sound, "get-default-sink")
+        #expect(defaultAfter == defaultBefore, "the default output changed from \(defaultBefore) to \(defaultAfter)")
 
         found.yield(.lost(denDevice, reason: .goodbye))
         let removed = await first(events, within: .seconds(10)) { event in
@@ -488,5 +491,71 @@ import Testing
             try await running.value
             await speaker.stop()
         }
+    }
+
+    /// On PipeWire (with WirePlumber and its pulse server, as most desktops
+    /// run it): a 6 s tone into a speaker's sink streams, and its stream
+    /// ends within the grace period and a second of the tone's end, while
+    /// the sink's monitor was recorded all along (PipeWire keeps such a sink
+    /// RUNNING and sends no sink event when its input goes); the default
+    /// output stays the one the user had.
+    @Test func onPipeWireAToneEndsItsStreamAfterTheGracePeriodAndTheDefaultOutputStays() async throws {
+        try await RealTimeTurns.take(.thisProcess) {
+            try await SoundServer.with(.pipeWire) { sound in
+                let kitchen = try CastEmulator(
+                    configuration: CastEmulatorConfiguration(profile: .nestSpeaker), logger: Self.quiet)
+                try await kitchen.start()
+                do {
+                    try await Self.toneEndsItsStream(kitchen, sound)
+                } catch {
+                    await kitchen.stop()
+                    throw error
+                }
+                await kitchen.stop()
+            }
+        }
+    }
+
+    private static func toneEndsItsStream(_ kitchen: CastEmulator, _ sound: SoundServer) async throws {
+        let grace = Duration.seconds(1)
+        let defaultBefore = try await Self.pactl(sound, "get-default-sink")
+        let speakers = try CastSpeakers(
+            configuration: CastSpeakersConfiguration(
+                soundServer: sound.server, gracePeriod: grace,
+                connection: CastConnectionConfiguration(deviceAuthentication: .off)),
+            logger: Self.quiet)
+        let events = speakers.events()
+        let (discovery, found) = AsyncStream.makeStream(of: DiscoveryEvent.self)
+        let running = Task { try await speakers.run(following: discovery) }
+        found.yield(.found(try Self.speaker(kitchen, id: "0123abcd-kitchen", name: "Kitchen")))
+        let added = await collect(events, count: 1, within: .seconds(20)) { event -> String? in
+            if case .sinkAdded(let sink, "Kitchen") = event { return sink }
+            return nil
+        }
+        #expect(added == ["cast.0123abcd-kitchen"])
+        let tone = DecodedTone(from: kitchen)
+        let playing = try sound.playTone(frequency: 1_000, amplitude: 0.5, seconds: 6, into: "cast.0123abcd-kitchen")
+        let started = await first(events, within: .seconds(20)) { event in
+            if case .streamStarted("Kitchen", _) = event { return true }
+            return false
+        }
+        #expect(started != nil, "no stream started when the tone reached the kitchen's sink")
+        #expect(try await waitUntil(within: .seconds(20)) { tone.count >= 48_000 }, "\(tone.count) samples decoded")
+        #expect(abs(tone.frequency - 1_000) < 5, "\(tone.frequency) Hz")
+        // pacat ends once the server has played the whole tone.
+        #expect(await DaemonProcess.wait(for: .seconds(20)) { playing.hasExited }, "the 6 s tone did not end")
+        let ended = ContinuousClock.now
+        let stopped = await first(events, within: .seconds(20)) { event in
+            if case .streamStopped("Kitchen") = event { return true }
+            return false
+        }
+        let after = ContinuousClock.now - ended
+        print("speakers on PipeWire: the stream stopped \(after) after the tone ended (grace \(grace))")
+        #expect(stopped != nil, "the stream did not stop after the tone ended")
+        #expect(after <= grace + .seconds(1), "the stream stopped \(after) after the tone ended")
+        let defaultAfter = try await Self.pactl(sound, "get-default-sink")
+        #expect(defaultAfter == defaultBefore, "the default output changed from \(defaultBefore) to \(defaultAfter)")
+        found.finish()
+        try await running.value
     }
 }

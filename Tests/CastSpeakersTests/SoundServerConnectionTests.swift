@@ -46,8 +46,9 @@ import Testing
         }
     }
 
-    @Test func volumeAndMuteGoBothWaysAndPlayingIsSeen() async throws {
-        try await SoundServer.with { sound in
+    @Test(arguments: SoundServer.Kind.allCases)
+    func volumeAndMuteGoBothWaysAndPlayingIsSeen(_ kind: SoundServer.Kind) async throws {
+        try await SoundServer.with(kind) { sound in
             let connection = try SoundServerConnection(server: sound.server)
             defer { connection.close() }
             _ = try connection.loadNullSink(name: "cast.den", description: "Den", owner: nil)
@@ -74,6 +75,47 @@ import Testing
             await tone.stop()
             #expect(playing != nil, "an app playing into the sink was not reported")
         }
+    }
+
+    /// The end of playback is seen while the sink's monitor is recorded, as
+    /// it is while a stream runs: PipeWire's pulse server keeps such a sink
+    /// RUNNING and sends no sink event when the last input goes.
+    @Test(arguments: SoundServer.Kind.allCases)
+    func theEndOfPlaybackIsSeenWhileTheMonitorIsRecorded(_ kind: SoundServer.Kind) async throws {
+        try await SoundServer.with(kind) { sound in
+            let connection = try SoundServerConnection(server: sound.server)
+            defer { connection.close() }
+            _ = try connection.loadNullSink(name: "cast.den", description: "Den", owner: nil)
+            let tone = try sound.playTone(frequency: 440, amplitude: 0.2, seconds: 30, into: "cast.den")
+            let playing = await first(connection.events, within: .seconds(10)) { event in
+                guard case .sinkChanged(let sink) = event else { return false }
+                return sink.name == "cast.den" && sink.isPlaying
+            }
+            #expect(playing != nil, "an app playing into the sink was not reported")
+            #expect(try connection.sinks().first { $0.name == "cast.den" }?.isPlaying == true)
+            let recording = try DaemonProcess(
+                "parec", ["--server=\(sound.server)", "--device=cast.den.monitor", "--format=float32le"])
+            let recorded = await DaemonProcess.wait(for: .seconds(10)) {
+                (try? Self.sourceOutputCount(sound)) ?? 0 > 0
+            }
+            #expect(recorded, "parec did not start recording the monitor")
+            await tone.stop()
+            let silent = await first(connection.events, within: .seconds(10)) { event in
+                guard case .sinkChanged(let sink) = event else { return false }
+                return sink.name == "cast.den" && !sink.isPlaying
+            }
+            #expect(silent != nil, "the end of playback into the sink was not reported (\(kind))")
+            #expect(try connection.sinks().first { $0.name == "cast.den" }?.isPlaying == false)
+            await recording.stop()
+        }
+    }
+
+    /// How many recording streams the server has now.
+    static func sourceOutputCount(_ sound: SoundServer) throws -> Int {
+        let output = try CommandOutput.waiting(for: [
+            "pactl", "--server=\(sound.server)", "list", "source-outputs", "short",
+        ])
+        return output.stdout.split(separator: "\n").count
     }
 
     @Test func noServerIsATypedError() async throws {

@@ -12,6 +12,8 @@ public final class ScreenCastDesktop: Sendable {
     public var busAddress: String { TestBusDaemon.address(in: self.directory) }
     /// PipeWire's socket (which does not exist without PipeWire).
     public var pipeWireSocket: String { "\(self.directory.path)/pipewire-0" }
+    /// PipeWire's pulse server's address for libpulse (`PULSE_SERVER`, `pactl --server`), when started.
+    public var pulseServerAddress: String { "unix:\(self.directory.path)/pulse/native" }
     private let daemons: [DaemonProcess]
 
     private init(directory: URL, daemons: [DaemonProcess]) {
@@ -19,8 +21,10 @@ public final class ScreenCastDesktop: Sendable {
         self.daemons = daemons
     }
 
-    /// Starts the bus and, unless `pipeWire` is false, PipeWire and WirePlumber.
-    public static func start(pipeWire: Bool = true) async throws -> ScreenCastDesktop {
+    /// Starts the bus and, unless `pipeWire` is false, PipeWire and WirePlumber, and with
+    /// `pulseServer` PipeWire's pulse server too (`pipewire-pulse`, at ``pulseServerAddress``),
+    /// as most desktops now run it.
+    public static func start(pipeWire: Bool = true, pulseServer: Bool = false) async throws -> ScreenCastDesktop {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "cast-desktop-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -47,6 +51,11 @@ public final class ScreenCastDesktop: Sendable {
             try await started(
                 DaemonProcess("pipewire", [], environment: environment), socket: directory.path + "/pipewire-0")
             daemons.append(try DaemonProcess("wireplumber", [], environment: environment))
+            if pulseServer {
+                try await started(
+                    DaemonProcess("pipewire-pulse", [], environment: environment),
+                    socket: directory.path + "/pulse/native")
+            }
         }
         return ScreenCastDesktop(directory: directory, daemons: daemons)
     }

@@ -1,37 +1,72 @@
 public import Foundation
 
-/// A real PulseAudio daemon for a test: its own socket and runtime
-/// directory, one null sink (`cast_test`) as the default sink, nothing
-/// else loaded; stopped when the test is done. Shared by the capture and
-/// speakers tests.
+/// A real sound server for a test, speaking PulseAudio's protocol: a
+/// PulseAudio daemon, or PipeWire with WirePlumber and PipeWire's pulse
+/// server (what most desktops now run), each with its own socket and
+/// runtime directory and one null sink (`cast_test`) as the default sink;
+/// stopped when the test is done. Shared by the capture and speakers tests.
 public final class SoundServer: Sendable {
-    public let directory: URL
-    public let daemon: DaemonProcess
-    /// The server's address for libpulse (`PULSE_SERVER`, `pactl --server`).
-    public var server: String { "unix:\(self.directory.path)/native" }
-
-    private init(directory: URL, daemon: DaemonProcess) {
-        self.directory = directory
-        self.daemon = daemon
+    /// Which daemon serves.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// PulseAudio 16, with only the test's sink loaded.
+        case pulseAudio
+        /// PipeWire + WirePlumber + pipewire-pulse (0.3.65 + 0.4.13 on Debian 12), without the machine's devices.
+        case pipeWire
     }
 
-    /// Starts the daemon and waits for its socket.
-    public static func start() async throws -> SoundServer {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cast-pulse-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return try await Self.start(in: directory)
+    public let kind: Kind
+    public let directory: URL
+    private let daemons: [DaemonProcess]
+    private let desktop: ScreenCastDesktop?
+    /// The server's address for libpulse (`PULSE_SERVER`, `pactl --server`).
+    public var server: String {
+        self.desktop?.pulseServerAddress ?? "unix:\(self.directory.path)/native"
+    }
+
+    private init(kind: Kind, directory: URL, daemons: [DaemonProcess], desktop: ScreenCastDesktop? = nil) {
+        self.kind = kind
+        self.directory = directory
+        self.daemons = daemons
+        self.desktop = desktop
+    }
+
+    /// Starts the daemons and waits for the server's socket (and, on PipeWire, the test's sink).
+    public static func start(_ kind: Kind = .pulseAudio) async throws -> SoundServer {
+        switch kind {
+        case .pulseAudio:
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "cast-pulse-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            return try await Self.startPulseAudio(in: directory)
+        case .pipeWire:
+            let desktop = try await ScreenCastDesktop.start(pulseServer: true)
+            let server = SoundServer(kind: kind, directory: desktop.directory, daemons: [], desktop: desktop)
+            // As PulseAudio's `-L module-null-sink`: the sink apps play into by default.
+            let made = try await CommandOutput.of([
+                "pactl", "--server=\(server.server)", "load-module", "module-null-sink", "sink_name=cast_test",
+                "rate=48000",
+            ])
+            guard made.status == 0 else {
+                await server.stop()
+                throw TestDaemonError.requestFailed("pactl load-module: \(made.stderr)")
+            }
+            _ = try await CommandOutput.of(["pactl", "--server=\(server.server)", "set-default-sink", "cast_test"])
+            return server
+        }
     }
 
     /// The server restarted, as a user's sound server restarts: this daemon
-    /// ends and a new one, with none of its sinks, listens at the same address.
+    /// ends and a new one, with none of its sinks, listens at the same address
+    /// (PulseAudio only).
     public func restarted() async throws -> SoundServer {
-        await self.daemon.stop()
+        precondition(self.kind == .pulseAudio, "only a PulseAudio test server restarts")
+        for daemon in self.daemons { await daemon.stop() }
         // Its socket file stays behind; the new daemon's is waited for.
         try? FileManager.default.removeItem(at: self.directory.appendingPathComponent("native"))
-        return try await Self.start(in: self.directory)
+        return try await Self.startPulseAudio(in: self.directory)
     }
 
-    private static func start(in directory: URL) async throws -> SoundServer {
+    private static func startPulseAudio(in directory: URL) async throws -> SoundServer {
         let daemon = try DaemonProcess(
             "pulseaudio",
             [
@@ -46,7 +81,7 @@ public final class SoundServer: Sendable {
             await daemon.stop()
             throw TestDaemonError.didNotStart("pulseaudio")
         }
-        return SoundServer(directory: directory, daemon: daemon)
+        return SoundServer(kind: .pulseAudio, directory: directory, daemons: [daemon])
     }
 
     /// Plays `seconds` of a sine at `frequency` Hz and `amplitude` (0…1) into `sink`, in the background.
@@ -77,9 +112,11 @@ public final class SoundServer: Sendable {
             ])
     }
 
-    /// Runs `body` with a server that is stopped afterwards.
-    public static func with<Result>(_ body: (SoundServer) async throws -> Result) async throws -> Result {
-        let server = try await Self.start()
+    /// Runs `body` with a server of `kind` that is stopped afterwards.
+    public static func with<Result>(
+        _ kind: Kind = .pulseAudio, _ body: (SoundServer) async throws -> Result
+    ) async throws -> Result {
+        let server = try await Self.start(kind)
         do {
             let result = try await body(server)
             await server.stop()
@@ -90,9 +127,13 @@ public final class SoundServer: Sendable {
         }
     }
 
-    /// Stops the daemon and removes its directory.
+    /// Stops the daemons and removes the directory.
     public func stop() async {
-        await self.daemon.stop()
-        try? FileManager.default.removeItem(at: self.directory)
+        for daemon in self.daemons { await daemon.stop() }
+        if let desktop = self.desktop {
+            await desktop.stop()
+        } else {
+            try? FileManager.default.removeItem(at: self.directory)
+        }
     }
 }

@@ -17,6 +17,14 @@ enum SoundServerEvent: Sendable, Hashable {
 /// (one sink per device), reads the sinks, sets their volume and mute, and
 /// reports every change to a sink (``events``).
 ///
+/// Whether a sink plays is whether an app's stream into it is connected and
+/// not corked (the sink's inputs), not the sink's state: PipeWire's pulse
+/// server keeps a sink RUNNING while its monitor is recorded — as ours is
+/// while a stream runs — and sends no sink event when the last input goes
+/// (measured on 0.3.65: `pactl subscribe` shows only the sink-input's
+/// removal). PulseAudio's RUNNING means the same as an uncorked input
+/// (`pa_sink_used_by` counts uncorked inputs), so both servers agree.
+///
 /// libpulse rather than PipeWire's own API: one protocol serves both
 /// servers a desktop runs (PulseAudio, and PipeWire through
 /// `pipewire-pulse`, which implements `module-null-sink` and the
@@ -31,10 +39,15 @@ final class SoundServerConnection: @unchecked Sendable {
     private let context: OpaquePointer
     private let closed = NIOLockedValueBox(false)
     private let continuation: AsyncStream<SoundServerEvent>.Continuation
+    /// The sinks an uncorked input plays into (main loop's lock held).
+    private var playingSinks: Set<UInt32> = []
+    /// The census of inputs under way (main loop's thread): the sinks their list names so far.
+    private var census: Set<UInt32> = []
     /// Every change to a sink, and the server going away; one reader.
     let events: AsyncStream<SoundServerEvent>
 
-    /// Connects to `server` (`nil`: `PULSE_SERVER`, then the user's server) and subscribes to sink changes.
+    /// Connects to `server` (`nil`: `PULSE_SERVER`, then the user's server) and subscribes to
+    /// changes of the sinks and of their inputs.
     ///
     /// - Throws: ``SpeakersError/Code-swift.enum/soundServerUnavailable`` when no server answers.
     init(server: String?, clientName: String = "cast speakers") throws(SpeakersError) {
@@ -86,8 +99,15 @@ final class SoundServerConnection: @unchecked Sendable {
         try self.await(
             reply,
             pa_context_subscribe(
-                self.context, PA_SUBSCRIPTION_MASK_SINK, Self.succeeded, Unmanaged.passUnretained(reply).toOpaque()),
+                self.context,
+                pa_subscription_mask_t(PA_SUBSCRIPTION_MASK_SINK.rawValue | PA_SUBSCRIPTION_MASK_SINK_INPUT.rawValue),
+                Self.succeeded, Unmanaged.passUnretained(reply).toOpaque()),
             "subscribing to sink changes")
+        try self.await(
+            reply,
+            pa_context_get_sink_input_info_list(
+                self.context, Self.inputListed, Unmanaged.passUnretained(self).toOpaque()),
+            "listing the sinks' inputs")
     }
 
     /// Disconnects; no event follows. Idempotent.
@@ -191,7 +211,11 @@ final class SoundServerConnection: @unchecked Sendable {
                 pa_context_get_sink_info_list(
                     self.context, Self.sinkListed, Unmanaged.passUnretained(reply).toOpaque()),
                 "listing sinks")
-            return reply.sinks
+            return reply.sinks.map { sink in
+                var sink = sink
+                sink.isPlaying = self.playingSinks.contains(sink.index)
+                return sink
+            }
         }
     }
 
@@ -310,19 +334,19 @@ final class SoundServerConnection: @unchecked Sendable {
     private static let sinkListed: pa_sink_info_cb_t = { _, info, end, userdata in
         guard let reply = SoundServerConnection.reply(userdata) else { return }
         if end == 0, let info {
-            reply.sinks.append(SoundServerConnection.sink(info.pointee))
+            reply.sinks.append(SoundServerConnection.sink(info.pointee, isPlaying: false))
         } else {
             pa_threaded_mainloop_signal(reply.loop, 0)
         }
     }
 
-    private static func sink(_ info: pa_sink_info) -> SoundServerSink {
+    private static func sink(_ info: pa_sink_info, isPlaying: Bool) -> SoundServerSink {
         var volume = info.volume
         let average = pa_cvolume_avg(&volume)
         return SoundServerSink(
             name: info.name.map { String(cString: $0) } ?? "", index: info.index,
             description: info.description.map { String(cString: $0) } ?? "",
-            isPlaying: info.state == PA_SINK_RUNNING,
+            isPlaying: isPlaying,
             volume: Double(average) / Double(cpulse_volume_norm()), isMuted: info.mute != 0,
             amplitude: pa_sw_volume_to_linear(average),
             module: info.owner_module == UInt32.max ? nil : info.owner_module)
@@ -340,9 +364,17 @@ final class SoundServerConnection: @unchecked Sendable {
     }
 
     private static let subscriptionEvent: pa_context_subscribe_cb_t = { context, type, index, userdata in
-        guard let connection = SoundServerConnection.connection(userdata),
-            type.rawValue & PA_SUBSCRIPTION_EVENT_FACILITY_MASK.rawValue == PA_SUBSCRIPTION_EVENT_SINK.rawValue
-        else { return }
+        guard let connection = SoundServerConnection.connection(userdata) else { return }
+        let facility = type.rawValue & PA_SUBSCRIPTION_EVENT_FACILITY_MASK.rawValue
+        if facility == PA_SUBSCRIPTION_EVENT_SINK_INPUT.rawValue {
+            // An input came, went, moved, corked or uncorked: count them again.
+            if let operation = pa_context_get_sink_input_info_list(context, SoundServerConnection.inputListed, userdata)
+            {
+                pa_operation_unref(operation)
+            }
+            return
+        }
+        guard facility == PA_SUBSCRIPTION_EVENT_SINK.rawValue else { return }
         if type.rawValue & PA_SUBSCRIPTION_EVENT_TYPE_MASK.rawValue == PA_SUBSCRIPTION_EVENT_REMOVE.rawValue {
             connection.continuation.yield(.sinkRemoved(index: index))
             return
@@ -356,6 +388,28 @@ final class SoundServerConnection: @unchecked Sendable {
 
     private static let sinkChanged: pa_sink_info_cb_t = { _, info, end, userdata in
         guard end == 0, let info, let connection = SoundServerConnection.connection(userdata) else { return }
-        connection.continuation.yield(.sinkChanged(SoundServerConnection.sink(info.pointee)))
+        let isPlaying = connection.playingSinks.contains(info.pointee.index)
+        connection.continuation.yield(.sinkChanged(SoundServerConnection.sink(info.pointee, isPlaying: isPlaying)))
+    }
+
+    /// One input of a census; at its end, each sink that started or stopped playing is read
+    /// again and reported. (A list's items and end arrive together, so censuses never interleave.)
+    private static let inputListed: pa_sink_input_info_cb_t = { context, info, end, userdata in
+        guard let connection = SoundServerConnection.connection(userdata) else { return }
+        if end == 0, let info {
+            if info.pointee.corked == 0 { connection.census.insert(info.pointee.sink) }
+            return
+        }
+        let changed = connection.census.symmetricDifference(connection.playingSinks)
+        connection.playingSinks = connection.census
+        connection.census = []
+        for sink in changed {
+            if let operation = pa_context_get_sink_info_by_index(
+                context, sink, SoundServerConnection.sinkChanged, userdata)
+            {
+                pa_operation_unref(operation)
+            }
+        }
+        pa_threaded_mainloop_signal(connection.loop, 0)
     }
 }

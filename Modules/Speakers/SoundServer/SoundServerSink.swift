@@ -7,8 +7,9 @@ struct SoundServerSink: Sendable, Hashable {
     var index: UInt32
     /// What the desktop's sound settings show.
     var description: String
-    /// Whether an app is playing into the sink now (its state is RUNNING):
-    /// a stream is connected and not paused (corked).
+    /// Whether an app is playing into the sink now: one of its inputs (an
+    /// app's stream) is connected and not paused (corked). Not the sink's
+    /// state, which PipeWire keeps RUNNING while the monitor is recorded.
     var isPlaying: Bool
     /// The sink's volume, 0…1 at 100 % (the average of its channels; above 1 when amplified).
     var volume: Double
