@@ -57,7 +57,7 @@ final class FFmpegProcess: Sendable {
             state.withLockedValue { $0.ended = .some(status) }
         }
         do {
-            try process.run()
+            try process.runWithNoSignalBlocked()
         } catch {
             throw MediaServerError(.conversionFailed, "cannot run \(ffmpeg.path)", cause: error)
         }
@@ -83,6 +83,9 @@ final class FFmpegProcess: Sendable {
             }
         }
     }
+
+    /// ffmpeg's process id.
+    var processIdentifier: Int32 { self.process.processIdentifier }
 
     /// How much media ffmpeg has written (its `out_time`).
     var converted: Duration { self.state.withLockedValue { $0.converted } }
@@ -117,18 +120,17 @@ final class FFmpegProcess: Sendable {
     /// Whether ffmpeg is paused.
     var isPaused: Bool { self.state.withLockedValue { $0.paused } }
 
-    /// Stops ffmpeg (a paused one too) and waits for its end.
+    /// Stops ffmpeg (a paused one too) and waits for its end: SIGKILL, which
+    /// no signal mask holds back and a paused process obeys at once; what the
+    /// run was writing is thrown away by its owner, which collected every
+    /// finished file before.
     func stop() {
         let running = self.state.withLockedValue { state -> Bool in
             state.stopped = state.ended == nil
             state.paused = false
             return state.ended == nil
         }
-        if running {
-            // A stopped process keeps SIGTERM pending until it runs again.
-            kill(self.process.processIdentifier, SIGCONT)
-            if self.process.isRunning { self.process.terminate() }
-        }
+        if running, self.process.isRunning { kill(self.process.processIdentifier, SIGKILL) }
         self.process.waitUntilExit()
     }
 }

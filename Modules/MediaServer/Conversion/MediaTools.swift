@@ -1,5 +1,11 @@
 public import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Where ffprobe and ffmpeg are, when installed: what checking a file
 /// against a device (ffprobe) and converting it (ffmpeg) need. Both are
 /// optional; without them local files are judged by their extension.
@@ -122,11 +128,11 @@ public struct MediaTools: Sendable, Hashable {
         process.standardError = errors
         process.standardInput = FileHandle.nullDevice
         do {
-            try process.run()
+            try process.runWithNoSignalBlocked()
         } catch {
             throw MediaServerError(.probeFailed, "cannot run \(tool.path)", cause: error)
         }
-        let deadline = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        let deadline = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: deadline)
         defer { deadline.cancel() }
