@@ -24,7 +24,7 @@ struct FFmpegProcessTests {
         return try #require(UInt64(line.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16))
     }
 
-    @Test func aRunStartedOnAConcurrencyThreadBlocksNoSignalAndStopsAtOnce() async throws {
+    @Test func aRunStartedOnAConcurrencyThreadReportsProgressBlocksNoSignalAndStopsAtOnce() async throws {
         let ffmpeg = try #require(MediaTools.installed().ffmpeg)
         // An hour of pictures at the speed they play (-re): it ends only when stopped.
         let run = try FFmpegProcess(
@@ -34,6 +34,10 @@ struct FFmpegProcessTests {
                 "testsrc2=size=160x90:rate=25:duration=3600", "-f", "null", "-",
             ])
         #expect(run.status == .running)
+        // Its progress is read as it comes: ffmpeg writes a block every half second of media
+        // (here, of time), and a reader that waited for 4 KiB saw the first after about 8 s.
+        let progressed = try await waitUntil(within: .seconds(5)) { run.converted > .zero }
+        #expect(progressed, "no progress read in 5 s of playing speed")
         let pid = run.processIdentifier
         #expect(try Self.blockedSignals(of: pid) == 0, "ffmpeg blocks signals its parent thread blocked")
         run.pause(true)

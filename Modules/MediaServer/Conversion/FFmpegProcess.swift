@@ -69,8 +69,15 @@ final class FFmpegProcess: Sendable {
         // `-progress pipe:1`: key=value lines, out_time_us= the media time written.
         Thread.detachNewThread {
             var pending: [UInt8] = []
-            while let chunk = try? progress.fileHandleForReading.read(upToCount: 4_096), !chunk.isEmpty {
-                pending += chunk
+            // read(2) returns what the pipe holds: FileHandle.read(upToCount:) waited for 4 KiB,
+            // about 8 s of ffmpeg's progress lines (measured: the first came after 10 s).
+            let descriptor = progress.fileHandleForReading.fileDescriptor
+            var buffer = [UInt8](repeating: 0, count: 4_096)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                pending += buffer[..<count]
                 while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                     let line = String(decoding: pending[..<newline], as: UTF8.self)
                     pending.removeSubrange(...newline)
