@@ -173,6 +173,48 @@ import X509
         }
     }
 
+    /// A trust anchor's path-length constraint binds the chain under it, as
+    /// in Chromium's and Open Screen's Cast verifiers
+    /// (`cast_cert_validator_unittest.cc`, ViolatesPathlenTrustAnchorConstraint),
+    /// though its validity period does not: under a root with pathlen 1, a
+    /// device under one intermediate verifies and one under two is refused.
+    @Test func aChainLongerThanItsAnchorsPathLengthIsRefused() async throws {
+        let now = Date()
+        let day = Self.day
+        let keys = (0..<3).map { _ in P256.Signing.PrivateKey() }
+        let names = try ["Pathlen 1 Root", "First ICA", "Second ICA"].map { name in
+            try DistinguishedName { CommonName(name) }
+        }
+        let rootExtensions = try Certificate.Extensions {
+            Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 1))
+            KeyUsage(keyCertSign: true)
+        }
+        let root = try Self.certificate(
+            names[0], key: keys[0], issuer: names[0], issuerKey: keys[0], from: now - day, until: now + day,
+            extensions: rootExtensions)
+        let first = try Self.certificate(
+            names[1], key: keys[1], issuer: names[0], issuerKey: keys[0], from: now - day, until: now + day,
+            extensions: try Self.authority())
+        let second = try Self.certificate(
+            names[2], key: keys[2], issuer: names[1], issuerKey: keys[1], from: now - day, until: now + day,
+            extensions: try Self.authority())
+        func device(under issuer: Int) throws -> Certificate {
+            try Self.certificate(
+                try DistinguishedName { CommonName("Test Device") }, key: P256.Signing.PrivateKey(),
+                issuer: names[issuer], issuerKey: keys[issuer], from: now - day, until: now + day,
+                extensions: try Certificate.Extensions { KeyUsage(digitalSignature: true) })
+        }
+        let short = try await DeviceAuthVerifier.verifyChain(
+            device: try device(under: 1), intermediates: [first], trustAnchors: [root], at: now
+        ).device
+        #expect(short.issuerCommonNames == ["First ICA", "Pathlen 1 Root"])
+        let refused = await #expect(throws: CastTransportError.self) {
+            try await DeviceAuthVerifier.verifyChain(
+                device: try device(under: 2), intermediates: [second, first], trustAnchors: [root], at: now)
+        }
+        #expect(refused?.code == .untrustedCertificateChain)
+    }
+
     /// An intermediate's nameConstraints bind the device as RFC 5280 and Chrome
     /// (BoringSSL `pki/name_constraints.cc`) say: a directoryName subtree
     /// permits a subject that starts with its RDNs, compared case-insensitively

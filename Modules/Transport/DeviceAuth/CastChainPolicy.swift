@@ -4,12 +4,14 @@ import X509
 /// RFC 5280 path validation of a Cast device's chain as Chrome applies it,
 /// beside the signatures (the `Verifier`'s own) and the validity periods
 /// (``CastExpiryPolicy``). Chromium's Cast verifier
-/// (`components/cast_certificate/cast_cert_validator.cc`) adds the Cast roots
-/// as trust anchors without enforced constraints
-/// (`bssl::CertificateTrust::ForTrustAnchor()`), so nothing here reads the
-/// anchor's own extensions; every certificate between it and the device is
-/// an issuing CA, within its path length, and the name constraints it
-/// carries bind every certificate below it.
+/// (`components/cast_certificate/cast_cert_validator.cc`) and Open Screen's
+/// ignore a trust anchor's validity period (an expired Cast root still
+/// anchors) but enforce its path-length constraint
+/// (`cast_cert_validator_unittest.cc`, `ViolatesPathlenTrustAnchorConstraint`):
+/// here the anchor's basicConstraints, when it has them, must make it a CA
+/// whose path length allows the CAs below it. Every certificate between it
+/// and the device is an issuing CA, within its path length, and the name
+/// constraints it carries bind every certificate below it.
 ///
 /// swift-certificates' `RFC5280Policy` refuses any chain whose constraints
 /// name a directoryName ("not supported"), though RFC 5280 section 4.2.1.10 and
@@ -30,11 +32,18 @@ struct CastChainPolicy: VerifierPolicy {
         for certificate in certificates where certificate.version == .v1 && !certificate.extensions.isEmpty {
             return .failsToMeetPolicy(reason: "\(certificate.subject) is version 1 but has extensions")
         }
-        // The certificates between the device (first) and the anchor (last).
-        guard certificates.count > 2 else { return .meetsPolicy }
+        // The certificates above the device (first), the anchor last.
+        guard certificates.count > 1 else { return .meetsPolicy }
         var issuingCAsBelow = 0
-        for index in 1..<(certificates.count - 1) {
+        for index in 1..<certificates.count {
             let issuer = certificates[index]
+            guard index < certificates.count - 1 else {
+                // The anchor: its path length, not its validity nor its name constraints.
+                if let reason = Self.checkAuthority(issuer, issuingCAsBelow: issuingCAsBelow, isAnchor: true) {
+                    return .failsToMeetPolicy(reason: reason)
+                }
+                break
+            }
             if let reason = Self.checkAuthority(issuer, issuingCAsBelow: issuingCAsBelow) {
                 return .failsToMeetPolicy(reason: reason)
             }
@@ -46,11 +55,16 @@ struct CastChainPolicy: VerifierPolicy {
         return .meetsPolicy
     }
 
-    /// Why `certificate` may not issue the `issuingCAsBelow` CAs under it, if it may not.
-    private static func checkAuthority(_ certificate: Certificate, issuingCAsBelow: Int) -> String? {
+    /// Why `certificate` may not issue the `issuingCAsBelow` CAs under it, if it may not. An
+    /// anchor without basicConstraints may (a version 1 root has none).
+    private static func checkAuthority(
+        _ certificate: Certificate, issuingCAsBelow: Int, isAnchor: Bool = false
+    ) -> String? {
         guard certificate.version != .v1 else { return nil }
         do {
-            guard case .isCertificateAuthority(let maximumPathLength) = try certificate.extensions.basicConstraints
+            let constraints = try certificate.extensions.basicConstraints
+            if isAnchor, constraints == nil { return nil }
+            guard case .isCertificateAuthority(let maximumPathLength) = constraints
             else { return "\(certificate.subject) is not a CA" }
             if let maximumPathLength, issuingCAsBelow > maximumPathLength {
                 return
