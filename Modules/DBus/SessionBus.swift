@@ -141,18 +141,29 @@ package final class SessionBus: @unchecked Sendable {
     /// (matched beforehand with ``addMatch(_:)``) and returns its
     /// arguments; `nil` when `deadline` passes or `isCancelled` says so.
     /// Other messages are dropped: nothing else uses this connection.
+    ///
+    /// With `sender` (a well-known name), only a signal sent by the name's
+    /// owner counts. A match rule's sender does not protect a connection:
+    /// the bus delivers a signal addressed to it whatever its rules say, and
+    /// a system bus lets any user send one.
     package func waitForSignal(
-        interface: String, member: String, path: String, until deadline: ContinuousClock.Instant,
-        isCancelled: () -> Bool
+        interface: String, member: String, path: String, sender: String? = nil,
+        until deadline: ContinuousClock.Instant, isCancelled: () -> Bool
     ) throws(Failure) -> [DBusValue]? {
+        var owner: String?
         while ContinuousClock.now < deadline, !isCancelled() {
             while let message = dbus_connection_pop_message(self.connection) {
                 defer { dbus_message_unref(message) }
-                if dbus_message_is_signal(message, interface, member) != 0,
-                    let sender = dbus_message_get_path(message), String(cString: sender) == path
-                {
-                    return DBusValue.arguments(of: message)
+                guard dbus_message_is_signal(message, interface, member) != 0,
+                    let from = dbus_message_get_path(message), String(cString: from) == path
+                else { continue }
+                if let sender {
+                    let origin = dbus_message_get_sender(message).map { String(cString: $0) }
+                    // The name may have changed hands (logind restarted): asked again on a mismatch.
+                    if origin == nil || origin != owner { owner = self.owner(of: sender) }
+                    guard let origin, origin == owner else { continue }
                 }
+                return DBusValue.arguments(of: message)
             }
             // Reads for up to 100 ms; false once the connection is gone.
             guard dbus_connection_read_write(self.connection, 100) != 0 else {
@@ -160,6 +171,14 @@ package final class SessionBus: @unchecked Sendable {
             }
         }
         return nil
+    }
+
+    /// The unique name of the connection that owns `name` now; `nil` when none does.
+    package func owner(of name: String) -> String? {
+        let reply = try? self.call(
+            "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "GetNameOwner", arguments: [.string(name)], timeout: .seconds(5))
+        return reply?.first?.string
     }
 
     // MARK: Serving
@@ -201,10 +220,14 @@ package final class SessionBus: @unchecked Sendable {
         }
     }
 
-    /// Sends the signal `interface.member` from the object at `path`; from any thread.
-    package func emitSignal(path: String, interface: String, member: String, arguments: [DBusValue]) {
+    /// Sends the signal `interface.member` from the object at `path`, to
+    /// every connection whose rules match it, or only to `destination`; from any thread.
+    package func emitSignal(
+        path: String, interface: String, member: String, arguments: [DBusValue], destination: String? = nil
+    ) {
         guard let signal = dbus_message_new_signal(path, interface, member) else { return }
         defer { dbus_message_unref(signal) }
+        if let destination, dbus_message_set_destination(signal, destination) == 0 { return }
         guard arguments.allSatisfy({ DBusValue.append($0, to: signal) }) else { return }
         dbus_connection_send(self.connection, signal, nil)
         dbus_connection_flush(self.connection)

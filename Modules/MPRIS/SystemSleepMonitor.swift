@@ -14,8 +14,10 @@ import NIOConcurrencyHelpers
 /// monitor a sleeping machine's session still comes back, but only after
 /// its heartbeat times out at wake and a back-off begins.
 ///
-/// Only signals from the name `org.freedesktop.login1` are heard (the bus
-/// matches the sender), so another program cannot suspend a session.
+/// Only signals from the owner of `org.freedesktop.login1` are heard, so
+/// another program cannot suspend a session: the match rule names that
+/// sender, and each signal's sender is checked too, since the bus delivers
+/// a signal sent straight to our connection whatever the rules say.
 ///
 /// ```swift
 /// let monitor = try SystemSleepMonitor(sessionManager: context.sessionManager)
@@ -60,7 +62,8 @@ public final class SystemSleepMonitor: Sendable {
                 do {
                     arguments = try bus.waitForSignal(
                         interface: Self.interface, member: "PrepareForSleep", path: Self.path,
-                        until: .now + .seconds(1), isCancelled: { stopped.withLockedValue { $0 } })
+                        sender: "org.freedesktop.login1", until: .now + .seconds(1),
+                        isCancelled: { stopped.withLockedValue { $0 } })
                 } catch {
                     break  // the bus went away
                 }

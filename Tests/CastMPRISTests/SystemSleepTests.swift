@@ -40,12 +40,26 @@ struct SystemSleepTests {
         let log = EventRecorder(events)
         let monitor = try SystemSleepMonitor(sessionManager: manager, busAddress: address)
 
-        // The impostor's "going to sleep", then logind's "woke" (nothing to
-        // do while connected), then logind's "going to sleep": the signals are
-        // handled in order, so once the session is suspended, had the impostor
-        // been heard, a suspension, a resume and a second suspension would be logged.
+        // The impostor's "going to sleep", broadcast and sent straight to every
+        // other connection (the monitor's among them: the bus delivers that whatever
+        // its match rules say), then logind's "woke" (nothing to do while connected),
+        // then logind's "going to sleep": the signals are handled in order, so once
+        // the session is suspended, had the impostor been heard, a suspension, a
+        // resume and a second suspension would be logged.
         impostor.emitSignal(
             path: Self.path, interface: Self.interface, member: "PrepareForSleep", arguments: [.boolean(true)])
+        let names = try impostor.call(
+            "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "ListNames", arguments: [])
+        let others = (names.first?.elements ?? []).compactMap(\.string).filter {
+            $0.hasPrefix(":") && $0 != impostor.uniqueName && $0 != logind.uniqueName
+        }
+        #expect(!others.isEmpty, "the monitor's connection is not on the bus")
+        for name in others {
+            impostor.emitSignal(
+                path: Self.path, interface: Self.interface, member: "PrepareForSleep", arguments: [.boolean(true)],
+                destination: name)
+        }
         logind.emitSignal(
             path: Self.path, interface: Self.interface, member: "PrepareForSleep", arguments: [.boolean(false)])
         logind.emitSignal(
