@@ -1,6 +1,7 @@
 import CastCommon
 public import CastDiscovery
 public import CastLogging
+import Foundation
 import Logging
 import NIOConcurrencyHelpers
 
@@ -24,15 +25,16 @@ import NIOConcurrencyHelpers
 /// ```
 ///
 /// The sinks are PulseAudio's `module-null-sink`, made through libpulse,
-/// which PipeWire's pulse server serves too; each is named
-/// `cast.<device id>` and described by the device's name. They are removed
+/// which PipeWire's pulse server serves too; each is named after its device
+/// (`cast.kitchen_speaker` for "Kitchen speaker") and described by the
+/// device's name. They are removed
 /// when ``run(following:)`` returns, and any left by a process that did not
 /// get to remove them are removed when the next one starts. Each sink names
 /// the process that made it (its `cast.owner` property), so a second
 /// instance on the same sound server — another desktop session, another
 /// user of a system-wide server — leaves the first's sinks alone; where it
 /// finds a device's sink name taken, the server gives its sink another
-/// (`cast.<device id>.2`), and the events and ``sinkNames`` say which.
+/// (`cast.kitchen_speaker.2`), and the events and ``sinkNames`` say which.
 public final class CastSpeakers: Sendable {
     /// How the sinks are made and streamed to: as made, or as last
     /// ``reconfigure(_:)``d.
@@ -86,18 +88,33 @@ public final class CastSpeakers: Sendable {
         self.outputs.withLockedValue { $0.values.map(\.output.sinkName).sorted() }
     }
 
-    /// The sink name for a device: `cast.` and its id, in the characters a sink name may hold.
+    /// The sink name for a device: `cast.` and its name in the characters a
+    /// sink name may hold (`cast.kitchen_speaker`), or its id where its name
+    /// keeps none of them.
     public static func sinkName(for device: CastDevice) -> String {
-        Self.sinkPrefix + Self.sinkNameCharacters(device.id)
+        Self.sinkPrefix
+            + (Self.sinkNameCharacters(device.friendlyName) ?? Self.sinkNameCharacters(device.id) ?? "device")
     }
 
     /// The sink name for a group: `cast.group.` and its name, in the characters a sink name may hold.
     public static func sinkName(for group: CastSpeakersGroup) -> String {
-        Self.sinkPrefix + "group." + Self.sinkNameCharacters(group.name)
+        Self.sinkPrefix + "group." + (Self.sinkNameCharacters(group.name) ?? "group")
     }
 
-    private static func sinkNameCharacters(_ text: String) -> String {
-        String(text.lowercased().map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") ? $0 : "_" })
+    /// `text` lowercased, without accents, each run of other characters than
+    /// ASCII letters, digits and `-` one `_`; `nil` when no letter or digit is left.
+    static func sinkNameCharacters(_ text: String) -> String? {
+        let plain = text.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil)
+        var name = ""
+        for character in plain {
+            if character.isASCII && (character.isLetter || character.isNumber || character == "-") {
+                name.append(character)
+            } else if !name.isEmpty, name.last != "_" {
+                name.append("_")
+            }
+        }
+        while name.last == "_" { name.removeLast() }
+        return name.contains { $0.isLetter || $0.isNumber } ? name : nil
     }
 
     /// Follows `discovery`: a sink for each device that appears and passes

@@ -27,7 +27,7 @@ import Testing
                         return true
                     })
                 #expect(run.status == 0, "\(run.stderr)")
-                let sinkName = "cast.127_0_0_1_\(device.split(separator: ":").last ?? "")"
+                let sinkName = "cast.127_0_0_1"
                 #expect(run.stderr.contains("sink \(sinkName) added for 127.0.0.1"), "\(run.stderr)")
                 #expect(listed.withLockedValue { $0 }?.contains(sinkName) == true, "\(String(describing: listed))")
                 #expect(run.stderr.contains("the sinks are removed"))
@@ -72,7 +72,7 @@ extension CastSpeakersCommandTests {
                     environment = user.environment
                 }
                 let speakers = try InteractiveProcess(command, environment: environment)
-                let sink = "cast.127_0_0_1_\(device.split(separator: ":").last ?? "")"
+                let sink = "cast.127_0_0_1"
                 let made = try await waitUntil(within: .seconds(20)) {
                     speakers.stderr.contains { $0.contains("sink \(sink) added") }
                 }

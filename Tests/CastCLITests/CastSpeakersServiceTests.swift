@@ -102,7 +102,7 @@ import Glibc
         }
         let service = try InteractiveProcess(command, environment: environment)
         let notified: @Sendable () -> String = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
-        let deviceSink = "cast.127_0_0_1_\(device.split(separator: ":").last ?? "")"
+        let deviceSink = "cast.127_0_0_1"
         let ready = try await waitUntil(within: .seconds(20)) {
             service.stderr.contains { $0.contains("sink \(deviceSink) added for 127.0.0.1") }
                 && service.stderr.contains { $0.contains("sink cast.group.both added for Both") }

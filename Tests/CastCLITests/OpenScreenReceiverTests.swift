@@ -132,7 +132,7 @@ extension OpenScreenReceiverTests {
                         "127.0.0.1:\(OpenScreenReceiver.port)", "--no-mdns", "--audio-server", sound.server,
                         "--config", "/nonexistent/speakers.conf", "--grace", "1",
                     ])
-                    let sink = "cast.127_0_0_1_\(OpenScreenReceiver.port)"
+                    let sink = "cast.127_0_0_1"
                     let made = try await waitUntil(within: .seconds(20)) {
                         speakers.stderr.contains { $0.contains("sink \(sink) added") }
                     }
