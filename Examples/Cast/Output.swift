@@ -31,6 +31,20 @@ enum Output {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
+    /// One line of a long-running command's log (`cast speakers`), on
+    /// stderr: with the local time in front where stderr is a file or a
+    /// pipe, so a log read later says when; not on a terminal, nor in
+    /// systemd's journal (`JOURNAL_STREAM`), which stamps each line itself.
+    static func logLine(_ line: String) {
+        guard Self.captured == nil, isatty(STDERR_FILENO) == 0,
+            ProcessInfo.processInfo.environment["JOURNAL_STREAM"] == nil
+        else { return Self.progress(line) }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = .current
+        Self.progress("\(formatter.string(from: Date())) \(line)")
+    }
+
     /// One line of the command's result, on stdout.
     static func line(_ line: String) {
         if let captured = Self.captured { return captured.append(line, toStandardError: false) }

@@ -260,9 +260,29 @@ public final class CastSpeakers: Sendable {
                     self.addOutput(
                         key: key, label: group.name, members: [device], isGroup: true,
                         sinkName: Self.sinkName(for: group))
+                    self.reportMissingMembers(of: group)
                 }
             } else if let output = self.output(key) {
                 await self.leave(output, key: key, deviceID: device.id)
+            }
+        }
+    }
+
+    /// How long after a group's sink is made its members still missing are
+    /// named: discovery finds devices one by one, a few hundred milliseconds apart.
+    static let memberPatience = Duration.seconds(10)
+
+    /// Says which of `group`'s members no present device matches, once, ``memberPatience``
+    /// after its sink was made (on the configuration's clock), if the sink is still there.
+    private func reportMissingMembers(of group: CastSpeakersGroup) {
+        let key = Self.groupKey(group)
+        Task { [clock = self.configuration.clock] in
+            guard (try? await clock.sleep(for: Self.memberPatience)) != nil, self.output(key) != nil else { return }
+            let present = self.present.withLockedValue { Array($0.values) }
+            for member in group.members
+            where !present.contains(where: { CastSpeakersGroup(name: group.name, members: [member]).includes($0) }) {
+                self.log.notice("group \(group.name): no device named \(member) found yet")
+                self.broadcaster.yield(.memberNotFound(group: group.name, member: member))
             }
         }
     }

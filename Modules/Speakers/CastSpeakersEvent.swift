@@ -14,6 +14,10 @@ public enum CastSpeakersEvent: Sendable, Hashable, CustomStringConvertible {
     case streamEnded(device: String, reason: String)
     /// A stream could not start; it is tried again while sound reaches the sink.
     case streamFailed(device: String, reason: String)
+    /// A group's sink was made while no device discovery found matches this
+    /// member (a name or id misspelt, a device off): said once, when the
+    /// sink is made; the member joins when a device that matches appears.
+    case memberNotFound(group: String, member: String)
 
     /// One line for a log.
     public var description: String {
@@ -24,6 +28,8 @@ public enum CastSpeakersEvent: Sendable, Hashable, CustomStringConvertible {
         case .streamStopped(let device): "silent for the grace period: stopped streaming to \(device)"
         case .streamEnded(let device, let reason): "the stream to \(device) ended: \(reason)"
         case .streamFailed(let device, let reason): "could not stream to \(device): \(reason)"
+        case .memberNotFound(let group, let member):
+            "group \(group): no device named \(member) found yet; it joins the group when it appears"
         }
     }
 }

@@ -38,7 +38,8 @@ final class DeviceSession: Sendable {
         } catch {
             receiver.detach()
             await connection.close()
-            throw SpeakersError(.streamFailed, "\(device.friendlyName): \(error)")
+            logger.makeLogger(subsystem: "Speakers").debug("\(device.friendlyName): \(error)")
+            throw SpeakersError(.streamFailed, "\(device.friendlyName): \(Self.plain(error))")
         }
     }
 
@@ -55,11 +56,18 @@ final class DeviceSession: Sendable {
                 try await connection.connect()
                 return connection
             } catch {
-                failure = "\(error)"
+                // One sentence ("… connection refused"); NIO's chain of attempts only in the debug log.
+                failure = Self.plain(error)
+                logger.makeLogger(subsystem: "Speakers").debug("connecting to \(address): \(error)")
                 await connection.close()
             }
         }
         throw SpeakersError(.streamFailed, "cannot connect to \(device.friendlyName): \(failure)")
+    }
+
+    /// `error` in one sentence: a transport error's summary, without its cause's technical chain.
+    private static func plain(_ error: any Error) -> String {
+        (error as? CastTransportError)?.summary ?? "\(error)"
     }
 
     /// Why the session stopped by itself (it ended, the connection

@@ -29,6 +29,9 @@ import Testing
                 #expect(run.status == 0, "\(run.stderr)")
                 let sinkName = "cast.127_0_0_1"
                 #expect(run.stderr.contains("sink \(sinkName) added for 127.0.0.1"), "\(run.stderr)")
+                // stderr is a pipe here, as in a log file: each line says when.
+                let added = run.stderr.split(separator: "\n").first { $0.contains("added for") } ?? ""
+                #expect(added.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\S* sink .*/) != nil, "\(added)")
                 #expect(listed.withLockedValue { $0 }?.contains(sinkName) == true, "\(String(describing: listed))")
                 #expect(run.stderr.contains("the sinks are removed"))
                 let after = try CommandOutput.waiting(for: [

@@ -114,7 +114,7 @@ import Glibc
         let status = try await service.exit(within: .seconds(20))
         #expect(status == 0, "\(service.stderr)")
         #expect(try await waitUntil(within: .seconds(5)) { notified().contains("STOPPING=1") }, "\(notified())")
-        #expect(service.stderr.contains("the sinks are removed"), "\(service.stderr)")
+        #expect(service.stderr.contains { $0.hasSuffix(" the sinks are removed") }, "\(service.stderr)")
         let sinks = try await CommandOutput.of(["pactl", "--server=\(sound.server)", "list", "sinks", "short"])
         #expect(!sinks.stdout.contains("cast."), "\(sinks.stdout)")
         await listener.stop()

@@ -433,6 +433,42 @@ import Testing
         }
     }
 
+    /// A group member no device matches is named once, ten seconds (at
+    /// virtual time) after the group's sink was made, when discovery has had
+    /// time to find it; a member that is there is not.
+    @Test func aGroupMemberNotFoundIsNamedOnce() async throws {
+        try await SoundServer.with { sound in
+            let clock = ManualClock()
+            let speakers = try CastSpeakers(
+                configuration: CastSpeakersConfiguration(
+                    soundServer: sound.server, includes: { _ in false },
+                    groups: [CastSpeakersGroup(name: "Upstairs", members: ["Kitchen", "Bedroom"])],
+                    connection: CastConnectionConfiguration(deviceAuthentication: .off), clock: clock),
+                logger: Self.quiet)
+            let events = speakers.events()
+            let (discovery, found) = AsyncStream.makeStream(of: DiscoveryEvent.self)
+            let running = Task { try await speakers.run(following: discovery) }
+            found.yield(.found(try Self.speaker(id: "0123abcd-kitchen", name: "Kitchen")))
+            let added = await first(events, within: .seconds(10)) { event in
+                if case .sinkAdded("cast.group.upstairs", "Upstairs") = event { return true }
+                return false
+            }
+            #expect(added != nil)
+            #expect(await clock.sleeper(until: ManualClock.Instant(offset: CastSpeakers.memberPatience)))
+            clock.advance(by: CastSpeakers.memberPatience)
+            let missing = await collect(events, count: 1, within: .seconds(10)) { event -> String? in
+                if case .memberNotFound("Upstairs", let member) = event { return member }
+                return nil
+            }
+            #expect(missing == ["Bedroom"])
+            #expect(
+                CastSpeakersEvent.memberNotFound(group: "Upstairs", member: "Bedroom").description
+                    == "group Upstairs: no device named Bedroom found yet; it joins the group when it appears")
+            found.finish()
+            try await running.value
+        }
+    }
+
     /// The server's index of sink `name`, as `pactl` lists it.
     static func sinkIndex(_ sound: SoundServer, _ name: String) async throws -> String? {
         let output = try await CommandOutput.of(["pactl", "--server=\(sound.server)", "list", "sinks", "short"])

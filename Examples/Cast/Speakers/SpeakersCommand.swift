@@ -14,7 +14,14 @@ struct SpeakersCommand: AsyncParsableCommand {
             Each device discovery finds gets a sink in the sound server (PulseAudio, or PipeWire's pulse server) \
             named after it, listed by the desktop's sound settings beside the computer's own outputs. Sound played \
             into a sink goes to its device over Cast Streaming, a few hundred milliseconds behind; after --grace \
-            seconds of silence the device is let go. The sinks are removed when the command ends.
+            seconds of silence the device is let go. The sinks are removed when the command ends. A sink never \
+            becomes the default output by itself where the desktop has another; pick it in the sound settings.
+
+            A group's sink (--group) plays to every member in step. Its volume scales the sound all members \
+            receive; each member's own volume stays as set on the device (its buttons, a phone). A member no \
+            device matches is named once, ten seconds after the group's sink appears.
+
+            Where stderr is a file or a pipe, each line starts with the time.
 
             The settings file (--config; by default $XDG_CONFIG_HOME/cast/speakers.conf) holds these options as \
             lines of OPTION = VALUE (only, group, audio-server, grace, bitrate, delay); an option given on the \
@@ -148,27 +155,27 @@ struct SpeakersCommand: AsyncParsableCommand {
         _ first: CastSpeakers, discovery: DiscoveryManager, logger: CastLogger, current: NIOLockedValueBox<CastSpeakers>
     ) async throws {
         var speakers = first
-        Output.progress("cast speakers: a sound output for each Cast device found; Ctrl-C ends")
+        Output.logLine("cast speakers: a sound output for each Cast device found; Ctrl-C ends")
         SystemdNotification.send("READY=1\nSTATUS=making a sound output for each Cast device found")
         while true {
             current.withLockedValue { $0 = speakers }
             let events = speakers.events()
             let printing = Task {
-                for await event in events { Output.progress("\(event)") }
+                for await event in events { Output.logLine("\(event)") }
             }
             do {
                 try await speakers.run(following: Self.devicesAndChanges(of: discovery))
                 printing.cancel()
-                Output.progress("the sinks are removed")
+                Output.logLine("the sinks are removed")
                 return
             } catch {
                 printing.cancel()
                 guard error.code == .soundServerUnavailable, !Task.isCancelled else { throw error }
-                Output.progress("\(error); waiting for it to come back (Ctrl-C ends)")
+                Output.logLine("\(error); waiting for it to come back (Ctrl-C ends)")
                 SystemdNotification.send("STATUS=waiting for the sound server to come back")
             }
             speakers = try await Self.soundServerBack(configuration: speakers.configuration, logger: logger)
-            Output.progress("the sound server is back: making the sinks again")
+            Output.logLine("the sound server is back: making the sinks again")
             SystemdNotification.send("STATUS=making a sound output for each Cast device found")
         }
     }
@@ -217,9 +224,9 @@ struct SpeakersCommand: AsyncParsableCommand {
             do {
                 try await speakers.reconfigure(
                     try self.configuration(file: CastSpeakersFile(contentsOf: self.settingsFile)))
-                Output.progress("reloaded \(self.settingsFile.path): sinks \(speakers.sinkNames)")
+                Output.logLine("reloaded \(self.settingsFile.path): sinks \(speakers.sinkNames)")
             } catch {
-                Output.progress("kept the settings: \(error)")
+                Output.logLine("kept the settings: \(error)")
             }
             SystemdNotification.send("READY=1")
         }
