@@ -29,8 +29,8 @@ tsan: setup
 	SWIFT=$(SWIFT) scripts/tsan.sh
 
 # Release binaries with the Swift runtime linked in and stripped, their man
-# pages, completions and desktop entry (scripts/package.sh): under
-# $(DESTDIR)$(PREFIX), or as a Debian package in .build/package/.
+# pages, completions, desktop entry, licence and notices (scripts/package.sh):
+# under $(DESTDIR)$(PREFIX), or as a Debian package in .build/package/.
 PREFIX ?= /usr/local
 install: setup
 	SWIFT=$(SWIFT) PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) scripts/package.sh install

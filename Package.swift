@@ -296,7 +296,7 @@ let package = Package(
                 "CastMediaServer", "CastEmulator", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
-                "CastTransport",
+                "CastTransport", "CastCommon",
             ],
             path: "Examples/Cast",
             swiftSettings: strictSettings
@@ -304,7 +304,8 @@ let package = Package(
         .executableTarget(
             name: "cast-receiver",
             dependencies: [
-                "CastEmulator", "CastKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "CastEmulator", "CastKit", "CastCommon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/CastReceiver",
             swiftSettings: strictSettings
@@ -563,7 +564,7 @@ let package = Package(
             name: "CastCLITests",
             dependencies: [
                 "cast", "cast-receiver", "sample-egl-screen", "CastKit", "CastEmulator", "CastTestSupport",
-                "CastX11TestSupport", "CastRemoteDisplay",
+                "CastX11TestSupport", "CastRemoteDisplay", "CastCommon", "CastSpeakers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),

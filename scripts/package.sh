@@ -9,6 +9,10 @@
 #   scripts/package.sh install   installs under $DESTDIR$PREFIX (default /usr/local)
 #   scripts/package.sh deb       writes .build/package/swift-cast_<version>_<arch>.deb (prefix /usr)
 #
+# The version is CastFramework.version (Modules/Common/CastFramework.swift),
+# the one `cast --version` prints; the documentation folder holds the
+# licence (packaging/debian/copyright), THIRD_PARTY_NOTICES.md and CHANGELOG.md.
+#
 # The package's dependencies are read from the binaries themselves: each
 # shared library `ldd` names, mapped to the Debian package that ships it.
 set -euo pipefail
@@ -19,6 +23,10 @@ swift="${SWIFT:-swift}"
 scratch=.build/package
 products=(cast cast-receiver)
 
+# The release, read from the Swift constant every product prints with --version.
+version=$(sed -n -E 's/^ *public static let version = "([0-9A-Za-z.+~-]+)"$/\1/p' Modules/Common/CastFramework.swift)
+[ -n "$version" ] || { echo "package: no version in Modules/Common/CastFramework.swift" >&2; exit 1; }
+
 build() {
     for product in "${products[@]}"; do
         "$swift" build -c release --static-swift-stdlib --scratch-path "$scratch" --product "$product" 2>&1 \
@@ -28,6 +36,9 @@ build() {
     # The man page generator is swift-argument-parser's own tool, built for this machine.
     "$swift" build -c release --static-swift-stdlib --scratch-path "$scratch" --product generate-manual 2>&1 | grep -E "error" || true
     test -x "$scratch/release/generate-manual" || { echo "package: generate-manual did not build" >&2; exit 1; }
+    local printed
+    printed=$("$scratch/release/cast" --version)
+    [ "$printed" = "$version" ] || { echo "package: cast --version says $printed, the source $version" >&2; exit 1; }
 }
 
 # Lays the files out under $1 with prefix $2.
@@ -64,10 +75,10 @@ stage() {
         install -D -m 0644 "packaging/$icon.svg" "$share/icons/hicolor/scalable/apps/$icon.svg"
     done
     install -D -m 0644 README.md "$share/doc/swift-cast/README.md"
-}
-
-version() {
-    "$scratch/release/cast" --version
+    install -D -m 0644 CHANGELOG.md "$share/doc/swift-cast/CHANGELOG.md"
+    install -D -m 0644 THIRD_PARTY_NOTICES.md "$share/doc/swift-cast/THIRD_PARTY_NOTICES.md"
+    # The licence, in Debian's machine-readable form (it names /usr/share/common-licenses/Apache-2.0).
+    install -D -m 0644 packaging/debian/copyright "$share/doc/swift-cast/copyright"
 }
 
 # The Debian packages that ship the shared libraries the binaries link
@@ -89,6 +100,8 @@ build
 case "$mode" in
 install)
     stage "${DESTDIR:-}" "${PREFIX:-/usr/local}"
+    # Outside a Debian package the full text, which common-licenses may not hold.
+    install -D -m 0644 LICENSE "${DESTDIR:-}${PREFIX:-/usr/local}/share/doc/swift-cast/LICENSE"
     echo "package: installed under ${DESTDIR:-}${PREFIX:-/usr/local}"
     ;;
 deb)
@@ -99,7 +112,7 @@ deb)
     mkdir -p "$root/DEBIAN"
     cat >"$root/DEBIAN/control" <<EOF
 Package: swift-cast
-Version: $(version)
+Version: $version
 Architecture: $arch
 Maintainer: swift-cast developers <swift-cast@localhost>
 Depends: $(dependencies "$root/usr/bin/cast" "$root/usr/bin/cast-receiver")
@@ -113,7 +126,7 @@ Description: Google Cast sender for Linux
  tray, a terminal UI or the desktop's media keys. cast-receiver is a Cast receiver emulator for
  testing senders.
 EOF
-    deb="$scratch/swift-cast_$(version)_$arch.deb"
+    deb="$scratch/swift-cast_${version}_$arch.deb"
     dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
     echo "package: $deb ($(du -h "$deb" | cut -f1))"
     ;;

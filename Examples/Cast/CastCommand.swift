@@ -1,4 +1,5 @@
 import ArgumentParser
+import CastCommon
 
 /// `cast`: a command-line Cast sender for Linux, built on the swift-cast modules.
 ///
@@ -7,9 +8,6 @@ import ArgumentParser
 /// own code (``CommandFailure/Kind``).
 @main
 struct CastCommand: AsyncParsableCommand {
-    /// The release, as `cast --version` prints it and the package is named.
-    static let version = "0.9.0"
-
     static let configuration = CommandConfiguration(
         commandName: "cast",
         abstract: "Control Cast receivers from Linux: apps, media, custom channels and Remote Display.",
@@ -20,7 +18,7 @@ struct CastCommand: AsyncParsableCommand {
             With --json, a failure is also a JSON object on stdout: \
             {"error": {"code": "connectionFailed", "exitCode": 4, "message": "..."}}.
             """,
-        version: CastCommand.version,
+        version: CastFramework.version,
         subcommands: [
             DemoCommand.self,
             DiscoverCommand.self,

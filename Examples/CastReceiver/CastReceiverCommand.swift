@@ -1,4 +1,5 @@
 import ArgumentParser
+import CastCommon
 import CastEmulator
 import CastKit
 import Foundation
@@ -14,7 +15,7 @@ struct CastReceiverCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cast-receiver",
         abstract: "Run the Cast receiver emulator: apps, media player and Remote Display receiver.",
-        version: "0.9.0")
+        version: CastFramework.version)
 
     @Option(help: "The friendly name.") var name = "Cast Emulator"
     @Option(help: "The device id to advertise (32 hex digits; default: derived from the name).") var id: String?

@@ -1,3 +1,4 @@
+import CastCommon
 import CastEmulator
 import CastKit
 import CastTestSupport
@@ -549,6 +550,15 @@ import Testing
         #expect(completion.status == 0)
         #expect(completion.stdout.contains("_cast"))
         #expect(completion.stdout.contains("discover"))
+    }
+
+    /// Both commands print the framework's release, the one the package is versioned by.
+    @Test func versionIsTheFrameworks() async throws {
+        for name in ["cast", "cast-receiver"] {
+            let run = try await Self.run(Self.executable(name), ["--version"])
+            #expect(run.status == 0)
+            #expect(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == CastFramework.version)
+        }
     }
 
     @Test func demoRunsEveryStepAndReportsWhatTheEmulatorMeasured() async throws {
