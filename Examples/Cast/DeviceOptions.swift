@@ -19,22 +19,7 @@ struct DeviceOptions: ParsableArguments {
     @Flag(help: "Print the result as JSON on stdout.")
     var json = false
 
-    @Flag(help: "Refuse a device that cannot prove it is a genuine Cast device (Google's Cast roots).")
-    var requireAuthentication = false
-
-    @Option(
-        name: .customLong("trust-anchor"),
-        help: ArgumentHelp(
-            "A PEM file of root certificates to trust besides Google's Cast roots, e.g. your own test devices' (repeatable).",
-            valueName: "FILE"))
-    var trustAnchorFiles: [String] = []
-
-    @Option(
-        name: .customLong("revocation-anchor"),
-        help: ArgumentHelp(
-            "A PEM file of roots to trust for devices' certificate revocation lists besides Google's Cast CRL root (repeatable).",
-            valueName: "FILE"))
-    var revocationAnchorFiles: [String] = []
+    @OptionGroup(title: "Device trust") var trust: TrustOptions
 
     @Flag(name: .shortAndLong, help: "Log what the SDK does (to stderr).")
     var verbose = false

@@ -1,9 +1,9 @@
 import ArgumentParser
 import CastKit
 
-/// Devices by address, for networks where multicast does not pass: the
-/// options of the commands that follow every device (`cast ui`, `cast tray`,
-/// `cast speakers`).
+/// Devices by address, for networks where multicast does not pass, and how
+/// far they must prove they are genuine: the options of the commands that
+/// follow every device (`cast ui`, `cast tray`, `cast speakers`).
 struct KnownHostOptions: ParsableArguments {
     // --device, as every command that talks to a device; --host, its earlier name, still works.
     @Option(
@@ -14,6 +14,8 @@ struct KnownHostOptions: ParsableArguments {
     var hosts: [String] = []
 
     @Flag(help: "Look only at --device addresses; send no multicast.") var noMdns = false
+
+    @OptionGroup(title: "Device trust") var trust: TrustOptions
 
     func validate() throws {
         for host in self.hosts where DeviceAddress(host).flatMap({ IPAddress($0.host) }) == nil {

@@ -30,7 +30,7 @@ struct ReceiverLink {
         let (host, port, modelName, capabilities) = try await options.address()
         let logger = options.logger
         let timeout = options.timeoutDuration
-        let policy = try TrustAnchors.policy(options)
+        let policy = try options.trust.policy()
         let configuration = CastConnectionConfiguration(connectTimeout: timeout, deviceAuthentication: policy)
         let connection =
             Self.connectionMaker?(host, port, configuration, logger)

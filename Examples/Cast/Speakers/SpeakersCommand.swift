@@ -94,7 +94,8 @@ struct SpeakersCommand: AsyncParsableCommand {
                     && (only.isEmpty || only.contains(device.friendlyName.lowercased())
                         || only.contains(device.id.lowercased()))
             },
-            groups: groups)
+            groups: groups,
+            connection: CastConnectionConfiguration(deviceAuthentication: try self.devices.trust.policy()))
     }
 
     func run() async throws {

@@ -29,14 +29,20 @@ struct UICommand: AsyncParsableCommand {
 
     @Flag(name: .shortAndLong, help: "Log what the SDK does (to stderr).") var verbose = false
 
+    /// The SDK's options: the app, passive discovery, the device trust asked for.
+    func options() throws -> CastOptions {
+        var options = CastOptions(
+            receiverApplicationID: self.app, logger: DeviceOptions.makeLogger(verbose: self.verbose))
+        options.discovery = self.discovery.configuration
+        options.discovery.scanMode = .passive
+        options.deviceAuthentication = try self.devices.trust.policy()
+        self.devices.restrict(&options.discovery)
+        return options
+    }
+
     func run() async throws {
         try await self.reportingFailures {
-            var options = CastOptions(
-                receiverApplicationID: self.app, logger: DeviceOptions.makeLogger(verbose: self.verbose))
-            options.discovery = self.discovery.configuration
-            options.discovery.scanMode = .passive
-            self.devices.restrict(&options.discovery)
-            let context = CastContext(options: options)
+            let context = CastContext(options: try self.options())
             await self.devices.add(to: context.discoveryManager)
             let controller = Controller(context: context)
             // The session through the machine's sleep (logind), where there is a system bus.
