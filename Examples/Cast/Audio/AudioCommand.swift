@@ -74,10 +74,9 @@ struct AudioCommand: AsyncParsableCommand {
                     "sending \(self.capture ? "this machine's sound" : self.input == "-" ? "stdin" : self.input ?? "") "
                         + "to \(audio.applicationID) (Opus \(self.bitrate) kbit/s, delay \(self.delay) ms); Ctrl-C stops"
                 )
-                let reconnection = audio.channel.currentLink.map {
-                    SpeakerReconnection(
-                        options: self.options, audio: audio, launcher: link.receiver, transportID: $0.destinationID)
-                }
+                let reconnection = SpeakerReconnection(
+                    options: self.options, audio: audio, launcher: link.receiver,
+                    transportID: audio.session.applicationTransportID)
                 // Connections made after a loss; closed at the end (the first is `with`'s).
                 var newLinks: [ReceiverLink] = []
                 let stop = NIOLockedValueBox(false)
@@ -99,7 +98,7 @@ struct AudioCommand: AsyncParsableCommand {
                         break
                     }
                     if case .ended = audio.session.state { break }
-                    if audio.session.state == .interrupted, let reconnection {
+                    if audio.session.state == .interrupted {
                         let link = try await reconnection.reconnect()
                         group.follow(link)
                         newLinks.append(link)

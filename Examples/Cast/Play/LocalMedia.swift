@@ -90,7 +90,7 @@ struct LocalMedia {
         var served = Served(
             url: file, contentType: plan.contentType(ofOriginal: name), title: media.title, artist: media.artist,
             album: media.album,
-            duration: media.duration?.inSeconds,
+            duration: media.duration.map { Double($0.components.seconds) + Double($0.components.attoseconds) * 1e-18 },
             isConverted: plan.isNeeded, textTracks: await self.textTracks(of: media, in: file))
         guard plan.isNeeded else {
             served.url = try self.server.serve(file: file, contentType: served.contentType)

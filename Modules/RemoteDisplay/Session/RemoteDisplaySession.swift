@@ -248,8 +248,10 @@ public final class RemoteDisplaySession: Sendable {
 
     // MARK: Driven by the channel
 
-    /// The receiver app's transport this session streams to.
-    var applicationTransportID: String { self.transportID }
+    /// The receiver app's transport this session streams to (its
+    /// `transportId` in RECEIVER_STATUS): where a channel of the session is
+    /// attached again on a new connection after the first was lost.
+    public var applicationTransportID: String { self.transportID }
 
     /// The control connection went down: refuse frames until it is back.
     func interrupt() {
