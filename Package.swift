@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "CastKit", targets: ["CastKit"]),
         .library(name: "CastUI", targets: ["CastUI"]),
         .library(name: "CastMPRIS", targets: ["CastMPRIS"]),
+        .library(name: "CastSystemSleep", targets: ["CastSystemSleep"]),
         .library(name: "CastTray", targets: ["CastTray"]),
         .library(name: "CastRemoteDisplay", targets: ["CastRemoteDisplay"]),
         .library(name: "CastCapture", targets: ["CastCapture"]),
@@ -177,6 +178,15 @@ let package = Package(
             path: "Modules/MPRIS",
             swiftSettings: strictSettings
         ),
+        // A session that follows the machine's sleep (logind's PrepareForSleep on
+        // the system bus): its own product, so sleep handling links neither the
+        // MPRIS player nor the tray, over libdbus too.
+        .target(
+            name: "CastSystemSleep",
+            dependencies: ["CastKit", "CastDBus", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            path: "Modules/SystemSleep",
+            swiftSettings: strictSettings
+        ),
         // The Cast menu in the desktop's tray (StatusNotifierItem + DBusMenu)
         // and desktop notifications: its own product, over libdbus too.
         .target(
@@ -190,7 +200,8 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // A D-Bus connection over libdbus, shared by the screen-cast portal
-        // (CastCapture), the MPRIS player (CastMPRIS) and the tray (CastTray);
+        // (CastCapture), the MPRIS player (CastMPRIS), sleep handling
+        // (CastSystemSleep) and the tray (CastTray);
         // no product of its own.
         .target(
             name: "CastDBus",
@@ -292,7 +303,8 @@ let package = Package(
         .executableTarget(
             name: "cast",
             dependencies: [
-                "CastKit", "CastUI", "CastMPRIS", "CastTray", "CastRemoteDisplay", "CastCapture", "CastSpeakers",
+                "CastKit", "CastUI", "CastMPRIS", "CastSystemSleep", "CastTray", "CastRemoteDisplay", "CastCapture",
+                "CastSpeakers",
                 "CastMediaServer", "CastEmulator", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -538,6 +550,14 @@ let package = Package(
             name: "CastMPRISTests",
             dependencies: [
                 "CastTestSupport", "CastMPRIS", "CastUI", "CastKit", "CastEmulator", "CastDBus",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CastSystemSleepTests",
+            dependencies: [
+                "CastTestSupport", "CastSystemSleep", "CastKit", "CastEmulator", "CastDBus",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strictSettings

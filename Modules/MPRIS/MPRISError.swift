@@ -1,4 +1,4 @@
-/// Why an ``MPRISPlayer`` or a ``SystemSleepMonitor`` could not start.
+/// Why an ``MPRISPlayer`` could not start.
 public struct MPRISError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, stable across releases.
     public enum Code: Sendable, Hashable {

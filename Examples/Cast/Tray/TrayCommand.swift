@@ -1,6 +1,6 @@
 import ArgumentParser
 import CastKit
-import CastMPRIS
+import CastSystemSleep
 import CastTray
 import Foundation
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CastKit
 import CastMPRIS
+import CastSystemSleep
 import CastUI
 import Foundation
 import NIOConcurrencyHelpers

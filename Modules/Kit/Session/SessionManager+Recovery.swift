@@ -9,7 +9,7 @@ extension SessionManager {
     static let transferCandidateLimit = 8
 
     /// The machine is about to sleep (logind's `PrepareForSleep(true)`;
-    /// CastMPRIS's `SystemSleepMonitor` calls it): the session is suspended
+    /// CastSystemSleep's `SystemSleepMonitor` calls it): the session is suspended
     /// cleanly — its connection closed, its app left running on the
     /// receiver — and nothing reconnects until ``resumeAfterWake()``, instead
     /// of a heartbeat timing out at wake and a back-off starting late. The

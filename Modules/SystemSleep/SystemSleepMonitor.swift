@@ -41,8 +41,8 @@ public final class SystemSleepMonitor: Sendable {
     /// - Parameters:
     ///   - sessionManager: whose session sleeps and wakes with the machine.
     ///   - busAddress: the bus logind is on; `nil` for ``systemBusAddress``.
-    /// - Throws: ``MPRISError/Code/busUnavailable`` when the bus cannot be reached.
-    public init(sessionManager: SessionManager, busAddress: String? = nil) throws(MPRISError) {
+    /// - Throws: ``SystemSleepError/Code-swift.enum/busUnavailable`` when the bus cannot be reached.
+    public init(sessionManager: SessionManager, busAddress: String? = nil) throws(SystemSleepError) {
         let bus: SessionBus
         do {
             bus = try SessionBus(address: busAddress ?? Self.systemBusAddress)
@@ -50,7 +50,7 @@ public final class SystemSleepMonitor: Sendable {
                 "type='signal',sender='org.freedesktop.login1',interface='\(Self.interface)',"
                     + "member='PrepareForSleep',path='\(Self.path)'")
         } catch {
-            throw MPRISError(.busUnavailable, error.description)
+            throw SystemSleepError(.busUnavailable, error.description)
         }
         // The bus is read on a thread of its own (libdbus blocks); the session
         // is told in order, one change after the other, from one task.

@@ -1,7 +1,7 @@
 import CastDBus
 import CastEmulator
 import CastKit
-import CastMPRIS
+import CastSystemSleep
 import CastTestSupport
 import Foundation
 import NIOConcurrencyHelpers
@@ -86,7 +86,7 @@ struct SystemSleepTests {
 
     @Test func aBusThatCannotBeReachedIsATypedError() {
         let manager = SessionManager(options: CastOptions(sessionStore: nil))
-        let error = #expect(throws: MPRISError.self) {
+        let error = #expect(throws: SystemSleepError.self) {
             try SystemSleepMonitor(sessionManager: manager, busAddress: "unix:path=/nonexistent/system_bus_socket")
         }
         #expect(error?.code == .busUnavailable)
