@@ -40,4 +40,47 @@ enum LocalRoute {
         guard printed == 0 else { return nil }
         return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
+
+    /// This machine's interfaces that are up, loopback aside, each with its
+    /// addresses (IPv4, then IPv6): what a failure names as tried.
+    static func interfaces() -> [(name: String, addresses: [String])] {
+        var first: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&first) == 0 else { return [] }
+        defer { freeifaddrs(first) }
+        var found: [(name: String, addresses: [String])] = []
+        var entry = first
+        while let current = entry {
+            defer { entry = current.pointee.ifa_next }
+            let flags = Int32(bitPattern: current.pointee.ifa_flags)
+            guard flags & Int32(IFF_UP) != 0, flags & Int32(IFF_LOOPBACK) == 0,
+                let address = current.pointee.ifa_addr,
+                [Int32(AF_INET), Int32(AF_INET6)].contains(Int32(address.pointee.sa_family))
+            else { continue }
+            let length = socklen_t(
+                address.pointee.sa_family == sa_family_t(AF_INET)
+                    ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
+            var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            guard getnameinfo(address, length, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 else {
+                continue
+            }
+            let name = String(cString: current.pointee.ifa_name)
+            let printed = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if let index = found.firstIndex(where: { $0.name == name }) {
+                found[index].addresses.append(printed)
+            } else {
+                found.append((name, [printed]))
+            }
+        }
+        return found.map { ($0.name, $0.addresses.sorted { !$0.contains(":") && $1.contains(":") }) }
+    }
+
+    /// Why no address serves a device at `host`, in one sentence naming the interfaces there are.
+    static func unreachable(_ host: String) -> String {
+        let interfaces = Self.interfaces()
+        guard !interfaces.isEmpty else {
+            return "no local address routes toward \(host): this machine has no network interface up"
+        }
+        let listed = interfaces.map { "\($0.name) (\($0.addresses.joined(separator: ", ")))" }.joined(separator: ", ")
+        return "no local address routes toward \(host); this machine's interfaces are \(listed)"
+    }
 }

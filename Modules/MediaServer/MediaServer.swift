@@ -63,7 +63,7 @@ public final class MediaServer: Sendable {
             throw MediaServerError(.invalidConfiguration, "port, connection limit or idle timeout out of range")
         }
         guard let host = configuration.host ?? LocalRoute.address(toward: device) else {
-            throw MediaServerError(.noRoute, "no local address routes toward \(device)")
+            throw MediaServerError(.noRoute, LocalRoute.unreachable(device))
         }
         let registry = ServedItems()
         let log = logger.makeLogger(subsystem: "MediaServer")

@@ -276,10 +276,15 @@ import Testing
             #expect(second.stderr.contains("resuming at 2:0"), "\(second.stderr)")
             let resumed = try #require(secondLoad?["currentTime"]?.doubleValue)
             #expect((120..<150).contains(resumed), "\(resumed)")
-            // --start 0 plays it from the beginning.
-            let (third, thirdLoad) = try await play("--start", "0")
+            // --start 0 plays it from the beginning; --serve-address chooses where it is served from
+            // (IPv6 loopback here, where the route toward the device would give 127.0.0.1), and the
+            // device fetches it there.
+            let (third, thirdLoad) = try await play("--start", "0", "--serve-address", "::1")
             #expect(!third.stderr.contains("resuming"))
             #expect(thirdLoad?["currentTime"]?.doubleValue == 0)
+            let served = thirdLoad?["media"]?["contentId"]?.stringValue ?? ""
+            #expect(served.hasPrefix("http://[::1]:"), "\(served)")
+            #expect(first.stderr.contains("serving local files from http://127.0.0.1:"), "\(first.stderr)")
         }
     }
 

@@ -48,6 +48,11 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(help: "While it stays, let the desktop's media keys and controls (MPRIS) control playback.")
     var mpris = false
     @Option(help: "The port local files are served on (default: any free one).") var serverPort = 0
+    @Option(
+        help: ArgumentHelp(
+            "The local address local files are served from (default: the one on the route toward the device).",
+            valueName: "address"))
+    var serveAddress: String?
     @Option(help: .hidden) var bufferingTimeout: Double = 20
     @Option(
         help: """
@@ -69,6 +74,9 @@ struct PlayCommand: AsyncParsableCommand {
             throw ValidationError("--repeat-mode must be off, all, single or shuffle")
         }
         guard (0...65_535).contains(self.serverPort) else { throw ValidationError("--server-port is 0…65535") }
+        if let address = self.serveAddress, IPAddress(address) == nil {
+            throw ValidationError("--serve-address takes an IP address of this machine, not \(address)")
+        }
         guard self.bufferingTimeout > 0 else { throw ValidationError("--buffering-timeout must be positive") }
     }
 
@@ -102,7 +110,8 @@ struct PlayCommand: AsyncParsableCommand {
                 let server =
                     served
                     ? try await MediaServer.start(
-                        toward: link.host, configuration: MediaServerConfiguration(port: self.serverPort),
+                        toward: link.host,
+                        configuration: MediaServerConfiguration(host: self.serveAddress, port: self.serverPort),
                         logger: link.logger)
                     : nil
                 if let server { Output.progress("serving local files from \(server.baseURL.absoluteString)") }
