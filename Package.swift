@@ -32,6 +32,7 @@ let package = Package(
         .library(name: "CastCapture", targets: ["CastCapture"]),
         .library(name: "CastSpeakers", targets: ["CastSpeakers"]),
         .library(name: "CastMediaServer", targets: ["CastMediaServer"]),
+        .library(name: "CastLocalMedia", targets: ["CastLocalMedia"]),
         .library(name: "CastEmulator", targets: ["CastEmulator"]),
         .executable(name: "cast", targets: ["cast"]),
         .executable(name: "cast-receiver", targets: ["cast-receiver"]),
@@ -266,6 +267,15 @@ let package = Package(
             path: "Modules/MediaServer",
             swiftSettings: strictSettings
         ),
+        // Local files, folders and playlists served as a device can play them
+        // (probed, converted, their subtitles and sound chosen): what `cast play`
+        // does with files, for any app; over CastMediaServer.
+        .target(
+            name: "CastLocalMedia",
+            dependencies: ["CastMediaServer"],
+            path: "Modules/LocalMedia",
+            swiftSettings: strictSettings
+        ),
 
         // MARK: Receiver emulator (tests, examples, other projects' CI)
 
@@ -305,7 +315,8 @@ let package = Package(
             dependencies: [
                 "CastKit", "CastUI", "CastMPRIS", "CastSystemSleep", "CastTray", "CastRemoteDisplay", "CastCapture",
                 "CastSpeakers",
-                "CastMediaServer", "CastEmulator", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "CastMediaServer", "CastLocalMedia", "CastEmulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
                 "CastTransport", "CastCommon",
@@ -550,6 +561,14 @@ let package = Package(
             name: "CastMPRISTests",
             dependencies: [
                 "CastTestSupport", "CastMPRIS", "CastUI", "CastKit", "CastEmulator", "CastDBus",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CastLocalMediaTests",
+            dependencies: [
+                "CastLocalMedia", "CastMediaServer",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strictSettings

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CastCapture
 import CastKit
+import CastLocalMedia
 import CastMediaServer
 import CastRemoteDisplay
 import CastSpeakers
@@ -49,6 +50,8 @@ struct CommandFailure: Error, CustomStringConvertible {
             case .disconnected, .notConnected: self.init(.connectionFailed, "\(error)")
             default: self.init(.other, "\(error)")
             }
+        case let error as LocalMediaError:
+            self.init(.badInput, error.message)
         case let error as CastMediaError:
             self.init(error.code == .timedOut ? .timedOut : .mediaFailed, "\(error)")
         case let error as CastRemoteDisplayError:

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CastKit
+import CastLocalMedia
 import CastMediaServer
 import CastTransport
 import Foundation
@@ -59,7 +60,7 @@ struct PlayCommand: AsyncParsableCommand {
             Converting local files with ffmpeg: auto (what the device cannot play), always (everything, into MP4), \
             or never (refuse what it cannot play).
             """)
-    var convert: LocalMedia.ConvertMode = .auto
+    var convert: ConvertOption = .auto
     @Option(
         help: """
             The device's model, for what it plays ("Chromecast Ultra", "Google TV Streamer"…; default: the one \
@@ -118,7 +119,8 @@ struct PlayCommand: AsyncParsableCommand {
                 let local = server.map {
                     LocalMedia(
                         server: $0, tools: .installed(),
-                        device: .forModel(self.deviceModel ?? link.modelName), mode: self.convert)
+                        device: .forModel(self.deviceModel ?? link.modelName), mode: self.convert.mode,
+                        report: { Output.progress($0) })
                 }
                 do {
                     let (status, converted) = try await self.load(
@@ -275,9 +277,24 @@ struct PlayCommand: AsyncParsableCommand {
                 isConverted: false)
         case .file(let file):
             guard let local else { throw CommandFailure(.other, "no server for \(file.path)") }
-            return try await local.serve(
-                file, contentType: contentType, audio: index == 0 ? self.audio.map(AudioChoice.init) : nil,
-                burningSubtitles: index == 0 ? self.burnSubtitles : nil)
+            do {
+                return try await local.serve(
+                    file, contentType: contentType, audio: index == 0 ? self.audio.map(AudioChoice.init) : nil,
+                    burningSubtitles: index == 0 ? self.burnSubtitles : nil)
+            } catch let error as LocalMediaError {
+                throw CommandFailure(.badInput, self.sentence(for: error))
+            }
+        }
+    }
+
+    /// `error` in the words of this command's options.
+    private func sentence(for error: LocalMediaError) -> String {
+        switch error.code {
+        case .subtitleStreamNotFound: "--burn-subtitles \(self.burnSubtitles ?? 0): \(error.message)"
+        case .audioStreamNotFound: "--audio \(self.audio ?? ""): \(error.message)"
+        case .conversionOff: "\(error.message), and --convert never was given"
+        case .unknownType: "\(error.message); give --content-type"
+        default: error.message
         }
     }
 
@@ -319,5 +336,18 @@ extension Optional where Wrapped == PlayItem.Source {
     /// Whether these are local subtitles, which need the server.
     fileprivate var isLocal: Bool {
         if case .file = self { true } else { false }
+    }
+}
+
+/// `--convert`: ``LocalMedia/ConvertMode`` as the command line spells it.
+enum ConvertOption: String, ExpressibleByArgument, CaseIterable {
+    case auto, always, never
+
+    var mode: LocalMedia.ConvertMode {
+        switch self {
+        case .auto: .auto
+        case .always: .always
+        case .never: .never
+        }
     }
 }

@@ -1,21 +1,33 @@
 import CastMediaServer
-import Foundation
+public import Foundation
 
-/// One thing `cast play` plays: a URL the receiver fetches, or a local file
-/// the command serves, with what the playlist or folder says of it.
-struct PlayItem {
-    enum Source {
+/// One thing to play: a URL the receiver fetches, or a local file served
+/// to it, with what the playlist or folder says of it.
+public struct PlayItem: Sendable, Hashable {
+    /// Where an item, or its subtitles, is.
+    public enum Source: Sendable, Hashable {
+        /// A URL the receiver fetches itself.
         case url(String)
+        /// A local file, served to the receiver.
         case file(URL)
     }
 
-    var source: Source
-    var title: String?
+    /// Where the item is.
+    public var source: Source
+    /// The title a playlist gives it.
+    public var title: String?
     /// Subtitles: a URL, or a local `.srt` / `.vtt` file.
-    var subtitles: Source?
+    public var subtitles: Source?
+
+    /// Creates an item.
+    public init(source: Source, title: String? = nil, subtitles: Source? = nil) {
+        self.source = source
+        self.title = title
+        self.subtitles = subtitles
+    }
 
     /// The title shown: the playlist's, else the file or URL's name without its extension.
-    var displayTitle: String {
+    public var displayTitle: String {
         if let title { return title }
         switch self.source {
         case .file(let file): return file.deletingPathExtension().lastPathComponent
@@ -23,11 +35,15 @@ struct PlayItem {
         }
     }
 
-    /// What `cast play` was given — URLs, files, folders (their media
-    /// files in name order, numbers compared as numbers) and playlists —
-    /// as items in order. A local file's subtitles are found beside it:
-    /// the same name with `.srt` or `.vtt`.
-    static func resolve(_ arguments: [String]) throws -> [PlayItem] {
+    /// What a user names — URLs, files, folders (their media files in name
+    /// order, numbers compared as numbers) and playlists (M3U, PLS) — as
+    /// items in order. A local file's subtitles are found beside it: the
+    /// same name with `.srt` or `.vtt`. `~` is the home folder.
+    ///
+    /// - Throws: ``LocalMediaError/Code-swift.enum/notFound`` for a path
+    ///   where nothing is; ``LocalMediaError/Code-swift.enum/noMedia`` for a
+    ///   folder without media; what `Playlist` throws for one that does not read.
+    public static func resolve(_ arguments: [String]) throws -> [PlayItem] {
         var items: [PlayItem] = []
         for argument in arguments {
             if let scheme = argument.firstRange(of: "://").map({ argument[..<$0.lowerBound] }), scheme != "file" {
@@ -40,13 +56,13 @@ struct PlayItem {
                 : URL(fileURLWithPath: (argument as NSString).expandingTildeInPath)
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isFolder) else {
-                throw CommandFailure(.badInput, "\(argument): no such file or folder")
+                throw LocalMediaError(.notFound, "\(argument): no such file or folder")
             }
             if isFolder.boolValue {
                 let names = try FileManager.default.contentsOfDirectory(atPath: file.path)
                     .filter { MediaContentType.isMedia($0) && !$0.hasPrefix(".") }
                     .sorted { $0.compare($1, options: [.numeric, .caseInsensitive]) == .orderedAscending }
-                guard !names.isEmpty else { throw CommandFailure(.badInput, "\(argument): no media files in it") }
+                guard !names.isEmpty else { throw LocalMediaError(.noMedia, "\(argument): no media files in it") }
                 items += names.map { Self.local(file.appendingPathComponent($0)) }
             } else if Playlist.isPlaylist(file) {
                 items += try Playlist(contentsOf: file).entries.map { entry in

@@ -1,15 +1,15 @@
-import ArgumentParser
-import CastMediaServer
-import CastTransport
-import Foundation
+public import CastMediaServer
+public import Foundation
 
-/// How `cast play` serves one local file: as it is when the device plays
-/// it, converted by ffmpeg when not (``ConversionPlan``), refused with the
-/// reason named when it cannot be converted. With ffprobe it reads the
-/// file's codecs and tags; without, it judges by the extension.
-struct LocalMedia {
-    /// `--convert`.
-    enum ConvertMode: String, ExpressibleByArgument, CaseIterable {
+/// How one local file is served to a device: as it is when the device
+/// plays it, converted by ffmpeg when not (`ConversionPlan`; HLS segments
+/// made as they are asked for where the video goes out as H.264), refused
+/// with the reason named when it cannot be converted. With ffprobe it reads
+/// the file's codecs, tags and subtitle streams; without, it judges by the
+/// extension. Each decision is reported as one line for people (``report``).
+public struct LocalMedia: Sendable {
+    /// When to convert.
+    public enum ConvertMode: String, Sendable, Hashable, CaseIterable {
         /// Convert what the device cannot play.
         case auto
         /// Always convert into fragmented MP4 (when the table is wrong for a TV).
@@ -19,42 +19,76 @@ struct LocalMedia {
     }
 
     /// What the receiver is told.
-    struct Served {
-        var url: URL
-        var contentType: String
-        /// Tags the file carries, when ffprobe read them.
-        var title: String?
-        var artist: String?
-        var album: String?
-        /// How long it plays, when ffprobe said.
-        var duration: Double?
+    public struct Served: Sendable, Hashable {
+        /// Where the receiver fetches it.
+        public var url: URL
+        /// Its MIME type.
+        public var contentType: String
+        /// The title the file's tags carry, when ffprobe read them.
+        public var title: String?
+        /// The artist the file's tags carry.
+        public var artist: String?
+        /// The album the file's tags carry.
+        public var album: String?
+        /// How long it plays, in seconds, when ffprobe said.
+        public var duration: Double?
         /// Whether ffmpeg converts it.
-        var isConverted: Bool
+        public var isConverted: Bool
         /// Whether it is served as HLS, MPEG-TS segments made on demand.
-        var isSegmented = false
+        public var isSegmented = false
         /// The file's own text subtitles, as WebVTT served beside it.
-        var textTracks: [TextTrack] = []
+        public var textTracks: [TextTrack] = []
+
+        /// Creates a description of what is served.
+        public init(url: URL, contentType: String, isConverted: Bool) {
+            self.url = url
+            self.contentType = contentType
+            self.isConverted = isConverted
+        }
 
         /// One of the file's subtitle streams, served as WebVTT.
-        struct TextTrack {
-            var url: URL
+        public struct TextTrack: Sendable, Hashable {
+            /// Where the receiver fetches it.
+            public var url: URL
             /// BCP 47, when the file tags it.
-            var language: String?
-            var name: String
+            public var language: String?
+            /// The name shown.
+            public var name: String
             /// Whether the file marks it as the default.
-            var isDefault: Bool
+            public var isDefault: Bool
         }
     }
 
-    let server: MediaServer
-    let tools: MediaTools
-    let device: CastMediaSupport
-    let mode: ConvertMode
+    /// The server files are served through.
+    public let server: MediaServer
+    /// ffprobe and ffmpeg, where installed.
+    public let tools: MediaTools
+    /// What the device plays.
+    public let device: CastMediaSupport
+    /// When to convert.
+    public let mode: ConvertMode
+    /// Told each decision, one line for people ("converting film.mkv: …").
+    public let report: @Sendable (String) -> Void
+
+    /// Serves files through `server` for a device that plays what `device` says.
+    public init(
+        server: MediaServer, tools: MediaTools, device: CastMediaSupport, mode: ConvertMode = .auto,
+        report: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.server = server
+        self.tools = tools
+        self.device = device
+        self.mode = mode
+        self.report = report
+    }
 
     /// Serves `file`; `contentType` overrides the guess and the check;
     /// `audio` picks among its sound streams (read with ffprobe);
     /// `burningSubtitles` (1 for the first) draws a subtitle stream into the picture.
-    func serve(_ file: URL, contentType: String?, audio: AudioChoice? = nil, burningSubtitles: Int? = nil)
+    ///
+    /// - Throws: ``LocalMediaError`` naming why it cannot be played; what
+    ///   `MediaServer` throws when it cannot serve it.
+    public func serve(_ file: URL, contentType: String?, audio: AudioChoice? = nil, burningSubtitles: Int? = nil)
         async throws -> Served
     {
         let name = file.lastPathComponent
@@ -65,7 +99,8 @@ struct LocalMedia {
         }
         guard self.tools.ffprobe != nil else {
             if burningSubtitles != nil {
-                throw CommandFailure(.badInput, "--burn-subtitles needs ffprobe and ffmpeg (e.g. apt install ffmpeg)")
+                throw LocalMediaError(
+                    .toolsMissing, "burning subtitles in needs ffprobe and ffmpeg (e.g. apt install ffmpeg)")
             }
             return try self.serveByExtension(file, unreadable: nil)
         }
@@ -74,42 +109,44 @@ struct LocalMedia {
             media = try await self.tools.probe(file)
         } catch {
             // Unreadable to ffprobe (damaged, or a format it does not know): the receiver may still try.
-            Output.progress("\(name): \(error.message); judging it by its extension")
+            self.report("\(name): \(error.message); judging it by its extension")
             return try self.serveByExtension(file, unreadable: error)
         }
-        let audioStream = try audio.map { try Self.audioStream($0, of: media, name: name) }
-        let burned = try burningSubtitles.map { try Self.subtitleStream($0, of: media, name: name) }
+        let audioStream = try audio.map { try self.audioStream($0, of: media, name: name) }
+        let burned = try burningSubtitles.map { try self.subtitleStream($0, of: media, name: name) }
         var plan: ConversionPlan
         do {
             plan = try ConversionPlan(
                 media: media, fileName: name, device: self.device, audioStream: audioStream, burningSubtitles: burned)
         } catch {
-            throw CommandFailure(.badInput, error.message)
+            throw LocalMediaError(.cannotConvert, error.message)
         }
         if self.mode == .always { plan.remuxes = true }
-        var served = Served(
-            url: file, contentType: plan.contentType(ofOriginal: name), title: media.title, artist: media.artist,
-            album: media.album,
-            duration: media.duration.map { Double($0.components.seconds) + Double($0.components.attoseconds) * 1e-18 },
-            isConverted: plan.isNeeded, textTracks: await self.textTracks(of: media, in: file))
+        var served = Served(url: file, contentType: plan.contentType(ofOriginal: name), isConverted: plan.isNeeded)
+        served.title = media.title
+        served.artist = media.artist
+        served.album = media.album
+        served.duration = media.duration.map {
+            Double($0.components.seconds) + Double($0.components.attoseconds) * 1e-18
+        }
+        served.textTracks = await self.textTracks(of: media, in: file)
         guard plan.isNeeded else {
             served.url = try self.server.serve(file: file, contentType: served.contentType)
             return served
         }
         let cannot = plan.reasons.isEmpty ? nil : "a \(self.device.name) cannot play \(Self.list(plan.reasons))"
         guard self.mode != .never else {
-            throw CommandFailure(
-                .badInput, "\(name): \(cannot ?? "it needs converting"), and --convert never was given")
+            throw LocalMediaError(.conversionOff, "\(name): \(cannot ?? "it needs converting")")
         }
         guard let ffmpeg = self.tools.ffmpeg else {
-            throw CommandFailure(
-                .badInput,
+            throw LocalMediaError(
+                .toolsMissing,
                 "\(name): \(cannot ?? "it needs converting"); install ffmpeg to convert it (e.g. apt install ffmpeg)")
         }
         // A film whose video goes out as H.264 is served as HLS, every segment listed from the
         // start: the TV shows its length and seeks anywhere while ffmpeg is still near the start.
         if plan.isSegmentable, media.duration != nil {
-            Output.progress(
+            self.report(
                 "converting \(name)\(cannot.map { ": \($0)" } ?? ""); \(Self.describe(plan, into: "HLS segments made as they are asked for"))"
             )
             served.url = try await self.server.serve(file: file, segmenting: plan, media: media, tools: self.tools)
@@ -117,46 +154,46 @@ struct LocalMedia {
             served.isSegmented = true
             return served
         }
-        Output.progress("converting \(name)\(cannot.map { ": \($0)" } ?? ""); \(Self.describe(plan, into: "MP4"))")
+        self.report("converting \(name)\(cannot.map { ": \($0)" } ?? ""); \(Self.describe(plan, into: "MP4"))")
         served.url = try self.server.serve(file: file, converting: plan, with: ffmpeg)
         return served
     }
 
-    /// The index of the `number`th subtitle stream of `media` (1 for the first), said on the progress line.
-    private static func subtitleStream(_ number: Int, of media: ProbedMedia, name: String) throws -> Int {
+    /// The index of the `number`th subtitle stream of `media` (1 for the first), reported.
+    private func subtitleStream(_ number: Int, of media: ProbedMedia, name: String) throws -> Int {
         let streams = media.streams.filter { $0.kind == .subtitle }
         guard number >= 1, number <= streams.count else {
-            throw CommandFailure(.badInput, "--burn-subtitles \(number): \(name) has \(streams.count) subtitle streams")
+            throw LocalMediaError(.subtitleStreamNotFound, "\(name) has \(streams.count) subtitle streams")
         }
         let stream = streams[number - 1]
         let language = stream.language.map(MediaLanguage.bcp47)
-        Output.progress(
+        self.report(
             "burning subtitle stream \(number) (\(stream.codec)\(language.map { ", \($0)" } ?? "")) into the picture")
         return stream.index
     }
 
-    /// The index of the audio stream `choice` names in `media`, said on the progress line.
-    private static func audioStream(_ choice: AudioChoice, of media: ProbedMedia, name: String) throws -> Int {
+    /// The index of the audio stream `choice` names in `media`, reported.
+    private func audioStream(_ choice: AudioChoice, of media: ProbedMedia, name: String) throws -> Int {
         let streams = media.streams.filter { $0.kind == .audio }
         let stream: ProbedMedia.Stream
         switch choice {
         case .number(let number):
             guard number <= streams.count else {
-                throw CommandFailure(.badInput, "--audio \(number): \(name) has \(streams.count) audio streams")
+                throw LocalMediaError(.audioStreamNotFound, "\(name) has \(streams.count) audio streams")
             }
             stream = streams[number - 1]
         case .language(let language):
             guard let found = streams.first(where: { MediaLanguage.matches($0.language, language) }) else {
                 let known = streams.compactMap { $0.language.map(MediaLanguage.bcp47) }
-                throw CommandFailure(
-                    .badInput,
-                    "--audio \(language): \(name) has no sound in that language"
+                throw LocalMediaError(
+                    .audioStreamNotFound,
+                    "\(name) has no sound in that language"
                         + (known.isEmpty ? "" : " (there are: \(known.joined(separator: ", ")))"))
             }
             stream = found
         }
         let language = stream.language.map(MediaLanguage.bcp47)
-        Output.progress(
+        self.report(
             "audio: \(stream.title ?? language ?? "stream \(stream.index)")\(stream.title != nil ? language.map { " (\($0))" } ?? "" : "")"
         )
         return stream.index
@@ -169,7 +206,7 @@ struct LocalMedia {
         let base = file.deletingPathExtension().lastPathComponent
         for stream in media.streams where stream.kind == .subtitle {
             guard stream.isTextSubtitle else {
-                Output.progress(
+                self.report(
                     "\(file.lastPathComponent): subtitle stream \(stream.index) is pictures (\(stream.codec)); not shown"
                 )
                 continue
@@ -180,12 +217,12 @@ struct LocalMedia {
                 let name = stream.title ?? language ?? "Subtitles \(tracks.count + 1)"
                 let url = try self.server.serve(
                     Array(vtt.text.utf8), named: "\(base).\(stream.index).vtt", contentType: "text/vtt;charset=utf-8")
-                Output.progress(
+                self.report(
                     "subtitles in the file: \(name)\(language.map { " (\($0))" } ?? ""), \(vtt.cueCount) cues")
                 tracks.append(
                     Served.TextTrack(url: url, language: language, name: name, isDefault: stream.isDefault))
             } catch {
-                Output.progress("\(file.lastPathComponent): subtitle stream \(stream.index) left out: \(error.message)")
+                self.report("\(file.lastPathComponent): subtitle stream \(stream.index) left out: \(error.message)")
             }
         }
         return tracks
@@ -208,12 +245,12 @@ struct LocalMedia {
     /// Without ffprobe, or when it cannot read the file (`unreadable`): the extension decides.
     private func serveByExtension(_ file: URL, unreadable: MediaServerError?) throws -> Served {
         guard let type = MediaContentType.guess(from: file.path) else {
-            throw CommandFailure(
-                .badInput, "\(file.path): cannot tell its type from the extension; give --content-type")
+            throw LocalMediaError(
+                .unknownType, "\(file.path): cannot tell its type from the extension")
         }
         guard MediaContentType.playableByCast.contains(type) else {
-            throw CommandFailure(
-                .badInput,
+            throw LocalMediaError(
+                .unplayable,
                 "\(file.lastPathComponent) is \(type), a container Cast devices do not play "
                     + "(developers.google.com/cast/docs/media)"
                     + (unreadable == nil

@@ -1,8 +1,8 @@
 import Foundation
 
-/// What `--subtitles` asks for: a file or URL to show, a language or a
-/// track number among the file's own subtitles, or none.
-enum SubtitleChoice: Equatable {
+/// Which subtitles to show: a file or URL, a language or a track number
+/// among the file's own subtitles, or none.
+public enum SubtitleChoice: Sendable, Hashable {
     /// A WebVTT URL, or a local `.srt` / `.vtt` file.
     case source(String)
     /// The first text track in this language (BCP 47 or ISO 639-2: `fr`, `fre`, `pt-BR`).
@@ -12,7 +12,9 @@ enum SubtitleChoice: Equatable {
     /// No subtitles, even those the file marks as default.
     case off
 
-    init(_ argument: String) {
+    /// Reads what a user typed: `off`, a number (from 1), a language tag
+    /// (`fr`, `fre`, `pt-BR`, unless a file has that name), else a file or URL.
+    public init(_ argument: String) {
         if argument == "off" {
             self = .off
         } else if let number = Int(argument), number > 0 {
@@ -27,14 +29,15 @@ enum SubtitleChoice: Equatable {
     }
 }
 
-/// What `--audio` asks for among the file's sound streams: a language or a number.
-enum AudioChoice: Equatable {
+/// Which of a file's sound streams to play: a language or a number.
+public enum AudioChoice: Sendable, Hashable {
     /// The first audio stream in this language.
     case language(String)
     /// The Nth audio stream, from 1.
     case number(Int)
 
-    init(_ argument: String) {
+    /// Reads what a user typed: a number (from 1), else a language.
+    public init(_ argument: String) {
         if let number = Int(argument), number > 0 { self = .number(number) } else { self = .language(argument) }
     }
 }
@@ -42,7 +45,7 @@ enum AudioChoice: Equatable {
 /// Languages as files tag them (ISO 639-2, both its bibliographic and
 /// terminology codes) and as Cast's tracks name them (BCP 47, the
 /// two-letter code where there is one).
-enum MediaLanguage {
+public enum MediaLanguage {
     private static let twoLetter: [String: String] = [
         "eng": "en", "ger": "de", "deu": "de", "fre": "fr", "fra": "fr", "spa": "es", "ita": "it", "por": "pt",
         "dut": "nl", "nld": "nl", "jpn": "ja", "chi": "zh", "zho": "zh", "kor": "ko", "rus": "ru", "pol": "pl",
@@ -52,12 +55,12 @@ enum MediaLanguage {
     ]
 
     /// `tag` as BCP 47: a known ISO 639-2 code becomes its two letters; anything else stays.
-    static func bcp47(_ tag: String) -> String {
+    public static func bcp47(_ tag: String) -> String {
         Self.twoLetter[tag.lowercased()] ?? tag
     }
 
     /// Whether a track in `trackLanguage` is one in `wanted` (`fr` matches `fre`, `fra`, `fr-CA`).
-    static func matches(_ trackLanguage: String?, _ wanted: String) -> Bool {
+    public static func matches(_ trackLanguage: String?, _ wanted: String) -> Bool {
         guard let trackLanguage else { return false }
         let primary = { (tag: String) in
             Self.bcp47(tag.split(separator: "-").first.map(String.init) ?? tag).lowercased()

@@ -1,0 +1,38 @@
+/// Why a local file or folder cannot be played.
+public struct LocalMediaError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of failure.
+    public enum Code: Sendable, Hashable {
+        /// No file or folder at the path given.
+        case notFound
+        /// A folder without media files in it.
+        case noMedia
+        /// Its type cannot be told from the extension, and nothing read it.
+        case unknownType
+        /// A type Cast devices do not play, and it cannot be converted here.
+        case unplayable
+        /// The device cannot play it and conversion is off (``LocalMedia/ConvertMode/never``).
+        case conversionOff
+        /// Playing it as asked needs ffprobe or ffmpeg, which are not installed.
+        case toolsMissing
+        /// The subtitle stream asked for to burn in is not in the file.
+        case subtitleStreamNotFound
+        /// The sound asked for (``AudioChoice``) is not in the file.
+        case audioStreamNotFound
+        /// The file cannot be converted as asked (the conversion plan refused it).
+        case cannotConvert
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// What went wrong, in one sentence naming the file.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { self.message }
+}
