@@ -18,6 +18,11 @@ public enum CastSpeakersEvent: Sendable, Hashable, CustomStringConvertible {
     /// member (a name or id misspelt, a device off): said once, when the
     /// sink is made; the member joins when a device that matches appears.
     case memberNotFound(group: String, member: String)
+    /// A group's members were given new target delays so that they play in
+    /// step: each member's, by name. A member on a shorter link waits that
+    /// much longer (half the difference of the round trips), so the
+    /// differences are what the links' lengths are measured to differ by.
+    case groupAligned(group: String, delays: [String: Duration])
 
     /// One line for a log.
     public var description: String {
@@ -28,8 +33,19 @@ public enum CastSpeakersEvent: Sendable, Hashable, CustomStringConvertible {
         case .streamStopped(let device): "silent for the grace period: stopped streaming to \(device)"
         case .streamEnded(let device, let reason): "the stream to \(device) ended: \(reason)"
         case .streamFailed(let device, let reason): "could not stream to \(device): \(reason)"
+        case .groupAligned(let group, let delays):
+            "group \(group) in step: "
+                + delays.sorted { $0.key < $1.key }.map { "\($0.key) \(Self.milliseconds($0.value))" }
+                .joined(separator: ", ")
         case .memberNotFound(let group, let member):
             "group \(group): no device named \(member) found yet; it joins the group when it appears"
         }
+    }
+
+    /// `duration` as "417.5 ms".
+    private static func milliseconds(_ duration: Duration) -> String {
+        let tenths = (Double(duration.components.seconds) * 1e4 + Double(duration.components.attoseconds) / 1e14)
+            .rounded()
+        return "\(tenths / 10) ms"
     }
 }

@@ -309,15 +309,25 @@ actor SpeakerOutput {
         }
     }
 
+    /// Gives each member its target delay; when any changed, says what each
+    /// member's is now (``CastSpeakersEvent/groupAligned(group:delays:)``).
     private func align() {
         let roundTrips = self.sessions.compactMapValues { $0.audio.session.currentStatistics.minimumRoundTripTime }
         let delays = PlayoutAlignment.targetDelays(base: self.configuration.targetDelay, roundTrips: roundTrips)
+        var changed = false
         for (id, delay) in delays {
             guard let session = self.sessions[id]?.audio.session,
                 PlayoutAlignment.isWorthChanging(session.targetDelay, to: delay)
             else { continue }
             session.targetDelay = delay
+            changed = true
         }
+        guard changed else { return }
+        let current = Dictionary(
+            self.sessions.values.map { ($0.device.friendlyName, $0.audio.session.targetDelay) },
+            uniquingKeysWith: { first, _ in first })
+        self.log.info("group \(self.label) in step", metadata: ["delays": "\(current)"])
+        self.events.yield(.groupAligned(group: self.label, delays: current))
     }
 
     // MARK: Volume (a device's own sink)

@@ -268,6 +268,12 @@ import Testing
         #expect(speakers.sinkNames == ["cast.group.both"])
         let kitchenPlayouts = Playouts(of: kitchen)
         let denPlayouts = Playouts(of: den)
+        let alignment = AsyncStream { continuation in
+            let task = Task {
+                for await case .groupAligned("Both", let delays) in speakers.events() { continuation.yield(delays) }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
         let denTone = DecodedTone(from: den)
         let playing = try sound.playTone(frequency: 1_000, amplitude: 0.5, seconds: 40, into: "cast.group.both")
         // The first second plays up to the links' difference apart, until the
@@ -280,6 +286,13 @@ import Testing
             kitchenPlayouts.offsets(from: denPlayouts).count >= 300
         }
         #expect(enough, "\(kitchenPlayouts.count) and \(denPlayouts.count) frames played")
+        // What the sender compensated, as the events say: the kitchen, on the shorter link,
+        // waits longer (about half the 40 ms difference of the round trips, less the dead band).
+        let aligned = await first(alignment, within: .seconds(10)) { _ in true }
+        let kitchenDelay = aligned?["Kitchen"] ?? .zero
+        let denDelay = aligned?["Den"] ?? .zero
+        #expect(kitchenDelay > denDelay && denDelay >= .milliseconds(400), "\(String(describing: aligned))")
+        print("speakers: \(CastSpeakersEvent.groupAligned(group: "Both", delays: aligned ?? [:]))")
         let offsets = kitchenPlayouts.offsets(from: denPlayouts)
         let spread = offsets.map(abs).sorted()
         let p50 = spread.isEmpty ? .infinity : spread[spread.count / 2]
