@@ -88,7 +88,7 @@ public struct MediaTools: Sendable, Hashable {
     /// key frames of stream `stream` of `file`: where a copied video can be
     /// cut into segments. ffprobe reads every packet's header without
     /// decoding (a two-hour film in a few seconds); at most
-    /// ``KeyFrameTimes/maximumCount`` are kept.
+    /// 200 000 are kept.
     ///
     /// - Throws: ``MediaServerError/Code-swift.struct/probeFailed`` when
     ///   ffprobe is missing, fails, or takes longer than `timeout`.
