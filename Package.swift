@@ -342,19 +342,19 @@ let package = Package(
         ),
         .executableTarget(
             name: "sample-custom-channel",
-            dependencies: ["CastTransport", "CastChannels"],
+            dependencies: ["CastTransport", "CastChannels", "CastCommon"],
             path: "Examples/Samples/CustomChannel",
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "sample-egl-screen",
-            dependencies: ["CastRemoteDisplay", "CastChannels", "CastTransport", "CEGL"],
+            dependencies: ["CastRemoteDisplay", "CastChannels", "CastTransport", "CastCommon", "CEGL"],
             path: "Examples/Samples/EGLScreen",
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "sample-rendered-screen",
-            dependencies: ["CastRemoteDisplay", "CastChannels", "CastTransport"],
+            dependencies: ["CastRemoteDisplay", "CastChannels", "CastTransport", "CastCommon"],
             path: "Examples/Samples/RenderedScreen",
             swiftSettings: strictSettings
         ),

@@ -1,3 +1,4 @@
+import CastCommon
 import CastKit
 import CastRemoteDisplay
 
@@ -5,7 +6,7 @@ import CastRemoteDisplay
 /// every device command starts from.
 struct ReceiverLink {
     /// The receiver platform's endpoint.
-    static let platformID = "receiver-0"
+    static let platformID = CastEndpointID.receiverPlatform
 
     let connection: CastConnection
     let receiver: ReceiverChannel

@@ -5,6 +5,7 @@
 //   swift run sample-custom-channel HOST PORT APPID NAMESPACE 'JSON'
 
 import CastChannels
+import CastCommon
 import CastTransport
 import Foundation
 
@@ -18,9 +19,9 @@ let (host, appID, namespace, text) = (arguments[0], arguments[2], arguments[3], 
 // 1. A TLS connection and the platform's receiver channel.
 let connection = CastConnection(host: host, port: port)
 try await connection.connect()
-try await connection.openVirtualConnection(to: "receiver-0")
+try await connection.openVirtualConnection(to: CastEndpointID.receiverPlatform)
 let receiver = ReceiverChannel()
-receiver.attach(to: connection, destinationID: "receiver-0")
+receiver.attach(to: connection, destinationID: CastEndpointID.receiverPlatform)
 
 // 2. The app, and our channel on its transport.
 let application = try await receiver.launch(appID: appID)

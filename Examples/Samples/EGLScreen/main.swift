@@ -9,6 +9,7 @@
 //   swift run sample-egl-screen HOST PORT
 
 import CastChannels
+import CastCommon
 import CastRemoteDisplay
 import CastTransport
 import Foundation
@@ -21,9 +22,9 @@ guard arguments.count == 2, let port = Int(arguments[1]) else {
 
 let connection = CastConnection(host: arguments[0], port: port)
 try await connection.connect()
-try await connection.openVirtualConnection(to: "receiver-0")
+try await connection.openVirtualConnection(to: CastEndpointID.receiverPlatform)
 let receiver = ReceiverChannel()
-receiver.attach(to: connection, destinationID: "receiver-0")
+receiver.attach(to: connection, destinationID: CastEndpointID.receiverPlatform)
 let mirroring = try await receiver.launch(appID: CastApplicationID.mirroring)
 guard let transportID = mirroring.transportID else { exit(1) }
 try await connection.openVirtualConnection(to: transportID)
