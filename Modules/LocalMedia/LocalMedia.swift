@@ -126,9 +126,7 @@ public struct LocalMedia: Sendable {
         served.title = media.title
         served.artist = media.artist
         served.album = media.album
-        served.duration = media.duration.map {
-            Double($0.components.seconds) + Double($0.components.attoseconds) * 1e-18
-        }
+        served.duration = media.duration.map { $0 / .seconds(1) }
         served.textTracks = await self.textTracks(of: media, in: file)
         guard plan.isNeeded else {
             served.url = try self.server.serve(file: file, contentType: served.contentType)

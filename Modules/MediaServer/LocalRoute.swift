@@ -31,13 +31,17 @@ enum LocalRoute {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
         }
         guard named == 0 else { return nil }
-        var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-        let printed = withUnsafePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                getnameinfo($0, length, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST)
-            }
+        return withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Self.numericHost($0, length: length) }
         }
-        guard printed == 0 else { return nil }
+    }
+
+    /// `address` as digits (`10.0.0.2`, `fd00::1`); `nil` when it is not one getnameinfo prints.
+    private static func numericHost(_ address: UnsafePointer<sockaddr>, length: socklen_t) -> String? {
+        var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        guard getnameinfo(address, length, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 else {
+            return nil
+        }
         return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
@@ -59,12 +63,8 @@ enum LocalRoute {
             let length = socklen_t(
                 address.pointee.sa_family == sa_family_t(AF_INET)
                     ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
-            var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-            guard getnameinfo(address, length, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 else {
-                continue
-            }
+            guard let printed = Self.numericHost(address, length: length) else { continue }
             let name = String(cString: current.pointee.ifa_name)
-            let printed = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             if let index = found.firstIndex(where: { $0.name == name }) {
                 found[index].addresses.append(printed)
             } else {

@@ -280,7 +280,7 @@ public final class CastSpeakers: Sendable {
             guard (try? await clock.sleep(for: Self.memberPatience)) != nil, self.output(key) != nil else { return }
             let present = self.present.withLockedValue { Array($0.values) }
             for member in group.members
-            where !present.contains(where: { CastSpeakersGroup(name: group.name, members: [member]).includes($0) }) {
+            where !present.contains(where: { CastSpeakersGroup.member(member, names: $0) }) {
                 self.log.notice("group \(group.name): no device named \(member) found yet")
                 self.broadcaster.yield(.memberNotFound(group: group.name, member: member))
             }

@@ -14,9 +14,9 @@ public enum CastSpeakersEvent: Sendable, Hashable, CustomStringConvertible {
     case streamEnded(device: String, reason: String)
     /// A stream could not start; it is tried again while sound reaches the sink.
     case streamFailed(device: String, reason: String)
-    /// A group's sink was made while no device discovery found matches this
-    /// member (a name or id misspelt, a device off): said once, when the
-    /// sink is made; the member joins when a device that matches appears.
+    /// No device discovery found matches this member of a group (a name or
+    /// id misspelt, a device off): said once, ten seconds after the group's
+    /// sink was made; the member joins when a device that matches appears.
     case memberNotFound(group: String, member: String)
     /// A group's members were given new target delays so that they play in
     /// step: each member's, by name. A member on a shorter link waits that
@@ -44,8 +44,6 @@ public enum CastSpeakersEvent: Sendable, Hashable, CustomStringConvertible {
 
     /// `duration` as "417.5 ms".
     private static func milliseconds(_ duration: Duration) -> String {
-        let tenths = (Double(duration.components.seconds) * 1e4 + Double(duration.components.attoseconds) / 1e14)
-            .rounded()
-        return "\(tenths / 10) ms"
+        "\((duration / .milliseconds(1) * 10).rounded() / 10) ms"
     }
 }

@@ -17,9 +17,12 @@ public struct CastSpeakersGroup: Sendable, Hashable {
 
     /// Whether `device` is a member.
     public func includes(_ device: CastDevice) -> Bool {
-        self.members.contains {
-            let member = $0.lowercased()
-            return member == device.friendlyName.lowercased() || member == device.id.lowercased()
-        }
+        self.members.contains { Self.member($0, names: device) }
+    }
+
+    /// Whether `member` (a name or an id) names `device`, without regard to case.
+    static func member(_ member: String, names device: CastDevice) -> Bool {
+        let member = member.lowercased()
+        return member == device.friendlyName.lowercased() || member == device.id.lowercased()
     }
 }

@@ -482,6 +482,24 @@ import Testing
         }
     }
 
+    /// `speakers` running, following a discovery that has found `device`: its
+    /// events, the discovery (to finish), the run, and the sinks added for
+    /// the device within 20 s.
+    static func run(_ speakers: CastSpeakers, finding device: CastDevice) async throws -> (
+        events: AsyncStream<CastSpeakersEvent>, found: AsyncStream<DiscoveryEvent>.Continuation,
+        running: Task<Void, any Error>, added: [String]
+    ) {
+        let events = speakers.events()
+        let (discovery, found) = AsyncStream.makeStream(of: DiscoveryEvent.self)
+        let running = Task { try await speakers.run(following: discovery) }
+        found.yield(.found(device))
+        let added = await collect(events, count: 1, within: .seconds(20)) { event -> String? in
+            if case .sinkAdded(let sink, device.friendlyName) = event { return sink }
+            return nil
+        }
+        return (events, found, running, added)
+    }
+
     /// The server's index of sink `name`, as `pactl` lists it.
     static func sinkIndex(_ sound: SoundServer, _ name: String) async throws -> String? {
         let output = try await CommandOutput.of(["pactl", "--server=\(sound.server)", "list", "sinks", "short"])
@@ -509,16 +527,10 @@ import Testing
                     retryPolicy: ReconnectPolicy(initialDelay: .seconds(1), jitter: 0, maximumAttempts: nil),
                     clock: clock),
                 logger: Self.quiet)
-            let events = speakers.events()
-            let (discovery, found) = AsyncStream.makeStream(of: DiscoveryEvent.self)
-            let running = Task { try await speakers.run(following: discovery) }
-            found.yield(.found(try Self.speaker(speaker, id: "0123abcd-kitchen", name: "Kitchen")))
             // The tone goes into the sink once it is there: paplay into a sink not yet made plays
             // nowhere, and no stream was ever tried (once on a fresh clone's CI).
-            let added = await collect(events, count: 1, within: .seconds(20)) { event -> String? in
-                if case .sinkAdded(let sink, "Kitchen") = event { return sink }
-                return nil
-            }
+            let (events, found, running, added) = try await Self.run(
+                speakers, finding: try Self.speaker(speaker, id: "0123abcd-kitchen", name: "Kitchen"))
             #expect(added == ["cast.kitchen"])
             let playing = try sound.playTone(
                 frequency: 1_000, amplitude: 0.5, seconds: 60, into: "cast.kitchen")
@@ -573,14 +585,8 @@ import Testing
                 soundServer: sound.server, gracePeriod: grace,
                 connection: CastConnectionConfiguration(deviceAuthentication: .off)),
             logger: Self.quiet)
-        let events = speakers.events()
-        let (discovery, found) = AsyncStream.makeStream(of: DiscoveryEvent.self)
-        let running = Task { try await speakers.run(following: discovery) }
-        found.yield(.found(try Self.speaker(kitchen, id: "0123abcd-kitchen", name: "Kitchen")))
-        let added = await collect(events, count: 1, within: .seconds(20)) { event -> String? in
-            if case .sinkAdded(let sink, "Kitchen") = event { return sink }
-            return nil
-        }
+        let (events, found, running, added) = try await Self.run(
+            speakers, finding: try Self.speaker(kitchen, id: "0123abcd-kitchen", name: "Kitchen"))
         #expect(added == ["cast.kitchen"])
         let tone = DecodedTone(from: kitchen)
         let playing = try sound.playTone(frequency: 1_000, amplitude: 0.5, seconds: 6, into: "cast.kitchen")

@@ -261,8 +261,7 @@ struct PlayCommand: AsyncParsableCommand {
             let running = urls.compactMap { server.conversionProgress(of: $0) }.filter { !$0.isFinished }
             guard let progress = running.first else { return nil }
             if let failure = progress.failure { return "conversion failed: \(failure)" }
-            let converted = progress.converted.components
-            return "converted \(PlaybackWatch.clock(Double(converted.seconds) + Double(converted.attoseconds) * 1e-18))"
+            return "converted \(PlaybackWatch.clock(progress.converted / .seconds(1)))"
         }
     }
 

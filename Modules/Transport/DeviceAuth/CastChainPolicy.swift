@@ -32,18 +32,11 @@ struct CastChainPolicy: VerifierPolicy {
         for certificate in certificates where certificate.version == .v1 && !certificate.extensions.isEmpty {
             return .failsToMeetPolicy(reason: "\(certificate.subject) is version 1 but has extensions")
         }
-        // The certificates above the device (first), the anchor last.
+        // The certificates between the device (first) and the anchor (last).
         guard certificates.count > 1 else { return .meetsPolicy }
         var issuingCAsBelow = 0
-        for index in 1..<certificates.count {
+        for index in 1..<(certificates.count - 1) {
             let issuer = certificates[index]
-            guard index < certificates.count - 1 else {
-                // The anchor: its path length, not its validity nor its name constraints.
-                if let reason = Self.checkAuthority(issuer, issuingCAsBelow: issuingCAsBelow, isAnchor: true) {
-                    return .failsToMeetPolicy(reason: reason)
-                }
-                break
-            }
             if let reason = Self.checkAuthority(issuer, issuingCAsBelow: issuingCAsBelow) {
                 return .failsToMeetPolicy(reason: reason)
             }
@@ -51,6 +44,12 @@ struct CastChainPolicy: VerifierPolicy {
                 return .failsToMeetPolicy(reason: reason)
             }
             if !issuer.isSelfIssued { issuingCAsBelow += 1 }
+        }
+        // The anchor: its path length, not its validity nor its name constraints.
+        if let anchor = certificates.last,
+            let reason = Self.checkAuthority(anchor, issuingCAsBelow: issuingCAsBelow, isAnchor: true)
+        {
+            return .failsToMeetPolicy(reason: reason)
         }
         return .meetsPolicy
     }
