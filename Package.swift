@@ -115,10 +115,12 @@ let package = Package(
             name: "CastChannels",
             dependencies: [
                 "CastCommon",
+                "CastDiscovery",
                 "CastLogging",
                 "CastTransport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Modules/Channels",
             swiftSettings: strictSettings
@@ -342,19 +344,19 @@ let package = Package(
         ),
         .executableTarget(
             name: "sample-custom-channel",
-            dependencies: ["CastTransport", "CastChannels", "CastCommon"],
+            dependencies: ["CastChannels", "CastDiscovery"],
             path: "Examples/Samples/CustomChannel",
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "sample-egl-screen",
-            dependencies: ["CastRemoteDisplay", "CastChannels", "CastTransport", "CastCommon", "CEGL"],
+            dependencies: ["CastRemoteDisplay", "CastChannels", "CastDiscovery", "CEGL"],
             path: "Examples/Samples/EGLScreen",
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "sample-rendered-screen",
-            dependencies: ["CastRemoteDisplay", "CastChannels", "CastTransport", "CastCommon"],
+            dependencies: ["CastRemoteDisplay", "CastChannels", "CastDiscovery"],
             path: "Examples/Samples/RenderedScreen",
             swiftSettings: strictSettings
         ),
@@ -525,7 +527,7 @@ let package = Package(
         .testTarget(
             name: "CastChannelsTests",
             dependencies: [
-                "CastTestSupport", "CastChannels", "CastEmulator", "CastLogging", "CastTransport",
+                "CastTestSupport", "CastChannels", "CastDiscovery", "CastEmulator", "CastLogging", "CastTransport",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strictSettings

@@ -27,15 +27,13 @@ struct DeviceOptions: ParsableArguments {
     /// `--timeout` as a duration.
     var timeoutDuration: Duration { .milliseconds(Int(self.timeout * 1_000)) }
 
-    /// The receiver's host and port: `--device` itself when it is an IP
-    /// address, else the address of the device discovery finds by that id
-    /// or name — with its model name (`md`) then.
-    /// Where the device is; its model and capabilities when discovery found it by name or id.
-    func address() async throws -> (
-        host: String, port: Int, modelName: String?, capabilities: CastDeviceCapabilities?
-    ) {
-        if let address = DeviceAddress(self.device), IPAddress(address.host) != nil || address.host == "localhost" {
-            return (address.host, address.port, nil, nil)
+    /// The receiver: `--device` itself when it is an IP address (a known
+    /// host), else the device discovery finds by that id or name.
+    func resolveDevice() async throws -> CastDevice {
+        if let address = DeviceAddress(self.device),
+            let ip = address.host == "localhost" ? IPAddress("127.0.0.1") : IPAddress(address.host)
+        {
+            return CastDevice(knownHost: ip, port: address.port)
         }
         guard !self.device.contains(":") || IPAddress(self.device) != nil else {
             throw CommandFailure(.deviceNotFound, "'\(self.device)' is not HOST, HOST:PORT or [IPv6]:PORT")
@@ -52,17 +50,11 @@ struct DeviceOptions: ParsableArguments {
             throw CommandFailure(
                 .deviceNotFound, "no device named or with id \"\(wanted)\" answered within \(self.timeout) s")
         }
-        // IPv4 first: it needs no zone.
-        guard
-            let address = found.addresses.first(where: { if case .v4 = $0 { true } else { false } })
-                ?? found.addresses.first
-        else {
+        guard !found.addresses.isEmpty else {
             throw CommandFailure(.deviceNotFound, "\(found.friendlyName) has no address")
         }
         Output.progress("found \(found)")
-        return (
-            address.description, found.port, found.modelName.isEmpty ? nil : found.modelName, found.capabilities
-        )
+        return found
     }
 
     /// A logger that prints to stderr with `--verbose`, and is silent otherwise.

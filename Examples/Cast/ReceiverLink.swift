@@ -2,52 +2,47 @@ import CastCommon
 import CastKit
 import CastRemoteDisplay
 
-/// One connection to a receiver with its platform channel attached: what
-/// every device command starts from.
+/// One connection to a receiver with its platform channel attached (the
+/// SDK's ``CastDeviceLink``), with what the command line says about it.
 struct ReceiverLink {
     /// The receiver platform's endpoint.
     static let platformID = CastEndpointID.receiverPlatform
 
-    let connection: CastConnection
-    let receiver: ReceiverChannel
+    let link: CastDeviceLink
     let logger: CastLogger
+    var connection: CastConnection { self.link.connection }
+    var receiver: ReceiverChannel { self.link.receiver }
     /// The device's address, as connected to.
-    let host: String
+    var host: String { self.link.host }
     /// The device's model, when discovery found it by name.
-    let modelName: String?
+    var modelName: String? { self.link.device.modelName.isEmpty ? nil : self.link.device.modelName }
     /// What the device says it can do (its TXT record's `ca`), when discovery found it by name.
-    let capabilities: CastDeviceCapabilities?
+    var capabilities: CastDeviceCapabilities? {
+        self.link.device.source == .knownHost ? nil : self.link.device.capabilities
+    }
 
-    /// Makes the connection to a device from its address, its settings and
-    /// the logger; a test that runs a command in its own process sets one
-    /// that reaches an emulator in memory (`CastEmulator.inMemoryConnection`).
-    typealias ConnectionMaker = @Sendable (String, Int, CastConnectionConfiguration, CastLogger) -> CastConnection
-
-    /// Set by a test around a command it runs in its own process.
-    @TaskLocal static var connectionMaker: ConnectionMaker?
+    /// How commands make their connections; a test that runs a command in
+    /// its own process sets one that reaches an emulator in memory.
+    @TaskLocal static var connectionFactory = CastConnectionFactory.network
 
     /// Connects to `options.device` and opens the platform's virtual connection.
     static func connect(_ options: DeviceOptions) async throws -> ReceiverLink {
-        let (host, port, modelName, capabilities) = try await options.address()
+        let device = try await options.resolveDevice()
         let logger = options.logger
         let timeout = options.timeoutDuration
-        let policy = try options.trust.policy()
-        let configuration = CastConnectionConfiguration(connectTimeout: timeout, deviceAuthentication: policy)
-        let connection =
-            Self.connectionMaker?(host, port, configuration, logger)
-            ?? CastConnection(host: host, port: port, configuration: configuration, logger: logger)
-        Output.progress("connecting to \(host):\(port)")
-        try await connection.connect()
-        if case .unverified(let failure) = await connection.deviceVerification {
+        let configuration = CastConnectionConfiguration(
+            connectTimeout: timeout, deviceAuthentication: try options.trust.policy())
+        Output.progress(
+            device.source == .knownHost
+                ? "connecting to \(device.id)" : "connecting to \(device.friendlyName) on port \(device.port)")
+        let link = try await CastDeviceLink.connect(
+            to: device, configuration: configuration, factory: Self.connectionFactory,
+            receiver: ReceiverChannel(requestTimeout: timeout), logger: logger)
+        if case .unverified(let failure) = await link.connection.deviceVerification {
             Output.progress(
-                "warning: \(host) is not a verified Cast device (\(failure.code)); use it only if you trust it")
+                "warning: \(link.host) is not a verified Cast device (\(failure.code)); use it only if you trust it")
         }
-        try await connection.openVirtualConnection(to: ReceiverLink.platformID)
-        let receiver = ReceiverChannel(requestTimeout: timeout)
-        receiver.attach(to: connection, destinationID: ReceiverLink.platformID, logger: logger)
-        return ReceiverLink(
-            connection: connection, receiver: receiver, logger: logger, host: host, modelName: modelName,
-            capabilities: capabilities)
+        return ReceiverLink(link: link, logger: logger)
     }
 
     /// The running app `appID`, launched when it is not running yet (or
@@ -99,13 +94,10 @@ struct ReceiverLink {
 
     /// Opens a virtual connection to `application`'s transport and attaches `channels` to it.
     func join(_ application: ReceiverApplication, attaching channels: [CastChannel]) async throws {
-        guard let transportID = application.transportID else {
+        guard application.transportID != nil else {
             throw CommandFailure(.launchFailed, "\(application.displayName) has no transport to talk to")
         }
-        try await self.connection.openVirtualConnection(to: transportID)
-        for channel in channels {
-            channel.attach(to: self.connection, destinationID: transportID, logger: self.logger)
-        }
+        try await self.link.join(application, attaching: channels)
     }
 
     /// Connects, runs `body`, and closes the connection whatever happens.
@@ -125,7 +117,6 @@ struct ReceiverLink {
 
     /// Closes the connection.
     func close() async {
-        self.receiver.detach()
-        await self.connection.close()
+        await self.link.close()
     }
 }

@@ -48,12 +48,11 @@ public struct CastOptions: Sendable {
     /// How ``CastContext/deviceDetails`` asks devices for their manufacturer
     /// and model: their setup server's ports and the timeout. `nil` never asks.
     public var deviceDetails: CastDeviceDetails.FetchConfiguration? = CastDeviceDetails.FetchConfiguration()
-    /// Makes the connection a session opens to `device`, with the
-    /// connection settings and log hub given; returning `nil`, or no maker
-    /// at all (the default), connects over the network to each of the
-    /// device's addresses. The package's tests join the emulator in memory
-    /// through it (`CastEmulator.inMemoryConnection(configuration:logger:)`).
-    package var connectionMaker: (@Sendable (CastDevice, CastConnectionConfiguration, CastLogger) -> CastConnection?)?
+    /// Makes the connections sessions open (``CastConnectionFactory``);
+    /// `nil`, the default, connects over the network to each of the
+    /// device's addresses. Tests join an emulator in memory through it
+    /// (`CastEmulator.inMemoryConnection(configuration:logger:)`).
+    public var connectionFactory: CastConnectionFactory?
 
     /// Creates options.
     public init(
@@ -78,7 +77,7 @@ public struct CastOptions: Sendable {
         self.sessionStore = sessionStore
         self.logger = logger
         self.clock = clock
-        self.connectionMaker = nil
+        self.connectionFactory = nil
     }
 
     /// Whether and how the receiver's identity is checked; the connection's setting.

@@ -1,3 +1,4 @@
+public import CastChannels
 public import CastDiscovery
 public import CastTransport
 
@@ -21,6 +22,8 @@ public struct CastSpeakersConfiguration: Sendable {
     public var groups: [CastSpeakersGroup]
     /// The connections' settings (device authentication among them).
     public var connection: CastConnectionConfiguration
+    /// Makes the connections to the devices; over the network by default.
+    public var connectionFactory: CastConnectionFactory
     /// When a device's stream is tried again after it failed or ended while
     /// sound plays: by default 1 s, doubling to a minute, without end (the
     /// device may come back); the count starts afresh once a stream has
@@ -36,6 +39,7 @@ public struct CastSpeakersConfiguration: Sendable {
         includes: @escaping @Sendable (CastDevice) -> Bool = { $0.capabilities.contains(.audioOut) },
         groups: [CastSpeakersGroup] = [],
         connection: CastConnectionConfiguration = CastConnectionConfiguration(),
+        connectionFactory: CastConnectionFactory = .network,
         retryPolicy: ReconnectPolicy = ReconnectPolicy(
             initialDelay: .seconds(1), maximumDelay: .seconds(60), jitter: 0.2, maximumAttempts: nil),
         clock: any Clock<Duration> = ContinuousClock()
@@ -47,6 +51,7 @@ public struct CastSpeakersConfiguration: Sendable {
         self.includes = includes
         self.groups = groups
         self.connection = connection
+        self.connectionFactory = connectionFactory
         self.retryPolicy = retryPolicy
         self.clock = clock
     }

@@ -22,47 +22,30 @@ final class DeviceSession: Sendable {
         self.audio = audio
     }
 
-    /// Connects to `device` and launches the app.
+    /// Connects to `device` (``CastDeviceLink``) and launches the app.
     static func start(
         to device: CastDevice, configuration: CastSpeakersConfiguration, logger: CastLogger
     ) async throws(SpeakersError) -> DeviceSession {
-        let connection = try await Self.connect(to: device, configuration: configuration, logger: logger)
-        let receiver = ReceiverChannel()
+        let link: CastDeviceLink
         do {
-            try await connection.openVirtualConnection(to: CastEndpointID.receiverPlatform)
-            receiver.attach(to: connection, destinationID: CastEndpointID.receiverPlatform, logger: logger)
-            let audio = try await AudioCastSession.start(
-                on: receiver, audio: RemoteDisplayConfiguration.Audio(bitrate: configuration.bitrate),
-                targetDelay: configuration.targetDelay, logger: logger)
-            return DeviceSession(device: device, connection: connection, receiver: receiver, audio: audio)
+            link = try await CastDeviceLink.connect(
+                to: device, configuration: configuration.connection, factory: configuration.connectionFactory,
+                logger: logger)
         } catch {
-            receiver.detach()
-            await connection.close()
+            // One sentence ("… connection refused"); NIO's chain of attempts only in the debug log.
+            logger.makeLogger(subsystem: "Speakers").debug("connecting to \(device.friendlyName): \(error)")
+            throw SpeakersError(.streamFailed, "cannot connect to \(device.friendlyName): \(Self.plain(error))")
+        }
+        do {
+            let audio = try await AudioCastSession.start(
+                on: link.receiver, audio: RemoteDisplayConfiguration.Audio(bitrate: configuration.bitrate),
+                targetDelay: configuration.targetDelay, logger: logger)
+            return DeviceSession(device: device, connection: link.connection, receiver: link.receiver, audio: audio)
+        } catch {
+            await link.close()
             logger.makeLogger(subsystem: "Speakers").debug("\(device.friendlyName): \(error)")
             throw SpeakersError(.streamFailed, "\(device.friendlyName): \(Self.plain(error))")
         }
-    }
-
-    /// A connected socket to `device`, its IPv4 addresses first.
-    private static func connect(
-        to device: CastDevice, configuration: CastSpeakersConfiguration, logger: CastLogger
-    ) async throws(SpeakersError) -> CastConnection {
-        let addresses = device.addresses.filter(\.isV4) + device.addresses.filter { !$0.isV4 }
-        var failure = "it has no known address"
-        for address in addresses {
-            let connection = CastConnection(
-                host: address.description, port: device.port, configuration: configuration.connection, logger: logger)
-            do {
-                try await connection.connect()
-                return connection
-            } catch {
-                // One sentence ("… connection refused"); NIO's chain of attempts only in the debug log.
-                failure = Self.plain(error)
-                logger.makeLogger(subsystem: "Speakers").debug("connecting to \(address): \(error)")
-                await connection.close()
-            }
-        }
-        throw SpeakersError(.streamFailed, "cannot connect to \(device.friendlyName): \(failure)")
     }
 
     /// `error` in one sentence: a transport error's summary, without its cause's technical chain.

@@ -7,7 +7,7 @@ import Testing
 @testable import cast
 
 /// The `cast` commands' logic run in this process against an emulator
-/// reached in memory (`ReceiverLink.connectionMaker`), their output
+/// reached in memory (`ReceiverLink.connectionFactory`), their output
 /// captured (`Output.captured`): no socket, no TLS, no process, no
 /// real-time turn. `CastCommandLineTests` runs the built executable over
 /// TLS for what only a process shows (exit codes as a shell sees them,
@@ -32,13 +32,13 @@ import Testing
     static func cast(_ arguments: [String], on emulator: CastEmulator) async throws -> Ran {
         let captured = Output.Captured()
         var status: Int32 = 0
-        let maker: ReceiverLink.ConnectionMaker = { _, _, configuration, logger in
+        let factory = CastConnectionFactory { _, _, configuration, logger in
             var configuration = configuration
             configuration.deviceAuthentication = .off
             return emulator.inMemoryConnection(configuration: configuration, logger: logger)
         }
         await Output.$captured.withValue(captured) {
-            await ReceiverLink.$connectionMaker.withValue(maker) {
+            await ReceiverLink.$connectionFactory.withValue(factory) {
                 do {
                     var command = try CastCommand.parseAsRoot(arguments)
                     if var command = command as? any AsyncParsableCommand {

@@ -22,7 +22,7 @@ import Testing
             #expect(options.deviceAuthentication.requirement == .required)
             options.logger = Self.quiet
             options.sessionStore = nil
-            options.connectionMaker = [emulator].inMemoryConnectionMaker
+            options.connectionFactory = [emulator].inMemoryConnectionFactory
             let manager = SessionManager(options: options)
             let refused = await #expect(throws: CastSessionError.self) {
                 _ = try await manager.startSession(on: emulator.loopbackDevice)
@@ -36,7 +36,7 @@ import Testing
         #expect(options.deviceAuthentication.requirement == .optional)
         options.logger = Self.quiet
         options.sessionStore = nil
-        options.connectionMaker = [emulator].inMemoryConnectionMaker
+        options.connectionFactory = [emulator].inMemoryConnectionFactory
         let manager = SessionManager(options: options)
         _ = try await manager.startSession(on: emulator.loopbackDevice)
         await manager.endSession()

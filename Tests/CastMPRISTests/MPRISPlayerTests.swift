@@ -30,7 +30,7 @@ struct MPRISPlayerTests {
         try await emulator.start()
         var options = CastOptions(sessionStore: nil, logger: quiet)
         options.deviceAuthentication = .off
-        options.connectionMaker = [emulator].inMemoryConnectionMaker
+        options.connectionFactory = [emulator].inMemoryConnectionFactory
         let manager = SessionManager(options: options)
         let controller = MediaControllerModel(sessionManager: manager)
         let volume = VolumeModel(sessionManager: manager)
@@ -155,7 +155,7 @@ struct MPRISPlayerTests {
         try await emulator.start()
         var options = CastOptions(sessionStore: nil, logger: quiet)
         options.deviceAuthentication = .off
-        options.connectionMaker = [emulator].inMemoryConnectionMaker
+        options.connectionFactory = [emulator].inMemoryConnectionFactory
         let manager = SessionManager(options: options)
         let controller = MediaControllerModel(sessionManager: manager)
         let volume = VolumeModel(sessionManager: manager)

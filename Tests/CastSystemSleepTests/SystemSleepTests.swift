@@ -33,7 +33,7 @@ struct SystemSleepTests {
         try await emulator.start()
         var options = CastOptions(sessionStore: nil, logger: quiet)
         options.deviceAuthentication = .off
-        options.connectionMaker = [emulator].inMemoryConnectionMaker
+        options.connectionFactory = [emulator].inMemoryConnectionFactory
         let manager = SessionManager(options: options)
         let session = try await manager.startSession(on: emulator.loopbackDevice)
         let events = manager.events()

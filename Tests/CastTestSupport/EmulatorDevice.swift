@@ -1,7 +1,8 @@
+public import CastChannels
 public import CastDiscovery
 public import CastEmulator
-public import CastLogging
-public import CastTransport
+import CastLogging
+import CastTransport
 
 extension CastEmulator {
     /// The emulator as a device known by its address (127.0.0.1 and its
@@ -15,15 +16,13 @@ extension CastEmulator {
 
 extension Array where Element == CastEmulator {
     /// Connections to these (started) emulators in memory, found by the
-    /// device's port, and `nil` for any other device, which is then reached
-    /// over the network: a `CastOptions.connectionMaker` for tests whose
-    /// sessions are about what runs above the socket.
-    public var inMemoryConnectionMaker:
-        @Sendable (CastDevice, CastConnectionConfiguration, CastLogger) -> CastConnection?
-    {
+    /// port connected to; any other port is reached over the network: a
+    /// `CastOptions.connectionFactory` for tests whose sessions are about
+    /// what runs above the socket.
+    public var inMemoryConnectionFactory: CastConnectionFactory {
         let emulators = Dictionary(self.map { ($0.port, $0) }, uniquingKeysWith: { first, _ in first })
-        return { device, configuration, logger in
-            emulators[device.port]?.inMemoryConnection(configuration: configuration, logger: logger)
+        return CastConnectionFactory { _, port, configuration, logger in
+            emulators[port]?.inMemoryConnection(configuration: configuration, logger: logger)
         }
     }
 }

@@ -50,7 +50,7 @@ struct CastTraySessionTests {
         try await emulator.start()
         var options = CastOptions(sessionStore: nil, logger: quiet)
         options.deviceAuthentication = .off
-        options.connectionMaker = [emulator].inMemoryConnectionMaker
+        options.connectionFactory = [emulator].inMemoryConnectionFactory
         options.discovery.interfaces = .named([])
         let context = CastContext(options: options)
         let asked = NIOLockedValueBox<[TrayAction]>([])

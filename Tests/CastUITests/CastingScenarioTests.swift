@@ -18,7 +18,7 @@ func uiOptions(
         receiverApplicationID: applicationID,
         connection: CastConnectionConfiguration(deviceAuthentication: .off),
         requestTimeout: .seconds(5), sessionStore: nil, logger: quietLogger)
-    options.connectionMaker = emulators.inMemoryConnectionMaker
+    options.connectionFactory = emulators.inMemoryConnectionFactory
     options.discovery.interfaces = .named([])
     return options
 }

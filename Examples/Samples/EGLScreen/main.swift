@@ -1,5 +1,5 @@
 // Sample: Remote Display of a scene drawn with OpenGL ES. Embeds
-// CastRemoteDisplay with CastChannels and CastTransport (no CastCapture):
+// CastRemoteDisplay with CastChannels and CastDiscovery (no CastCapture):
 // makes an EGL context without a window (Mesa's surfaceless platform, in
 // software where there is no GPU), launches the mirroring app, draws a
 // gradient and a moving disc with a fragment shader 30 times a second for
@@ -9,9 +9,8 @@
 //   swift run sample-egl-screen HOST PORT
 
 import CastChannels
-import CastCommon
+import CastDiscovery
 import CastRemoteDisplay
-import CastTransport
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -20,16 +19,15 @@ guard arguments.count == 2, let port = Int(arguments[1]) else {
     exit(64)
 }
 
-let connection = CastConnection(host: arguments[0], port: port)
-try await connection.connect()
-try await connection.openVirtualConnection(to: CastEndpointID.receiverPlatform)
-let receiver = ReceiverChannel()
-receiver.attach(to: connection, destinationID: CastEndpointID.receiverPlatform)
-let mirroring = try await receiver.launch(appID: CastApplicationID.mirroring)
-guard let transportID = mirroring.transportID else { exit(1) }
-try await connection.openVirtualConnection(to: transportID)
+// A TLS connection with the platform's receiver channel attached.
+guard let address = IPAddress(arguments[0]) else {
+    FileHandle.standardError.write(Data("sample-egl-screen: HOST must be an IP address\n".utf8))
+    exit(64)
+}
+let link = try await CastDeviceLink.connect(to: CastDevice(knownHost: address, port: port))
+let mirroring = try await link.receiver.launch(appID: CastApplicationID.mirroring)
 guard let channel = RemoteDisplayChannel() else { exit(1) }
-channel.attach(to: connection, destinationID: transportID)
+try await link.join(mirroring, attaching: [channel])
 
 // 640x360, video only: the receiver may scale the offer down; draw at what it accepted.
 let session = try await channel.beginSession(
@@ -54,5 +52,4 @@ for await update in session.statistics() {
 print("sent \(statistics.video?.framesSent ?? 0) frames, \(statistics.videoBitrate / 1_000) kbit/s")
 session.stop()
 channel.detach()
-receiver.detach()
-await connection.close()
+await link.close()

@@ -1,5 +1,5 @@
 // Sample: Remote Display of frames the app renders itself. Embeds
-// CastRemoteDisplay with CastChannels and CastTransport (no CastCapture):
+// CastRemoteDisplay with CastChannels and CastDiscovery (no CastCapture):
 // launches the mirroring app, then draws a moving square in BGRA, as a
 // renderer would, converts each picture into a pooled pixel buffer with
 // PackedPictureConverter, sends 30 fps for five seconds and prints the
@@ -8,9 +8,8 @@
 //   swift run sample-rendered-screen HOST PORT
 
 import CastChannels
-import CastCommon
+import CastDiscovery
 import CastRemoteDisplay
-import CastTransport
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -19,16 +18,15 @@ guard arguments.count == 2, let port = Int(arguments[1]) else {
     exit(64)
 }
 
-let connection = CastConnection(host: arguments[0], port: port)
-try await connection.connect()
-try await connection.openVirtualConnection(to: CastEndpointID.receiverPlatform)
-let receiver = ReceiverChannel()
-receiver.attach(to: connection, destinationID: CastEndpointID.receiverPlatform)
-let mirroring = try await receiver.launch(appID: CastApplicationID.mirroring)
-guard let transportID = mirroring.transportID else { exit(1) }
-try await connection.openVirtualConnection(to: transportID)
+// A TLS connection with the platform's receiver channel attached.
+guard let address = IPAddress(arguments[0]) else {
+    FileHandle.standardError.write(Data("sample-rendered-screen: HOST must be an IP address\n".utf8))
+    exit(64)
+}
+let link = try await CastDeviceLink.connect(to: CastDevice(knownHost: address, port: port))
+let mirroring = try await link.receiver.launch(appID: CastApplicationID.mirroring)
 guard let channel = RemoteDisplayChannel() else { exit(1) }
-channel.attach(to: connection, destinationID: transportID)
+try await link.join(mirroring, attaching: [channel])
 
 // 640x360, video only: the receiver may scale the offer down; draw at what it accepted.
 let session = try await channel.beginSession(
@@ -87,5 +85,4 @@ for await update in session.statistics() {
 print("sent \(statistics.video?.framesSent ?? 0) frames, \(statistics.videoBitrate / 1_000) kbit/s")
 session.stop()
 channel.detach()
-receiver.detach()
-await connection.close()
+await link.close()

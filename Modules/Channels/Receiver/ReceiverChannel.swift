@@ -105,6 +105,9 @@ public final class ReceiverChannel: CastChannel, @unchecked Sendable {
     ///   - knownStatus: the receiver status the caller has just read, if any:
     ///     the app is looked for there instead of asking GET_STATUS again
     ///     (a sender that has just asked need not ask twice).
+    /// A LAUNCH the receiver answers CANCELLED (another launch raced it) is
+    /// sent once more.
+    ///
     /// - Throws: ``CastChannelError/Code/launchFailed`` with the receiver's
     ///   ``CastChannelError/launchErrorReason``; ``CastChannelError/Code/timedOut``
     ///   after ``launchTimeout``; or a request error.
@@ -128,9 +131,15 @@ public final class ReceiverChannel: CastChannel, @unchecked Sendable {
             "supportedAppTypes": .array(options.supportedAppTypes.map(JSONValue.string)),
         ]
         if let parameters = options.appParameters { payload["appParams"] = parameters }
-        let status = try await self.request(
-            payload, timeout: self.launchTimeout, expecting: .running(appID: appID, replacing: current?.sessionID)
-        ).status()
+        let expectation = Expectation.running(appID: appID, replacing: current?.sessionID)
+        let status: ReceiverStatus
+        do {
+            status = try await self.request(payload, timeout: self.launchTimeout, expecting: expectation).status()
+        } catch  where error.launchErrorReason == .cancelled {
+            // A launch racing another's is CANCELLED; asked once more, it
+            // wins (pychromecast's `_launch_app` does the same).
+            status = try await self.request(payload, timeout: self.launchTimeout, expecting: expectation).status()
+        }
         guard let application = status.runningApplication(appID: appID) else {
             throw CastChannelError(.unexpectedReply, "the receiver's status after LAUNCH does not list \(appID)")
         }

@@ -65,6 +65,13 @@ public struct CastDevice: Hashable, Sendable, Identifiable, CustomStringConverti
         case unicast
     }
 
+    /// A device known by its address alone, as a sender that does not
+    /// browse has it: id `host:port`, the address as its name, nothing else
+    /// known (no model, no capabilities).
+    public init(knownHost address: IPAddress, port: Int = 8009) {
+        self.init(addressOnly: address, port: port, source: .knownHost)
+    }
+
     /// Creates a device description.
     public init(
         id: String,

@@ -18,16 +18,10 @@ extension SessionManager {
         if let session = self.currentSession, session.device.id == device.id, session.state == .connected {
             return (try? await session.receiver.availability(of: [appID]))?[appID] ?? .unknown
         }
-        guard let connection = try? await self.connect(to: device) else { return .unknown }
         let probe = ReceiverChannel(requestTimeout: self.options.requestTimeout, clock: self.options.clock)
-        defer { probe.detach() }
-        var answer = AppAvailability.unknown
-        if (try? await connection.openVirtualConnection(to: CastEndpointID.receiverPlatform)) != nil {
-            probe.attach(
-                to: connection, destinationID: CastEndpointID.receiverPlatform, logger: self.options.logger)
-            answer = (try? await probe.availability(of: [appID]))?[appID] ?? .unknown
-        }
-        await connection.close()
+        guard let link = try? await self.link(to: device, receiver: probe) else { return .unknown }
+        let answer = (try? await probe.availability(of: [appID]))?[appID] ?? .unknown
+        await link.close()
         return answer
     }
 

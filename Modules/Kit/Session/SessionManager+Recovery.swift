@@ -39,38 +39,53 @@ extension SessionManager {
             return
         }
         self.emit(.resuming(session))
-        var attempt = 1
-        var lastError: CastSessionError?
-        while let delay = self.options.reconnectPolicy.delay(beforeAttempt: attempt) {
-            if !(immediately && attempt == 1) { try? await self.options.clock.sleep(for: delay) }
-            guard !Task.isCancelled, self.currentSession === session, session.state == .suspended else { return }
-            let device = self.resolve(session.device)
-            do {
-                let link = try await self.establish(session, on: device, rejoining: sessionID)
-                guard self.currentSession === session, session.state == .suspended else {
-                    await link.connection.close()
-                    return
-                }
-                self.adopt(link, for: session)
-                self.emit(.resumed(session, device: link.device))
-                return
-            } catch {
-                lastError = error
-                if error.code == .applicationNotRunning { break }
-            }
-            attempt += 1
+        var attempts = 0
+        let outcome: Result<EstablishedLink, CastSessionError>
+        do {
+            let link = try await self.options.reconnectPolicy.retry(
+                on: self.options.clock, immediately: immediately,
+                retryingWhen: { ($0 as? CastSessionError).map { $0.code != .applicationNotRunning } ?? false },
+                attempt: { _ in
+                    guard self.currentSession === session, session.state == .suspended else {
+                        throw CancellationError()
+                    }
+                    attempts += 1
+                    return try await self.establish(session, on: self.resolve(session.device), rejoining: sessionID)
+                })
+            outcome = .success(link)
+        } catch is CancellationError {
+            return  // cancelled, or the session moved on while waiting
+        } catch {
+            outcome = .failure(CastSessionError.wrapping(error, while: "reconnecting"))
         }
-        guard self.currentSession === session, session.state == .suspended else { return }
+        guard self.currentSession === session, session.state == .suspended else {
+            if case .success(let link) = outcome { await link.connection.close() }
+            return
+        }
+        switch outcome {
+        case .success(let link):
+            self.adopt(link, for: session)
+            self.emit(.resumed(session, device: link.device))
+        case .failure(let lastError):
+            await self.giveUp(on: session, sessionID: sessionID, after: attempts, lastError: lastError)
+        }
+    }
+
+    /// The attempts ran out: follow the session to another device if it
+    /// moved there, else end it.
+    private func giveUp(on session: CastSession, sessionID: String, after attempts: Int, lastError: CastSessionError)
+        async
+    {
         if let link = await self.findTransferredSession(session, sessionID: sessionID) {
             self.adopt(link, for: session)
             self.emit(.resumed(session, device: link.device))
             return
         }
-        if lastError?.code == .applicationNotRunning {
+        if lastError.code == .applicationNotRunning {
             await self.end(session, reason: .applicationStopped, stoppingApplication: false)
         } else {
             let error = CastSessionError(
-                .reconnectFailed, "could not reconnect after \(attempt - 1) attempts", cause: lastError)
+                .reconnectFailed, "could not reconnect after \(attempts) attempts", cause: lastError)
             await self.end(session, reason: .reconnectFailed(error), stoppingApplication: false)
         }
     }

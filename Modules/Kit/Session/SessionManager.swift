@@ -173,20 +173,17 @@ public actor SessionManager {
         let verification: DeviceVerification
     }
 
-    /// Connects to `device`, opens `receiver-0`, then launches (or joins)
-    /// the app — or, with `sessionID`, finds that receiver-app session —
-    /// and opens its transport.
+    /// Connects to `device` (``CastDeviceLink``: its platform channel is
+    /// `session.receiver`), then launches (or joins) the app — or, with
+    /// `sessionID`, finds that receiver-app session — and opens its transport.
     func establish(_ session: CastSession, on device: CastDevice, rejoining sessionID: String?)
         async throws(CastSessionError) -> EstablishedLink
     {
-        let connection = try await self.connect(to: device)
+        let link = try await self.link(to: device, receiver: session.receiver)
         do {
-            try await connection.openVirtualConnection(to: CastEndpointID.receiverPlatform)
-            session.receiver.attach(
-                to: connection, destinationID: CastEndpointID.receiverPlatform, logger: self.options.logger)
             let application: ReceiverApplication
             if let sessionID {
-                guard let running = try await session.receiver.requestStatus().application(sessionID: sessionID),
+                guard let running = try await link.receiver.requestStatus().application(sessionID: sessionID),
                     !running.isIdleScreen
                 else {
                     throw CastSessionError(
@@ -194,65 +191,35 @@ public actor SessionManager {
                 }
                 application = running
             } else {
-                application = try await self.launch(on: session.receiver)
+                application = try await link.receiver.launch(
+                    appID: self.options.receiverApplicationID, options: self.options.launchOptions)
             }
             guard let transportID = application.transportID, application.sessionID != nil else {
                 throw CastSessionError(.applicationUnreachable, "\(application.appID) lists no transport or session id")
             }
-            try await connection.openVirtualConnection(to: transportID)
+            try await link.join(application)
             return EstablishedLink(
-                connection: connection, application: application, transportID: transportID, device: device,
-                verification: await connection.deviceVerification)
+                connection: link.connection, application: application, transportID: transportID, device: device,
+                verification: await link.connection.deviceVerification)
         } catch {
-            session.receiver.detach()
-            await connection.close()
+            await link.close()
             throw CastSessionError.wrapping(error, while: sessionID == nil ? "starting" : "rejoining")
         }
     }
 
-    /// A connected socket to `device`, trying its IPv4 addresses first (or
-    /// the connection the options' maker gives).
-    func connect(to device: CastDevice) async throws(CastSessionError) -> CastConnection {
-        if let connection = self.options.connectionMaker?(device, self.options.connection, self.options.logger) {
-            do {
-                try await connection.connect()
-                return connection
-            } catch {
-                await connection.close()
-                throw CastSessionError(.connectionFailed, "cannot connect to \(device.friendlyName)", cause: error)
-            }
-        }
-        let addresses = device.addresses.filter(\.isV4) + device.addresses.filter { !$0.isV4 }
-        guard !addresses.isEmpty else {
+    /// A ``CastDeviceLink`` to `device` through the options' connection
+    /// factory (the network, on this manager's event loop group, by default).
+    func link(to device: CastDevice, receiver: ReceiverChannel) async throws(CastSessionError) -> CastDeviceLink {
+        guard !device.addresses.isEmpty else {
             throw CastSessionError(.noAddress, "\(device.friendlyName) has no known address")
         }
-        var failure: CastTransportError?
-        for address in addresses {
-            let connection = CastConnection(
-                host: address.description, port: device.port, configuration: self.options.connection,
-                eventLoopGroup: self.eventLoopGroup, logger: self.options.logger)
-            do {
-                try await connection.connect()
-                return connection
-            } catch {
-                failure = error
-                await connection.close()
-            }
-        }
-        throw CastSessionError(.connectionFailed, "cannot connect to \(device.friendlyName)", cause: failure)
-    }
-
-    /// Launches (or joins) the configured app, retrying once when the receiver
-    /// answers CANCELLED (a launch racing another, as pychromecast does).
-    private func launch(on receiver: ReceiverChannel) async throws(CastChannelError) -> ReceiverApplication {
         do {
-            return try await receiver.launch(
-                appID: self.options.receiverApplicationID, options: self.options.launchOptions)
+            return try await CastDeviceLink.connect(
+                to: device, configuration: self.options.connection,
+                factory: self.options.connectionFactory ?? .network(on: self.eventLoopGroup), receiver: receiver,
+                logger: self.options.logger)
         } catch {
-            guard error.launchErrorReason == .cancelled else { throw error }
-            self.logger.info("launch cancelled by the receiver; retrying once")
-            return try await receiver.launch(
-                appID: self.options.receiverApplicationID, options: self.options.launchOptions)
+            throw CastSessionError(.connectionFailed, "cannot connect to \(device.friendlyName)", cause: error)
         }
     }
 

@@ -126,7 +126,7 @@ struct SessionFixture {
         var options = options
         if authenticating { options.deviceAuthentication = .required(trusting: [emulator.trustAnchor]) }
         // Sessions reach this emulator in memory; any other device (a test's second emulator) over 127.0.0.1.
-        options.connectionMaker = [emulator].inMemoryConnectionMaker
+        options.connectionFactory = [emulator].inMemoryConnectionFactory
         let discovery = DiscoveryManager(configuration: options.discovery, logger: quietLogger)
         let device = await discovery.addKnownHost(
             try #require(IPAddress("127.0.0.1")), port: emulator.port, friendlyName: configuration.name)
