@@ -232,7 +232,8 @@ let package = Package(
         .target(
             name: "CastCapture",
             dependencies: [
-                "CastRemoteDisplay", "CXCB", "CPulse", "CYUV", "CPipeWire", "CDBus", "CastDBus",
+                "CastRemoteDisplay", "CastChannels", "CastDiscovery", "CastLogging", "CastTransport", "CXCB", "CPulse",
+                "CYUV", "CPipeWire", "CDBus", "CastDBus",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             path: "Modules/Capture",
@@ -641,7 +642,7 @@ let package = Package(
                 "CastCapture", "CastRemoteDisplay", "CastEmulator", "CastTestSupport", "CastX11TestSupport",
                 "CXCB", "CYUV", "CPipeWire",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                "CastChannels",
+                "CastChannels", "CastDiscovery", "CastTransport",
             ],
             swiftSettings: strictSettings
         ),

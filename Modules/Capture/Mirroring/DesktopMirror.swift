@@ -1,0 +1,190 @@
+public import CastChannels
+import CastDiscovery
+public import CastLogging
+public import CastRemoteDisplay
+public import CastTransport
+
+/// This machine's screen — a monitor, a window, or what the desktop's
+/// portal lets the user pick — and optionally its sound, mirrored to a
+/// device: Chrome's "Cast screen" as one SDK type, what `cast screen
+/// --capture` runs.
+///
+/// ```swift
+/// let link = try await CastDeviceLink.connect(to: device)
+/// let mirror = try await DesktopMirror.start(on: link, configuration: .init(sound: .init()))
+/// while await mirror.endReason == nil, !userPressedStop { try await Task.sleep(for: .seconds(1)) }
+/// let outcome = await mirror.stop()
+/// await link.close()
+/// ```
+///
+/// The device is connected before the capture opens, so a portal's dialog
+/// comes only once the device has answered.
+public final class DesktopMirror: Sendable {
+    /// What to capture and how to send it.
+    public struct Configuration: Sendable {
+        /// The picture's source, frame rate, cursor and portal token.
+        public var capture: ScreenCaptureConfiguration
+        /// The desktop's sound to send with it; `nil` for the picture alone.
+        public var sound: DesktopAudioConfiguration?
+        /// The largest picture sent; the source is scaled to fit. Default 1280×720.
+        public var maximumResolution: RemoteDisplayConfiguration.Resolution
+        /// The highest video bitrate, bit/s. Default 5 Mbit/s.
+        public var maximumVideoBitrate: Int
+        /// The codecs offered, preferred first. Default VP9, VP8.
+        public var videoCodecs: [VideoCodec]
+        /// How long after capture the device shows a frame. Default 400 ms.
+        public var targetDelay: Duration
+
+        /// Creates a configuration.
+        public init(
+            capture: ScreenCaptureConfiguration = ScreenCaptureConfiguration(),
+            sound: DesktopAudioConfiguration? = nil,
+            maximumResolution: RemoteDisplayConfiguration.Resolution = .hd720,
+            maximumVideoBitrate: Int = 5_000_000,
+            videoCodecs: [VideoCodec] = [.vp9, .vp8],
+            targetDelay: Duration = .milliseconds(400)
+        ) {
+            self.capture = capture
+            self.sound = sound
+            self.maximumResolution = maximumResolution
+            self.maximumVideoBitrate = maximumVideoBitrate
+            self.videoCodecs = videoCodecs
+            self.targetDelay = targetDelay
+        }
+    }
+
+    /// Why mirroring ended by itself.
+    public enum EndReason: Sendable {
+        /// The source went away (its window closed, the portal's stream
+        /// stopped) or failed, with the capture's error then.
+        case captureEnded(CaptureError?)
+        /// The receiver ended the session (its app stopped or was replaced).
+        case sessionEnded(RemoteDisplaySessionEndReason)
+        /// The connection to the device closed.
+        case connectionLost(CastTransportError)
+    }
+
+    /// How mirroring went, once stopped.
+    public struct Outcome: Sendable {
+        /// The session's last statistics.
+        public var statistics: RemoteDisplayStatistics
+        /// The picture's or the sound's capture error, if either failed.
+        public var failure: CaptureError?
+    }
+
+    /// The picture's capture: its source, size, statistics, and the portal's restore token.
+    public let capture: ScreenCapture
+    /// The sound's capture, when the configuration asked for sound.
+    public let sound: DesktopAudioCapture?
+    /// The Cast Streaming session: its negotiated configuration and statistics.
+    public let session: RemoteDisplaySession
+    private let channel: RemoteDisplayChannel
+    private let link: CastDeviceLink
+    private let clock: any Clock<Duration>
+
+    private init(
+        capture: ScreenCapture, sound: DesktopAudioCapture?, session: RemoteDisplaySession,
+        channel: RemoteDisplayChannel, link: CastDeviceLink, clock: any Clock<Duration>
+    ) {
+        self.capture = capture
+        self.sound = sound
+        self.session = session
+        self.channel = channel
+        self.link = link
+        self.clock = clock
+    }
+}
+
+extension DesktopMirror {
+    /// Opens the capture (a portal asks the user now), launches the
+    /// device's mirroring app afresh and starts sending.
+    ///
+    /// - Parameters:
+    ///   - link: the device, connected.
+    ///   - configuration: what to capture and how to send it.
+    ///   - logger: the log hub.
+    ///   - clock: where ``stop(stoppingApplication:)`` waits for the last acknowledgements.
+    /// - Throws: ``CastRemoteDisplayError`` `launchFailed` when the device
+    ///   has no screen (its capabilities lack video out), `codecFailure`
+    ///   when this machine cannot encode, or the launch's error;
+    ///   ``CaptureError`` when the source cannot be captured.
+    public static func start(
+        on link: CastDeviceLink, configuration: Configuration, logger: CastLogger = .shared,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) async throws -> DesktopMirror {
+        // A device without video_out (a speaker, a speaker group) never gets a
+        // video OFFER; Chrome launches audio mirroring for it (spec §6.1).
+        if link.device.source != .knownHost, !link.device.capabilities.contains(.videoOut) {
+            throw CastRemoteDisplayError(
+                .launchFailed, "\(link.device.friendlyName) has no screen (capabilities: \(link.device.capabilities))")
+        }
+        guard let channel = RemoteDisplayChannel(logger: logger) else {
+            throw CastRemoteDisplayError(
+                .codecFailure, "this machine cannot run Remote Display: libvpx or libopus does not work")
+        }
+        let capture = try await ScreenCapture.open(configuration: configuration.capture)
+        do {
+            let sound = try configuration.sound.map { try DesktopAudioCapture(configuration: $0) }
+            let session = try await channel.launchSession(
+                configuration: Self.streaming(configuration, sourceSize: capture.sourceSize, withSound: sound != nil),
+                on: link.receiver)
+            let mirror = DesktopMirror(
+                capture: capture, sound: sound, session: session, channel: channel, link: link, clock: clock)
+            do {
+                try capture.start(streamingTo: session)
+                try sound?.start(streamingTo: session)
+            } catch {
+                _ = await mirror.stop()
+                throw error
+            }
+            return mirror
+        } catch {
+            capture.stop()
+            throw error
+        }
+    }
+
+    /// The session's configuration: the source scaled to fit, the codecs and delay asked for.
+    private static func streaming(
+        _ configuration: Configuration, sourceSize: RemoteDisplayConfiguration.Resolution, withSound: Bool
+    ) -> RemoteDisplayConfiguration {
+        RemoteDisplayConfiguration(
+            resolutions: [sourceSize.scaledToFit(within: configuration.maximumResolution)],
+            maximumFrameRate: configuration.capture.frameRate, maximumVideoBitrate: configuration.maximumVideoBitrate,
+            videoCodecs: configuration.videoCodecs, audio: withSound ? RemoteDisplayConfiguration.Audio() : nil,
+            targetDelay: configuration.targetDelay)
+    }
+
+    /// Why mirroring ended by itself, or `nil` while it runs: ask it as
+    /// often as the app shows statistics.
+    public var endReason: EndReason? {
+        get async {
+            if case .disconnected(let reason) = await self.link.connection.currentState {
+                return .connectionLost(reason)
+            }
+            if case .ended(let reason) = self.session.state { return .sessionEnded(reason) }
+            if self.capture.hasEnded { return .captureEnded(await self.capture.finished()) }
+            return nil
+        }
+    }
+
+    /// Stops capturing, waits for the last acknowledgements (300 ms) while
+    /// the device is still there, and ends the session — stopping the
+    /// device's app unless `stoppingApplication` is `false`.
+    public func stop(stoppingApplication: Bool = true) async -> Outcome {
+        self.capture.stop()
+        self.sound?.stop()
+        let soundFailure = await self.sound?.finished()
+        let captureFailure = await self.capture.finished()
+        let connected: Bool
+        if case .disconnected = await self.link.connection.currentState {
+            connected = false
+        } else {
+            connected = true
+            try? await self.clock.sleep(for: .milliseconds(300))
+        }
+        let statistics = self.session.currentStatistics
+        await self.channel.endSession(stoppingApplication: stoppingApplication && connected)
+        return Outcome(statistics: statistics, failure: captureFailure ?? soundFailure)
+    }
+}

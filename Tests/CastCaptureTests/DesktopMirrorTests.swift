@@ -1,0 +1,110 @@
+import CastCapture
+import CastChannels
+import CastDiscovery
+import CastEmulator
+import CastRemoteDisplay
+import CastTestSupport
+import CastTransport
+import CastX11TestSupport
+import Testing
+
+/// The SDK's desktop mirroring (``DesktopMirror``): a real X server
+/// (Xvfb) captured and sent to the emulator (control channel in memory,
+/// Cast Streaming over real UDP), decoded by its libvpx.
+@Suite(.timeLimit(.minutes(10)), .serialized) struct DesktopMirrorTests {
+    /// Mirrors until stopped: the emulator decodes the display's frames,
+    /// the outcome carries the session's statistics and no failure, and
+    /// stopping stops the device's mirroring app.
+    @Test func aDisplayIsMirroredUntilStoppedAndStoppingEndsTheApp() async throws {
+        try await Self.withMirror { emulator, mirror in
+            #expect(await mirror.endReason == nil)
+            #expect(
+                mirror.session.configuration.resolution
+                    == RemoteDisplayConfiguration.Resolution(width: 320, height: 240))
+            let decoded = try await waitUntil(within: .seconds(20)) {
+                (emulator.streamingReport?.video?.framesDecoded ?? 0) >= 3
+            }
+            #expect(decoded, "the emulator decoded \(emulator.streamingReport?.video?.framesDecoded ?? 0) frames")
+            let outcome = await mirror.stop()
+            #expect(outcome.failure == nil)
+            #expect((outcome.statistics.video?.framesSent ?? 0) > 0)
+            #expect(emulator.runningApplication == nil)
+        }
+    }
+
+    /// The receiver stops the app (another sender, the remote): the mirror
+    /// says its session ended, and stopping it then fails nothing.
+    @Test func theReceiverStoppingTheAppEndsTheMirror() async throws {
+        try await Self.withMirror { emulator, mirror in
+            let streaming = try await waitUntil(within: .seconds(20)) { emulator.streamingReport != nil }
+            #expect(streaming)
+            _ = emulator.stopApplication()
+            var reason: DesktopMirror.EndReason?
+            let deadline = ContinuousClock.now + .seconds(20)
+            while reason == nil, ContinuousClock.now < deadline {
+                reason = await mirror.endReason
+                await Task.yield()
+            }
+            guard case .sessionEnded = reason else {
+                Issue.record("ended for \(String(describing: reason))")
+                return
+            }
+            #expect(await mirror.stop().failure == nil)
+        }
+    }
+
+    /// A speaker has no screen: refused before anything is captured (the
+    /// display does not exist, so capturing first would fail otherwise) or launched.
+    @Test func aDeviceWithoutAScreenIsRefusedBeforeTheCaptureOpens() async throws {
+        let emulator = try CastEmulator(logger: StreamingFixture.logger)
+        try await emulator.start()
+        var speaker = emulator.loopbackDevice
+        (speaker.capabilities, speaker.source) = ([.audioOut], .multicastDNS)
+        let link = try await CastDeviceLink.connect(
+            to: speaker, configuration: CastConnectionConfiguration(deviceAuthentication: .off),
+            factory: [emulator].inMemoryConnectionFactory, logger: StreamingFixture.logger)
+        await #expect {
+            try await DesktopMirror.start(
+                on: link,
+                configuration: DesktopMirror.Configuration(capture: ScreenCaptureConfiguration(display: ":4242")),
+                logger: StreamingFixture.logger)
+        } throws: { error in
+            (error as? CastRemoteDisplayError)?.code == .launchFailed
+        }
+        #expect(emulator.runningApplication == nil)
+        await link.close()
+        await emulator.stop()
+    }
+
+    /// A 320×240 Xvfb with something drawn, the emulator started, a link
+    /// to it and a mirror of the display started on it; all torn down after `body`.
+    private static func withMirror(_ body: (CastEmulator, DesktopMirror) async throws -> Void) async throws {
+        try await RealTimeTurns.take(.thisProcess) {
+            try await VirtualDisplay.with(width: 320, height: 240) { display in
+                let painter = try XPainter(display: display.name, x: 0, y: 0, width: 320, height: 240)
+                painter.draw([UInt8](repeating: 120, count: 320 * 240 * 4))
+                let emulator = try CastEmulator(logger: StreamingFixture.logger)
+                try await emulator.start()
+                let link = try await CastDeviceLink.connect(
+                    to: emulator.loopbackDevice, configuration: CastConnectionConfiguration(deviceAuthentication: .off),
+                    factory: [emulator].inMemoryConnectionFactory, logger: StreamingFixture.logger)
+                let result: Result<Void, any Error>
+                do {
+                    let mirror = try await DesktopMirror.start(
+                        on: link,
+                        configuration: DesktopMirror.Configuration(
+                            capture: ScreenCaptureConfiguration(display: display.name, showsCursor: false)),
+                        logger: StreamingFixture.logger)
+                    try await body(emulator, mirror)
+                    _ = await mirror.stop()
+                    result = .success(())
+                } catch {
+                    result = .failure(error)
+                }
+                await link.close()
+                await emulator.stop()
+                try result.get()
+            }
+        }
+    }
+}
