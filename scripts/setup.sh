@@ -21,6 +21,8 @@ packages=(
     libpipewire-0.3-dev # CPipeWire (CastCapture): Wayland screen-cast streams
     libdbus-1-dev       # CDBus (CastCapture): the XDG desktop portal
     xvfb                # capture tests: a real X server, started by the tests
+    sway                # Wayland session tests: a wlroots desktop, headless, run unprivileged…
+    xwayland            #   …with Xwayland, whose black root X capture must refuse
     pulseaudio          # capture tests: a real sound server, started by the tests
     pulseaudio-utils    # capture tests: pacat plays the test tone into it
     dbus-daemon         # portal and MPRIS tests: a session bus, started by the tests

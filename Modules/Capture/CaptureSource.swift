@@ -17,6 +17,16 @@ public enum CaptureSource: Sendable, Hashable, CustomStringConvertible {
     /// the second time.
     case portal
 
+    /// What this session's desktop shares: ``portal`` in a Wayland
+    /// session (`XDG_SESSION_TYPE=wayland`, or `WAYLAND_DISPLAY` set), where
+    /// X11 reads only Xwayland's windows over a black root; else the X ``screen``.
+    public static func forCurrentSession(environment: [String: String]) -> CaptureSource {
+        if environment["XDG_SESSION_TYPE"] == "wayland" || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty {
+            return .portal
+        }
+        return .screen
+    }
+
     public var description: String {
         switch self {
         case .screen: "screen"

@@ -32,7 +32,7 @@ import Testing
                     configuration: ScreenCaptureConfiguration(
                         source: .portal, showsCursor: false, busAddress: desktop.busAddress))
                 #expect(capture.sourceSize == RemoteDisplayConfiguration.Resolution(width: 640, height: 360))
-                #expect(capture.restoreToken == "restore-1")
+                #expect(capture.restoreToken.flatMap(UUID.init(uuidString:)) != nil)  // the portal's tokens are UUIDs
                 let session = try await fixture.channel.beginSession(
                     configuration: RemoteDisplayConfiguration(
                         resolutions: [capture.sourceSize], audio: nil, adaptsToCongestion: false))
@@ -94,9 +94,31 @@ import Testing
             #expect(starts == [true, false])
             let selections = portal.calls().filter { $0["call"] as? String == "SelectSources" }
             #expect(
-                (selections.last?["options"] as? [String: any Sendable])?["restore_token"] as? String == "restore-1")
+                (selections.last?["options"] as? [String: any Sendable])?["restore_token"] as? String
+                    == first.restoreToken)
             // The cursor is asked for, drawn by the compositor.
             #expect((selections.first?["options"] as? [String: any Sendable])?["cursor_mode"] as? Int == 2)
+            await portal.stop()
+        }
+    }
+
+    /// A token the portal refuses (not a UUID: a file from elsewhere, a
+    /// stand-in's) is dropped and the desktop asks again: the cast goes on.
+    @Test func aRestoreTokenThePortalRefusesLeadsToTheDialogAgain() async throws {
+        try await ScreenCastDesktop.with { desktop in
+            let source = try PipeWireVideoSource(socket: desktop.pipeWireSocket, width: 320, height: 240)
+            source.show([UInt8](repeating: 90, count: 320 * 240 * 4))
+            let portal = try await desktop.startPortal(node: try await source.nodeID(), width: 320, height: 240)
+            let capture = try await ScreenCapture.open(
+                configuration: ScreenCaptureConfiguration(
+                    source: .portal, busAddress: desktop.busAddress, restoreToken: "restore-1"))
+            #expect(capture.sourceSize == RemoteDisplayConfiguration.Resolution(width: 320, height: 240))
+            #expect(capture.restoreToken.flatMap(UUID.init(uuidString:)) != nil)
+            let selections = portal.calls().filter { $0["call"] as? String == "SelectSources" }
+            let tokens = selections.map { ($0["options"] as? [String: any Sendable])?["restore_token"] as? String }
+            #expect(tokens == ["restore-1", nil])
+            let starts = portal.calls().filter { $0["call"] as? String == "Start" }.map { $0["dialog"] as? Bool }
+            #expect(starts == [true])
             await portal.stop()
         }
     }

@@ -6,19 +6,26 @@ answers as the portal does (version 4, per
 https://flatpak.github.io/xdg-desktop-portal/docs/doc-org.freedesktop.portal.ScreenCast.html):
 every request returns a Request object path at once and answers later
 through that object's Response signal. Start "shows the dialog" unless
-SelectSources brought a restore token it issued, and grants the PipeWire
+SelectSources brought a restore token it issued (a UUID, as the real
+portal's are), and grants the PipeWire
 node given on the command line (or, with --answer cancel, answers 1: the
 user cancelled; with --answer fail, 2: the interaction ended another way,
 as a backend that cannot capture does — xdg-desktop-portal-wlr 0.7.0
 without a GPU, for one). OpenPipeWireRemote hands out a socket connected to the
-PipeWire daemon, as the real portal hands out a restricted remote.
+PipeWire daemon, as the real portal hands out a restricted remote. A
+restore token that is not a UUID fails SelectSources with the error
+xdg-desktop-portal 1.16's own front end returns before any backend sees it
+(org.freedesktop.portal.Error.InvalidArgument, "Restore token is not a
+valid UUID string": both strings are in Debian 12's /usr/libexec/xdg-desktop-portal).
 
 Every call is appended to the --log file as one JSON line; the first line
 is {"ready": true} once the bus name is owned.
 """
 import argparse
 import json
+import re
 import socket
+import uuid
 
 import dbus
 import dbus.mainloop.glib
@@ -116,7 +123,13 @@ class Portal(dbus.service.Object):
     @dbus.service.method(IFACE, in_signature="oa{sv}", out_signature="o", sender_keyword="sender")
     def SelectSources(self, session, opts, sender=None):
         log({"call": "SelectSources", "session": str(session), "options": plain(opts)})
-        self.restoring = str(opts.get("restore_token", "")) in self.issued_tokens
+        token = str(opts.get("restore_token", ""))
+        if token:
+            if not re.fullmatch(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}", token):
+                raise dbus.exceptions.DBusException(
+                    "Restore token is not a valid UUID string",
+                    name="org.freedesktop.portal.Error.InvalidArgument")
+        self.restoring = token in self.issued_tokens
         return self.respond(sender, opts["handle_token"], 0, {})
 
     @dbus.service.method(IFACE, in_signature="osa{sv}", out_signature="o", sender_keyword="sender")
@@ -124,7 +137,7 @@ class Portal(dbus.service.Object):
         log({"call": "Start", "dialog": not self.restoring})
         if options.answer in ("cancel", "fail") and not self.restoring:
             return self.respond(sender, opts["handle_token"], 1 if options.answer == "cancel" else 2, {})
-        token = "restore-%d" % (len(self.issued_tokens) + 1)
+        token = str(uuid.uuid4())
         self.issued_tokens.add(token)
         size = dbus.Struct((dbus.Int32(options.width), dbus.Int32(options.height)), signature="ii")
         properties = dbus.Dictionary({"size": size, "source_type": dbus.UInt32(1)}, signature="sv")

@@ -8,8 +8,9 @@ struct CaptureOptions: ParsableArguments {
     @Option(
         parsing: .upToNextOption,
         help: ArgumentHelp(
-            "Mirror this machine instead: screen, output NAME (a RandR monitor) or window ID (xwininfo's id) on X11; "
-                + "portal on Wayland (the desktop asks which screen or window; the answer is remembered).",
+            "Mirror this machine instead: auto (the portal in a Wayland session, else the X screen); screen, "
+                + "output NAME (a RandR monitor) or window ID (xwininfo's id) on X11; portal on Wayland (the desktop "
+                + "asks which screen or window; the answer is remembered).",
             valueName: "source"))
     var capture: [String] = []
     @Option(help: "The X display to capture (default: $DISPLAY).") var display: String?
@@ -27,6 +28,7 @@ struct CaptureOptions: ParsableArguments {
     /// The source `--capture` names.
     func source() throws -> CaptureSource {
         switch (self.capture.first, self.capture.count) {
+        case ("auto", 1): return .forCurrentSession(environment: ProcessInfo.processInfo.environment)
         case ("screen", 1): return .screen
         case ("portal", 1): return .portal
         case ("output", 2): return .output(self.capture[1])
@@ -38,7 +40,7 @@ struct CaptureOptions: ParsableArguments {
             }
             return .window(id)
         default:
-            throw ValidationError("--capture takes screen, output NAME, window ID or portal")
+            throw ValidationError("--capture takes auto, screen, output NAME, window ID or portal")
         }
     }
 

@@ -1,3 +1,4 @@
+import CastCapture
 import CastKit
 import CastTray
 import Foundation
@@ -34,9 +35,9 @@ final class CastingProcess: Sendable {
         switch kind {
         case .screen:
             // Wayland has no screen to read: the portal asks which (the desktop's own chooser).
-            let source = ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] == nil ? "screen" : "portal"
-            arguments = ["screen", "--capture", source]
-            if source == "screen", let display { arguments += ["--display", display] }
+            let source = CaptureSource.forCurrentSession(environment: ProcessInfo.processInfo.environment)
+            arguments = ["screen", "--capture", source == .portal ? "portal" : "screen"]
+            if source == .screen, let display { arguments += ["--display", display] }
         case .window:
             arguments = ["screen", "--capture", "portal"]
         case .sound:

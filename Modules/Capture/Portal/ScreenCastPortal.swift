@@ -105,7 +105,17 @@ package final class ScreenCastPortal: @unchecked Sendable {
             selection["persist_mode"] = .uint32(Self.persistUntilRevoked)
             if let restoreToken { selection["restore_token"] = .string(restoreToken) }
         }
-        _ = try self.request("SelectSources", [.objectPath(session)], options: selection, until: deadline, isCancelled)
+        do {
+            _ = try self.request(
+                "SelectSources", [.objectPath(session)], options: selection, until: deadline, isCancelled)
+        } catch  where selection["restore_token"] != nil && Self.isInvalidArgument(error) {
+            // The portal refused the token itself (xdg-desktop-portal's front end
+            // takes only a UUID: "Restore token is not a valid UUID string"):
+            // ask without it, so the user chooses again instead of the cast failing.
+            selection["restore_token"] = nil
+            _ = try self.request(
+                "SelectSources", [.objectPath(session)], options: selection, until: deadline, isCancelled)
+        }
 
         let started = try self.request(
             "Start", [.objectPath(session), .string("")], options: [:], until: deadline, isCancelled)
@@ -127,6 +137,11 @@ package final class ScreenCastPortal: @unchecked Sendable {
         return ScreenCastGrant(
             pipeWireRemote: descriptor, nodeID: stream.nodeID, size: stream.size,
             restoreToken: started["restore_token"]?.string)
+    }
+
+    /// Whether `error` is the portal refusing a call's arguments (`org.freedesktop.portal.Error.InvalidArgument`).
+    private static func isInvalidArgument(_ error: CaptureError) -> Bool {
+        (error.cause as? SessionBus.Failure)?.name == "org.freedesktop.portal.Error.InvalidArgument"
     }
 
     /// The first stream of Start's results — `streams`, `a(ua{sv})`: each a

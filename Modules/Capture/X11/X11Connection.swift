@@ -25,7 +25,8 @@ final class X11Connection {
         guard xcb_connection_has_error(connection) == 0 else {
             xcb_disconnect(connection)
             throw CaptureError(
-                .displayUnavailable, "cannot connect to X display \(display ?? Self.environmentDisplay)")
+                .displayUnavailable,
+                "cannot connect to X display \(display ?? Self.environmentDisplay)\(Self.waylandHint)")
         }
         self.connection = connection
         guard let setup = xcb_get_setup(connection) else {
@@ -56,6 +57,20 @@ final class X11Connection {
 
     /// Whether the connection broke (the server went away or a protocol error closed it).
     var isBroken: Bool { xcb_connection_has_error(self.connection) != 0 }
+
+    /// Whether the server is Xwayland, which names its RandR outputs
+    /// `XWAYLAND0`, `XWAYLAND1`… (seen with sway 1.7 and Xwayland 22.1.9:
+    /// `xrandr --listmonitors` lists `XWAYLAND0` alone; it has no extension of its own to ask).
+    var isXwayland: Bool {
+        (try? self.monitors())?.contains { $0.name.hasPrefix("XWAYLAND") } ?? false
+    }
+
+    /// What to do instead, in a Wayland session: its screen is not an X display.
+    private static var waylandHint: String {
+        guard getenv("WAYLAND_DISPLAY") != nil else { return "" }
+        return "; this is a Wayland session: share the screen through the desktop's portal "
+            + "(cast screen --capture portal)"
+    }
 
     private static var environmentDisplay: String {
         getenv("DISPLAY").map { String(cString: $0) } ?? "(DISPLAY is unset)"

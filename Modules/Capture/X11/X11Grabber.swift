@@ -49,6 +49,14 @@ final class X11Grabber: FrameGrabber, @unchecked Sendable {
             throw CaptureError(.extensionMissing, "the X server has no XFixes extension")
         }
         free(fixesVersion)
+        // A window is its own picture, on Xwayland too; the root is not.
+        let readsTheRoot: Bool = if case .window = source { false } else { true }
+        if readsTheRoot, display.isXwayland {
+            throw CaptureError(
+                .waylandDesktop,
+                "\(name ?? "this display") is Xwayland: it shows only X windows over black, not the Wayland desktop; "
+                    + "share the screen through the desktop's portal instead (cast screen --capture portal)")
+        }
         if case .output(let name) = source {
             guard let atom = try display.monitorAtom(name) else { throw Self.noMonitor(name, on: display) }
             self.outputAtom = atom

@@ -1,0 +1,79 @@
+import Foundation
+
+/// A Wayland desktop for a test: sway 1.7, headless (no GPU, no input, the
+/// pixman renderer), run by an ``UnprivilegedUser`` (sway refuses root),
+/// with Xwayland for X programs, as a wlroots desktop runs on a laptop.
+public final class HeadlessSway: Sendable {
+    /// The Wayland socket's name (`WAYLAND_DISPLAY`), in ``runtimeDirectory``.
+    public let waylandDisplay: String
+    /// Xwayland's display (`:0`…), which sway gives the programs it starts.
+    public let xDisplay: String
+    /// The session's `XDG_RUNTIME_DIR`.
+    public let runtimeDirectory: String
+    private let process: DaemonProcess
+
+    private init(waylandDisplay: String, xDisplay: String, runtimeDirectory: String, process: DaemonProcess) {
+        self.waylandDisplay = waylandDisplay
+        self.xDisplay = xDisplay
+        self.runtimeDirectory = runtimeDirectory
+        self.process = process
+    }
+
+    /// What a program of this session has: the user's environment, the runtime directory and both displays.
+    public func environment(of user: UnprivilegedUser) -> [String: String] {
+        user.environment.merging([
+            "XDG_RUNTIME_DIR": self.runtimeDirectory, "WAYLAND_DISPLAY": self.waylandDisplay,
+            "XDG_SESSION_TYPE": "wayland", "DISPLAY": self.xDisplay,
+        ]) { _, new in new }
+    }
+
+    /// Runs `body` with sway started for `user`; stops it after.
+    public static func with<Result>(
+        as user: UnprivilegedUser, _ body: (HeadlessSway) async throws -> Result
+    ) async throws -> Result {
+        let sway = try await Self.start(as: user)
+        do {
+            let result = try await body(sway)
+            await sway.process.stop()
+            return result
+        } catch {
+            await sway.process.stop()
+            throw error
+        }
+    }
+
+    private static func start(as user: UnprivilegedUser) async throws -> HeadlessSway {
+        let runtime = user.home.appendingPathComponent("run")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        let ready = user.home.appendingPathComponent("session")
+        // sway's `exec` runs once its Wayland socket and Xwayland's display exist.
+        let config = user.home.appendingPathComponent("sway.config")
+        try """
+        xwayland enable
+        exec sh -c 'echo "$WAYLAND_DISPLAY $DISPLAY" > \(ready.path).part && mv \(ready.path).part \(ready.path)'
+        """.write(to: config, atomically: true, encoding: .utf8)
+        if getuid() == 0 {
+            for path in [runtime.path, config.path] { chown(path, UnprivilegedUser.uid, UnprivilegedUser.uid) }
+        }
+        chmod(runtime.path, 0o700)
+        let command = try user.command(["/usr/bin/sway", "--config", config.path])
+        let process = try DaemonProcess(
+            command[0], Array(command.dropFirst()),
+            environment: user.environment.merging([
+                "XDG_RUNTIME_DIR": runtime.path, "WLR_BACKENDS": "headless", "WLR_LIBINPUT_NO_DEVICES": "1",
+                "WLR_RENDERER": "pixman",
+            ]) { _, new in new })
+        let started = await DaemonProcess.wait(for: .seconds(20)) {
+            process.hasExited || FileManager.default.fileExists(atPath: ready.path)
+        }
+        guard started, !process.hasExited,
+            let line = try? String(contentsOf: ready, encoding: .utf8).split(separator: " "), line.count == 2
+        else {
+            await process.stop()
+            throw TestDaemonError.didNotStart("sway (headless) wrote no session file within 20 s")
+        }
+        return HeadlessSway(
+            waylandDisplay: String(line[0]), xDisplay: line[1].trimmingCharacters(in: .whitespacesAndNewlines),
+            runtimeDirectory: runtime.path, process: process)
+    }
+}
