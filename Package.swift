@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "CastSystemSleep", targets: ["CastSystemSleep"]),
         .library(name: "CastTray", targets: ["CastTray"]),
         .library(name: "CastRemoteDisplay", targets: ["CastRemoteDisplay"]),
+        .library(name: "CastSoundCapture", targets: ["CastSoundCapture"]),
         .library(name: "CastCapture", targets: ["CastCapture"]),
         .library(name: "CastSpeakers", targets: ["CastSpeakers"]),
         .library(name: "CastMediaServer", targets: ["CastMediaServer"]),
@@ -226,14 +227,27 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
-        // Screen and sound capture for Remote Display (X11 through XCB, the
-        // desktop's sound through libpulse): its own product, so apps that do
-        // not capture never link X11 or PulseAudio.
+        // The desktop's sound for Remote Display, through libpulse (PulseAudio
+        // or PipeWire's pulse server): its own product, so a sound-only app
+        // (CastSpeakers) never links X11, PipeWire's video or D-Bus.
+        .target(
+            name: "CastSoundCapture",
+            dependencies: [
+                "CastRemoteDisplay", "CPulse",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Modules/SoundCapture",
+            swiftSettings: strictSettings
+        ),
+        // Screen capture for Remote Display (X11 through XCB, Wayland through
+        // the portal and PipeWire) and desktop mirroring, with the sound of
+        // CastSoundCapture, which it re-exports: its own product, so apps that
+        // do not capture never link X11 or PipeWire.
         .target(
             name: "CastCapture",
             dependencies: [
-                "CastRemoteDisplay", "CastChannels", "CastDiscovery", "CastLogging", "CastTransport", "CXCB", "CPulse",
-                "CYUV", "CPipeWire", "CDBus", "CastDBus",
+                "CastSoundCapture", "CastRemoteDisplay", "CastChannels", "CastDiscovery", "CastLogging",
+                "CastTransport", "CXCB", "CYUV", "CPipeWire", "CDBus", "CastDBus",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             path: "Modules/Capture",
@@ -241,11 +255,11 @@ let package = Package(
         ),
         // Cast devices as the desktop's sound outputs: a sink per device in the
         // user's sound server (libpulse), streaming while sound reaches it. Its
-        // own product, like CastCapture, whose sound recording it uses.
+        // own product, like CastSoundCapture, whose sound recording it uses.
         .target(
             name: "CastSpeakers",
             dependencies: [
-                "CastCapture", "CastRemoteDisplay", "CastChannels", "CastTransport", "CastDiscovery", "CastCommon",
+                "CastSoundCapture", "CastRemoteDisplay", "CastChannels", "CastTransport", "CastDiscovery", "CastCommon",
                 "CastLogging", "CPulse",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -59,14 +59,14 @@ public final class ScreenCapture: Sendable {
     /// they answer: call it off the cooperative pool, or use
     /// ``open(configuration:)``), then the PipeWire stream it grants.
     ///
-    /// - Throws: ``CaptureError/Code-swift.struct/displayUnavailable``,
-    ///   ``CaptureError/Code-swift.struct/extensionMissing``,
-    ///   ``CaptureError/Code-swift.struct/sourceNotFound``,
-    ///   ``CaptureError/Code-swift.struct/unsupportedPixelFormat`` or
-    ///   ``CaptureError/Code-swift.struct/invalidConfiguration``; for the
-    ///   portal ``CaptureError/Code-swift.struct/portalUnavailable``,
-    ///   ``CaptureError/Code-swift.struct/permissionDenied`` or
-    ///   ``CaptureError/Code-swift.struct/pipeWireUnavailable``.
+    /// - Throws: `CaptureError.Code.displayUnavailable`,
+    ///   `CaptureError.Code.extensionMissing`,
+    ///   `CaptureError.Code.sourceNotFound`,
+    ///   `CaptureError.Code.unsupportedPixelFormat` or
+    ///   `CaptureError.Code.invalidConfiguration`; for the
+    ///   portal `CaptureError.Code.portalUnavailable`,
+    ///   `CaptureError.Code.permissionDenied` or
+    ///   `CaptureError.Code.pipeWireUnavailable`.
     public convenience init(configuration: ScreenCaptureConfiguration) throws(CaptureError) {
         try self.init(configuration: configuration, isCancelled: { false })
     }
@@ -125,8 +125,8 @@ public final class ScreenCapture: Sendable {
     /// The monitors of the X display `display` (`nil`: `DISPLAY`), by the
     /// names ``CaptureSource/output(_:)`` takes.
     ///
-    /// - Throws: ``CaptureError/Code-swift.struct/displayUnavailable`` or
-    ///   ``CaptureError/Code-swift.struct/extensionMissing`` (no RandR 1.5).
+    /// - Throws: `CaptureError.Code.displayUnavailable` or
+    ///   `CaptureError.Code.extensionMissing` (no RandR 1.5).
     public static func monitors(display: String? = nil) throws(CaptureError) -> [X11Monitor] {
         try X11Connection(display: display).monitors()
     }
@@ -149,9 +149,9 @@ public final class ScreenCapture: Sendable {
     /// Captures one picture now into `frame`, scaled and converted, for
     /// apps that pace capture themselves; only before ``start(streamingTo:)``.
     ///
-    /// - Throws: ``CaptureError/Code-swift.struct/invalidConfiguration`` once
-    ///   started; ``CaptureError/Code-swift.struct/sourceVanished`` or
-    ///   ``CaptureError/Code-swift.struct/captureFailed`` when the read fails.
+    /// - Throws: `CaptureError.Code.invalidConfiguration` once
+    ///   started; `CaptureError.Code.sourceVanished` or
+    ///   `CaptureError.Code.captureFailed` when the read fails.
     public func captureFrame(into frame: inout PixelBuffer) throws(CaptureError) {
         let failure = self.grabber.withLockedValue { grabber -> CaptureError? in
             guard let grabber else { return CaptureError(.invalidConfiguration, "capture already started") }
@@ -171,7 +171,7 @@ public final class ScreenCapture: Sendable {
     /// Starts capturing into `session` on a thread of its own; it runs
     /// until ``stop()``, the session ends, or the source goes away.
     ///
-    /// - Throws: ``CaptureError/Code-swift.struct/invalidConfiguration`` when
+    /// - Throws: `CaptureError.Code.invalidConfiguration` when
     ///   already started (a capture runs once), or when the session has no video stream.
     public func start(streamingTo session: RemoteDisplaySession) throws(CaptureError) {
         guard session.configuration.resolution.width > 0, session.createPixelBuffer() != nil else {
@@ -204,7 +204,7 @@ public final class ScreenCapture: Sendable {
     public var hasEnded: Bool { self.completion.hasEnded }
 
     /// Waits until capture ends: `nil` when it was stopped or the session
-    /// ended, the error otherwise (``CaptureError/Code-swift.struct/sourceVanished``
+    /// ended, the error otherwise (`CaptureError.Code.sourceVanished`
     /// when the window closed, the X server went away or the user stopped
     /// sharing through the portal).
     public func finished() async -> CaptureError? {

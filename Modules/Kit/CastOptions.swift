@@ -48,7 +48,7 @@ public struct CastOptions: Sendable {
     /// How ``CastContext/deviceDetails`` asks devices for their manufacturer
     /// and model: their setup server's ports and the timeout. `nil` never asks.
     public var deviceDetails: CastDeviceDetails.FetchConfiguration? = CastDeviceDetails.FetchConfiguration()
-    /// Makes the connections sessions open (``CastConnectionFactory``);
+    /// Makes the connections sessions open (`CastConnectionFactory`);
     /// `nil`, the default, connects over the network to each of the
     /// device's addresses. Tests join an emulator in memory through it
     /// (`CastEmulator.inMemoryConnection(configuration:logger:)`).

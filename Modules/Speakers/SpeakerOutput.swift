@@ -1,8 +1,8 @@
-import CastCapture
 import CastChannels
 import CastCommon
 import CastDiscovery
 import CastLogging
+import CastSoundCapture
 import Logging
 
 /// One sink and, while sound reaches it, its streams: to its device, or —

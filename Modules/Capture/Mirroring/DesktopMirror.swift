@@ -104,10 +104,10 @@ extension DesktopMirror {
     ///   - configuration: what to capture and how to send it.
     ///   - logger: the log hub.
     ///   - clock: where ``stop(stoppingApplication:)`` waits for the last acknowledgements.
-    /// - Throws: ``CastRemoteDisplayError`` `launchFailed` when the device
+    /// - Throws: `CastRemoteDisplayError` `launchFailed` when the device
     ///   has no screen (its capabilities lack video out), `codecFailure`
     ///   when this machine cannot encode, or the launch's error;
-    ///   ``CaptureError`` when the source cannot be captured.
+    ///   `CaptureError` when the source cannot be captured.
     public static func start(
         on link: CastDeviceLink, configuration: Configuration, logger: CastLogger = .shared,
         clock: any Clock<Duration> = ContinuousClock()

@@ -26,7 +26,7 @@ import Musl
 ///
 /// The node going away (the user stopped sharing, the compositor quit),
 /// the stream failing or the connection breaking end the capture with
-/// ``CaptureError/Code-swift.struct/sourceVanished``.
+/// `CaptureError.Code.sourceVanished`.
 //
 // @unchecked Sendable: all mutable state is guarded by the PipeWire thread
 // loop's lock, taken by its own thread around every callback and by the
@@ -71,8 +71,8 @@ final class PipeWireGrabber: FrameGrabber, @unchecked Sendable {
     /// now owns) to node `nodeID`, and waits up to `timeout` for the
     /// stream's format. `portal`, when given, is closed with the grabber.
     ///
-    /// - Throws: ``CaptureError/Code-swift.struct/pipeWireUnavailable``
-    ///   when the connection fails; ``CaptureError/Code-swift.struct/sourceNotFound``
+    /// - Throws: `CaptureError.Code.pipeWireUnavailable`
+    ///   when the connection fails; `CaptureError.Code.sourceNotFound`
     ///   when no format arrives in time (no such node, no 32-bit format, or
     ///   no session manager to link the stream).
     init(

@@ -53,7 +53,7 @@ package final class ScreenCastPortal: @unchecked Sendable {
 
     /// Connects to the session bus at `busAddress` (`nil`: `DBUS_SESSION_BUS_ADDRESS`).
     ///
-    /// - Throws: ``CaptureError/Code-swift.struct/portalUnavailable`` without a session bus.
+    /// - Throws: `CaptureError.Code.portalUnavailable` without a session bus.
     init(busAddress: String?) throws(CaptureError) {
         do {
             self.bus = try SessionBus(address: busAddress)
@@ -73,10 +73,10 @@ package final class ScreenCastPortal: @unchecked Sendable {
     /// Asks the desktop for one monitor or window (the user chooses, unless
     /// `restoreToken` names an earlier grant) and opens its PipeWire remote.
     ///
-    /// - Throws: ``CaptureError/Code-swift.struct/portalUnavailable`` (no
-    ///   portal, or it failed), ``CaptureError/Code-swift.struct/permissionDenied``
+    /// - Throws: `CaptureError.Code.portalUnavailable` (no
+    ///   portal, or it failed), `CaptureError.Code.permissionDenied`
     ///   (refused, or not answered within `timeout`),
-    ///   ``CaptureError/Code-swift.struct/pipeWireUnavailable``.
+    ///   `CaptureError.Code.pipeWireUnavailable`.
     func start(
         showsCursor: Bool, restoreToken: String?, timeout: Duration, isCancelled: () -> Bool
     ) throws(CaptureError) -> ScreenCastGrant {

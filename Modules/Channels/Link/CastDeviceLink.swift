@@ -14,7 +14,7 @@ public import CastTransport
 /// the ``ReceiverChannel``. ``join(_:attaching:)`` then reaches a running
 /// app's transport; ``ReceiverChannel/launch(appID:options:knownStatus:)``
 /// launches or joins one. Reconnecting is the caller's loop over
-/// ``ReconnectPolicy/retry(on:immediately:retryingWhen:attempt:)``, which makes a new link.
+/// `ReconnectPolicy.retry(on:immediately:retryingWhen:attempt:)`, which makes a new link.
 public struct CastDeviceLink: Sendable {
     /// The device, as it was when connected.
     public let device: CastDevice
@@ -30,12 +30,12 @@ public struct CastDeviceLink: Sendable {
     /// Connects to `device` and opens its platform channel.
     ///
     /// - Parameters:
-    ///   - device: where to connect: its ``CastDevice/addresses`` in turn, IPv4 first, at its port.
+    ///   - device: where to connect: its `CastDevice.addresses` in turn, IPv4 first, at its port.
     ///   - configuration: timeouts, heartbeat and device authentication.
     ///   - factory: makes each connection; ``CastConnectionFactory/network`` by default.
     ///   - receiver: the platform channel to attach (a session keeps one across reconnections).
     ///   - logger: the log hub.
-    /// - Throws: ``CastTransportError``: `connectionFailed` when the device
+    /// - Throws: `CastTransportError`: `connectionFailed` when the device
     ///   has no address, or the last address's failure (refused, timed out,
     ///   device authentication) when none answers.
     public static func connect(

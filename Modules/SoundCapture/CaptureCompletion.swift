@@ -1,7 +1,7 @@
 import NIOConcurrencyHelpers
 
 /// How a capture's thread ended, told once to everyone who waits for it.
-final class CaptureCompletion: Sendable {
+package final class CaptureCompletion: Sendable {
     private struct State {
         var ended = false
         var error: CaptureError?
@@ -11,10 +11,12 @@ final class CaptureCompletion: Sendable {
     private let state = NIOLockedValueBox(State())
 
     /// Whether the thread ended.
-    var hasEnded: Bool { self.state.withLockedValue { $0.ended } }
+    package init() {}
+
+    package var hasEnded: Bool { self.state.withLockedValue { $0.ended } }
 
     /// Records the end (the first call wins) and wakes the waiters.
-    func finish(_ error: CaptureError?) {
+    package func finish(_ error: CaptureError?) {
         let waiters = self.state.withLockedValue { state -> [CheckedContinuation<CaptureError?, Never>] in
             guard !state.ended else { return [] }
             state.ended = true
@@ -26,7 +28,7 @@ final class CaptureCompletion: Sendable {
     }
 
     /// Waits for the end: `nil` when stopped or the session ended, the error that stopped it otherwise.
-    func wait() async -> CaptureError? {
+    package func wait() async -> CaptureError? {
         await withCheckedContinuation { continuation in
             let ended = self.state.withLockedValue { state -> CaptureError?? in
                 if state.ended { return .some(state.error) }

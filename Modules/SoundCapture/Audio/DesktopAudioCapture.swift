@@ -11,7 +11,7 @@ import NIOConcurrencyHelpers
 /// as 48 kHz stereo float in chunks of ``DesktopAudioConfiguration/chunkDuration``;
 /// each chunk is stamped with the host time its first sample was captured
 /// (now, less the server's reported recording latency and the chunk's
-/// length), the clock ``ScreenCapture`` stamps pictures with, so sound and
+/// length), the clock `ScreenCapture` stamps pictures with, so sound and
 /// pictures play in sync.
 public final class DesktopAudioCapture: Sendable {
     /// The rate sound is recorded at: the session's, so nothing is resampled.

@@ -33,7 +33,7 @@ public struct CaptureError: Error, Sendable, CustomStringConvertible {
         /// The X display is Xwayland, a Wayland desktop's server for X
         /// programs: its screen shows only their windows, over black, so
         /// the screen or a monitor of it cannot be mirrored; share it through
-        /// the desktop's portal (``CaptureSource/portal``) instead.
+        /// the desktop's portal (`CaptureSource.portal`) instead.
         public static let waylandDesktop = Code("waylandDesktop")
         /// A capture setting is out of its documented range, or capture is already running.
         public static let invalidConfiguration = Code("invalidConfiguration")
