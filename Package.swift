@@ -218,8 +218,8 @@ let package = Package(
             name: "CastRemoteDisplay",
             dependencies: [
                 "CastCommon",
-                "CastLogging", "CastTransport", "CastChannels", "CVPX", "COpus", "CSampleRate", "COpenSSL", "CYUV",
-                "CTimerFD",
+                "CastLogging", "CastTransport", "CastChannels", "CVPX", "CH264", "COpus", "CSampleRate", "COpenSSL",
+                "CYUV", "CTimerFD",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
@@ -307,6 +307,7 @@ let package = Package(
                 "CastMedia",
                 "CastRemoteDisplay",
                 "CVPX",
+                "CAVCodec",
                 "COpus",
                 "CYUV",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -384,6 +385,18 @@ let package = Package(
             path: "Modules/System/CVPX",
             pkgConfig: "vpx",
             providers: [.apt(["libvpx-dev"])]
+        ),
+        .systemLibrary(
+            name: "CH264",
+            path: "Modules/System/CH264",
+            pkgConfig: "openh264",
+            providers: [.apt(["libopenh264-dev"])]
+        ),
+        .systemLibrary(
+            name: "CAVCodec",
+            path: "Modules/System/CAVCodec",
+            pkgConfig: "libavcodec",
+            providers: [.apt(["libavcodec-dev"])]
         ),
         .systemLibrary(
             name: "COpus",

@@ -8,6 +8,8 @@ set -euo pipefail
 # Debian package → why it is needed.
 packages=(
     libvpx-dev          # CVPX: VP8 encoder/decoder
+    libopenh264-dev     # CH264: H.264 encoder (Cisco's OpenH264, BSD-2-Clause)
+    libavcodec-dev      # CAVCodec (the emulator): FFmpeg's H.264 decoder, one we did not write
     libopus-dev         # COpus: Opus encoder/decoder
     libsamplerate0-dev  # CSampleRate: audio resampling
     libssl-dev          # COpenSSL: AES-128-CTR frame crypto

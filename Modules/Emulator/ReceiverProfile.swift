@@ -190,8 +190,10 @@ public struct ReceiverProfile: Sendable {
     /// STOP by broadcast only, no PINGs of its own, CONNECTED when asked
     /// with a protocol version, no SET_VOLUME, `attenuation` volume in 0.05
     /// steps, an ANSWER without `display` or constraints
-    /// (mirroring_application.cc:71-77), and VP9 taken over VP8 when both
-    /// are offered (its video codec order, mirroring_application.cc:72-74).
+    /// (mirroring_application.cc:71-77), and its video codec order among
+    /// those this emulator decodes: H.264, then VP9, then VP8 (it prefers
+    /// HEVC > AV1 > H.264 > VP9 > VP8 when built with FFmpeg,
+    /// mirroring_application.cc:72-74; ../shared/peers.md).
     public static let openScreen = ReceiverProfile(
         name: "open-screen",
         summary: "Open Screen standalone receiver: mirroring apps only, STOP by broadcast, no PINGs, no SET_VOLUME",
@@ -199,7 +201,7 @@ public struct ReceiverProfile: Sendable {
         launchReply: .launchStatusThenReceiverStatus, stopReply: .broadcastOnly,
         pingIDs: nil, answersConnect: true, supportsVolume: false,
         listsIdleScreen: false, volume: VolumeModel(controlType: "attenuation", stepInterval: 0.05),
-        streaming: StreamingReceiverConfiguration(videoCodecs: [.vp9, .vp8]),
+        streaming: StreamingReceiverConfiguration(videoCodecs: [.h264, .vp9, .vp8]),
         modelName: "cast_standalone_receiver", capabilities: [.videoOut, .audioOut])
 
     /// Every profile, the default first.

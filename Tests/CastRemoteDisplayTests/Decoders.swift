@@ -3,7 +3,7 @@ import CastRemoteDisplay
 import Foundation
 
 /// The luma PSNR of `decoded` against the I420 picture in `source`, dB.
-func lumaPSNR(_ source: borrowing PixelBuffer, _ decoded: VPXDecoder.Picture) -> Double {
+func lumaPSNR(_ source: borrowing PixelBuffer, _ decoded: DecodedPicture) -> Double {
     let stride = source.bytesPerRow(ofPlane: 0)
     let squaredError: Double = source.withUnsafeBytes(ofPlane: 0) { luma in
         var sum = 0.0

@@ -84,16 +84,22 @@ import Testing
             }
         }
 
-        /// Open Screen's standalone receiver takes VP9 when both are offered
-        /// (mirroring_application.cc:72-74) and gets VP9 frames it decodes;
-        /// the default profile (Open Screen's library order, VP8 first) gets VP8.
+        /// Open Screen's standalone receiver takes VP9 over VP8 and H.264 over
+        /// both (mirroring_application.cc:72-74) and decodes what it took —
+        /// H.264 with FFmpeg's decoder, not the library that encoded it; the
+        /// default profile (Open Screen's library order, VP8 first) gets VP8.
         @Test func theReceiverPicksTheCodecAndDecodesIt() async throws {
-            for (profile, codec) in [(ReceiverProfile.openScreen, VideoCodec.vp9), (.chromecastWithGoogleTV, .vp8)] {
+            let cases: [(ReceiverProfile, [VideoCodec], VideoCodec)] = [
+                (.openScreen, [.vp9, .vp8], .vp9), (.openScreen, [.vp9, .h264, .vp8], .h264),
+                (.chromecastWithGoogleTV, [.vp9, .vp8], .vp8),
+            ]
+            for (profile, offered, codec) in cases {
                 try await StreamingFixture.with(streaming: nil, profile: profile) { fixture in
                     let source = try fixture.prepareSource(width: 640, height: 360)
                     let session = try await fixture.channel.beginSession(
                         configuration: RemoteDisplayConfiguration(
-                            resolutions: [RemoteDisplayConfiguration.Resolution(width: 640, height: 360)], audio: nil))
+                            resolutions: [RemoteDisplayConfiguration.Resolution(width: 640, height: 360)],
+                            videoCodecs: offered, audio: nil))
                     #expect(session.configuration.videoCodec == codec)
                     try await source.stream(seconds: 2, to: session)
                     let report = try await fixture.report { ($0.video?.framesDecoded ?? 0) >= 20 }

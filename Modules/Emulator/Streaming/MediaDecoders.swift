@@ -4,37 +4,20 @@ import CYUV
 package import CastRemoteDisplay
 import Foundation
 
-/// libvpx's VP8 or VP9 decoder, as a receiver uses it. Not thread-safe: one owner.
-package final class VPXDecoder {
-    private var context = vpx_codec_ctx_t()
-    private let isReady: Bool
+/// A decoded I420 picture, planes without padding.
+package struct DecodedPicture: Sendable, Equatable {
+    package var width: Int
+    package var height: Int
+    package var planes: [[UInt8]]
 
-    /// A decoded I420 picture, planes without padding.
-    package struct Picture: Sendable, Equatable {
-        package var width: Int
-        package var height: Int
-        package var planes: [[UInt8]]
+    package init(width: Int, height: Int, planes: [[UInt8]]) {
+        self.width = width
+        self.height = height
+        self.planes = planes
     }
 
-    package init(codec: VideoCodec = .vp8) {
-        let interface = codec == .vp9 ? vpx_codec_vp9_dx() : vpx_codec_vp8_dx()
-        self.isReady = cvpx_codec_dec_init(&self.context, interface, nil, 0) == VPX_CODEC_OK
-    }
-
-    deinit {
-        if self.isReady { vpx_codec_destroy(&self.context) }
-    }
-
-    /// Decodes one frame; `nil` on a decode error.
-    package func decode(_ bytes: [UInt8]) -> Picture? {
-        guard self.isReady, vpx_codec_decode(&self.context, bytes, UInt32(bytes.count), nil, 0) == VPX_CODEC_OK
-        else { return nil }
-        var iterator: vpx_codec_iter_t? = nil
-        guard let image = vpx_codec_get_frame(&self.context, &iterator)?.pointee else { return nil }
-        let width = Int(image.d_w)
-        let height = Int(image.d_h)
-        let pointers = [image.planes.0, image.planes.1, image.planes.2]
-        let strides = [Int(image.stride.0), Int(image.stride.1), Int(image.stride.2)]
+    /// Copies an I420 picture out of a decoder's planes, `strides` bytes a row.
+    init(width: Int, height: Int, copying pointers: [UnsafeMutablePointer<UInt8>?], strides: [Int]) {
         var planes: [[UInt8]] = []
         for plane in 0..<3 {
             let planeWidth = plane == 0 ? width : (width + 1) / 2
@@ -51,7 +34,47 @@ package final class VPXDecoder {
             }
             planes.append(bytes)
         }
-        return Picture(width: width, height: height, planes: planes)
+        self.init(width: width, height: height, planes: planes)
+    }
+}
+
+/// A receiver's video decoder: one encoded frame in, its picture out.
+package protocol VideoDecoding: AnyObject {
+    /// Decodes one frame; `nil` on a decode error.
+    func decode(_ bytes: [UInt8]) -> DecodedPicture?
+}
+
+/// The decoder a receiver uses for `codec`: libvpx for VP8 and VP9, FFmpeg's for H.264.
+package func makeVideoDecoder(for codec: VideoCodec) -> any VideoDecoding {
+    codec == .h264 ? H264Decoder() : VPXDecoder(codec: codec)
+}
+
+/// libvpx's VP8 or VP9 decoder, as a receiver uses it. Not thread-safe: one owner.
+package final class VPXDecoder: VideoDecoding {
+    private var context = vpx_codec_ctx_t()
+    private let isReady: Bool
+
+    /// The picture type, by its older name.
+    package typealias Picture = DecodedPicture
+
+    package init(codec: VideoCodec = .vp8) {
+        let interface = codec == .vp9 ? vpx_codec_vp9_dx() : vpx_codec_vp8_dx()
+        self.isReady = cvpx_codec_dec_init(&self.context, interface, nil, 0) == VPX_CODEC_OK
+    }
+
+    deinit {
+        if self.isReady { vpx_codec_destroy(&self.context) }
+    }
+
+    /// Decodes one frame; `nil` on a decode error.
+    package func decode(_ bytes: [UInt8]) -> DecodedPicture? {
+        guard self.isReady, vpx_codec_decode(&self.context, bytes, UInt32(bytes.count), nil, 0) == VPX_CODEC_OK
+        else { return nil }
+        var iterator: vpx_codec_iter_t? = nil
+        guard let image = vpx_codec_get_frame(&self.context, &iterator)?.pointee else { return nil }
+        return DecodedPicture(
+            width: Int(image.d_w), height: Int(image.d_h), copying: [image.planes.0, image.planes.1, image.planes.2],
+            strides: [Int(image.stride.0), Int(image.stride.1), Int(image.stride.2)])
     }
 }
 
@@ -85,7 +108,7 @@ package final class OpusDecoder {
 /// under congestion — is compared with the reference scaled to its size by
 /// libyuv's box filter, as the sender scaled it. `nil` when the sizes do
 /// not match that way.
-package func lumaPSNR(reference: [UInt8], decoded: VPXDecoder.Picture) -> Double? {
+package func lumaPSNR(reference: [UInt8], decoded: DecodedPicture) -> Double? {
     guard decoded.planes[0].count != reference.count, decoded.width > 0, decoded.height > 0 else {
         return tightLumaPSNR(reference: reference, decoded: decoded)
     }
@@ -100,7 +123,7 @@ package func lumaPSNR(reference: [UInt8], decoded: VPXDecoder.Picture) -> Double
     return tightLumaPSNR(reference: scaled, decoded: decoded)
 }
 
-private func tightLumaPSNR(reference: [UInt8], decoded: VPXDecoder.Picture) -> Double? {
+private func tightLumaPSNR(reference: [UInt8], decoded: DecodedPicture) -> Double? {
     let luma = decoded.planes[0]
     guard reference.count == luma.count, !luma.isEmpty else { return nil }
     var squaredError = 0.0

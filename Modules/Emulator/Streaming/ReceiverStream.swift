@@ -35,7 +35,7 @@ package final class ReceiverStream: @unchecked Sendable {
     let payloadType: UInt8
     let timebase: Int
     private let cipher: FrameCipher
-    private let videoDecoder: VPXDecoder?
+    private let videoDecoder: (any VideoDecoding)?
     private let audioDecoder: OpusDecoder?
     private let reference: StreamingReceiverConfiguration.VideoReference?
     private let observer: DecodedMediaObserver
@@ -73,7 +73,7 @@ package final class ReceiverStream: @unchecked Sendable {
         self.payloadType = payloadType
         self.timebase = timebase
         self.cipher = try FrameCipher(key)
-        self.videoDecoder = decodes && kind == .video ? VPXDecoder(codec: codec ?? .vp8) : nil
+        self.videoDecoder = decodes && kind == .video ? makeVideoDecoder(for: codec ?? .vp8) : nil
         self.report.codec = kind == .video ? codec : nil
         self.audioDecoder = decodes && kind == .audio ? OpusDecoder(channels: channels) : nil
         self.reference = kind == .video ? reference : nil
@@ -231,7 +231,7 @@ package final class ReceiverStream: @unchecked Sendable {
         }
     }
 
-    private func measurePicture(_ picture: VPXDecoder.Picture, capture: HostTime?) {
+    private func measurePicture(_ picture: DecodedPicture, capture: HostTime?) {
         guard let reference = self.reference else { return }
         guard let capture, let expected = reference(capture), let psnr = lumaPSNR(reference: expected, decoded: picture)
         else {

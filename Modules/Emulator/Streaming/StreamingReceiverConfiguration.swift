@@ -201,7 +201,7 @@ public struct NetworkImpairment: Sendable, Hashable {
 /// What a test sees of the emulator's decoded media (see ``StreamingReceiverConfiguration/observer``).
 package struct DecodedMediaObserver: Sendable {
     /// A decoded picture and the sender's capture time of it (`nil` before the first Sender Report).
-    package var picture: (@Sendable (HostTime?, VPXDecoder.Picture) -> Void)?
+    package var picture: (@Sendable (HostTime?, DecodedPicture) -> Void)?
     /// Decoded sound, interleaved, with its channel count and capture time.
     package var sound: (@Sendable (HostTime?, [Float], Int) -> Void)?
     /// A decoded sound frame's capture time (the sender's, through the last

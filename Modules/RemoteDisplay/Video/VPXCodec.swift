@@ -23,16 +23,15 @@ final class VPXCodec: @unchecked Sendable {
         Self.apply(configuration, to: &self.config.pointee)
         try Self.check(cvpx_codec_enc_init(self.context, interface, self.config, 0), "initialise")
         self.initialized = true
-        switch configuration.codec {
-        case .vp8:
+        if configuration.codec == .vp8 {
             // Negative: a fixed speed, not adapted to timing.
             try self.control(VP8E_SET_CPUUSED, -Int32(configuration.speed))
             try self.control(VP8E_SET_NOISE_SENSITIVITY, 0)
             try self.control(VP8E_SET_STATIC_THRESHOLD, 1)
             try self.control(
                 VP8E_SET_TOKEN_PARTITIONS, Int32(Self.tokenPartitions(threads: configuration.threadCount)))
-        case .vp9:
-            // libvpx's realtime VP9 speeds are 5…9; screen content tuning as
+        } else {
+            // VP9 (H.264 never reaches libvpx). libvpx's realtime VP9 speeds are 5…9; screen content tuning as
             // Chrome's mirroring sets it (vpx_encoder.cc:203-206).
             try self.control(VP8E_SET_CPUUSED, Int32(min(configuration.speed + 2, 9)))
             try self.control(VP8E_SET_STATIC_THRESHOLD, 1)

@@ -7,8 +7,13 @@ public enum VideoCodec: String, Sendable, Hashable, CaseIterable, CustomStringCo
     /// tuned for screen content, as Chrome's mirroring does (Chromium
     /// media/cast/encoding/vpx_encoder.cc: `VP9E_SET_TUNE_CONTENT`).
     case vp9
+    /// H.264 Constrained Baseline through OpenH264: what TVs and displays
+    /// with Cast built in decode in hardware when they take no VP9; one of
+    /// the four codecs Open Screen's receiver names as every receiver's
+    /// (cast/streaming/constants.h), its OFFER `codecName` "h264".
+    case h264
 
-    public var description: String { self.rawValue.uppercased() }
+    public var description: String { self == .h264 ? "H.264" : self.rawValue.uppercased() }
 
     /// The OFFER's `codecParameter`: Chrome's VP9 profile 0 string, level
     /// 4.0 up to 1080p30 and 4.1 above (GetCodecParameterString); nothing for VP8.

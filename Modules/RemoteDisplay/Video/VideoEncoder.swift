@@ -1,4 +1,5 @@
-/// A realtime VP8 or VP9 encoder over libvpx, configured as Cast Streaming expects.
+/// A realtime video encoder configured as Cast Streaming expects: VP8 or
+/// VP9 over libvpx, H.264 over OpenH264.
 ///
 /// Encode frames in capture order with ``encode(_:pts:)``; each call returns
 /// one ``EncodedFrame``. Key frames come only when asked for
@@ -9,7 +10,7 @@
 /// The encoder is noncopyable and its methods are `mutating`: one owner,
 /// one thread at a time, no locks.
 public struct VideoEncoder: ~Copyable, Sendable {
-    private let codec: VPXCodec
+    private let codec: Engine
     /// The configuration in force (its bitrate follows ``setBitrate(_:)``).
     public private(set) var configuration: VideoEncoderConfiguration
     private let frames: EncodedFramePool
@@ -30,7 +31,9 @@ public struct VideoEncoder: ~Copyable, Sendable {
     public init(configuration: VideoEncoderConfiguration) throws(CastRemoteDisplayError) {
         // Everything that can throw happens before the first stored property is set.
         let validated = try configuration.validated()
-        let codec = try VPXCodec(configuration: validated)
+        let codec: Engine =
+            validated.codec == .h264
+            ? .h264(try OpenH264Codec(configuration: validated)) : .vpx(try VPXCodec(configuration: validated))
         self.configuration = validated
         self.codec = codec
         self.frameDuration = .microseconds(1_000_000 / configuration.frameRate)
@@ -145,5 +148,35 @@ public struct VideoEncoder: ~Copyable, Sendable {
         }
         PictureConversion.copy(frame, toI420: target)
         return target
+    }
+}
+
+/// The library behind a ``VideoEncoder``: each takes the same I420 frames
+/// and answers the same three requests.
+private enum Engine: Sendable {
+    case vpx(VPXCodec)
+    case h264(OpenH264Codec)
+
+    func setBitrate(_ bitsPerSecond: Int) throws(CastRemoteDisplayError) {
+        switch self {
+        case .vpx(let codec): try codec.setBitrate(bitsPerSecond)
+        case .h264(let codec): try codec.setBitrate(bitsPerSecond)
+        }
+    }
+
+    func setSize(width: Int, height: Int) throws(CastRemoteDisplayError) {
+        switch self {
+        case .vpx(let codec): try codec.setSize(width: width, height: height)
+        case .h264(let codec): try codec.setSize(width: width, height: height)
+        }
+    }
+
+    func encode(_ storage: PixelStorage, timestamp: Int64, keyFrame: Bool) throws(CastRemoteDisplayError)
+        -> UnsafeRawBufferPointer
+    {
+        switch self {
+        case .vpx(let codec): try codec.encode(storage, timestamp: timestamp, keyFrame: keyFrame)
+        case .h264(let codec): try codec.encode(storage, timestamp: timestamp, keyFrame: keyFrame)
+        }
     }
 }

@@ -35,7 +35,7 @@ final class SceneWitness: Sendable {
     }
 
     /// The emulator's picture observer: reads the decoded picture's number.
-    func observe(capturedAt: HostTime?, picture: VPXDecoder.Picture) {
+    func observe(capturedAt: HostTime?, picture: DecodedPicture) {
         let decodedAt = HostTime.now
         guard let number = self.scene.number(inLuma: picture.planes[0]),
             let original = self.shown.withLockedValue({ $0[number] }),
