@@ -218,8 +218,8 @@ let package = Package(
             name: "CastRemoteDisplay",
             dependencies: [
                 "CastCommon",
-                "CastLogging", "CastTransport", "CastChannels", "CVPX", "CH264", "COpus", "CSampleRate", "COpenSSL",
-                "CYUV", "CTimerFD",
+                "CastLogging", "CastTransport", "CastChannels", "CVPX", "CH264", "CAOM", "COpus", "CSampleRate",
+                "COpenSSL", "CYUV", "CTimerFD",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
@@ -391,6 +391,12 @@ let package = Package(
             path: "Modules/System/CH264",
             pkgConfig: "openh264",
             providers: [.apt(["libopenh264-dev"])]
+        ),
+        .systemLibrary(
+            name: "CAOM",
+            path: "Modules/System/CAOM",
+            pkgConfig: "aom",
+            providers: [.apt(["libaom-dev"])]
         ),
         .systemLibrary(
             name: "CAVCodec",

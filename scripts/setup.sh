@@ -9,6 +9,7 @@ set -euo pipefail
 packages=(
     libvpx-dev          # CVPX: VP8 encoder/decoder
     libopenh264-dev     # CH264: H.264 encoder (Cisco's OpenH264, BSD-2-Clause)
+    libaom-dev          # CAOM: AV1 encoder (libaom's realtime mode, BSD-2-Clause)
     libavcodec-dev      # CAVCodec (the emulator): FFmpeg's H.264 decoder, one we did not write
     libopus-dev         # COpus: Opus encoder/decoder
     libsamplerate0-dev  # CSampleRate: audio resampling

@@ -191,7 +191,7 @@ public struct ReceiverProfile: Sendable {
     /// with a protocol version, no SET_VOLUME, `attenuation` volume in 0.05
     /// steps, an ANSWER without `display` or constraints
     /// (mirroring_application.cc:71-77), and its video codec order among
-    /// those this emulator decodes: H.264, then VP9, then VP8 (it prefers
+    /// those this emulator decodes: AV1, H.264, VP9, then VP8 (it prefers
     /// HEVC > AV1 > H.264 > VP9 > VP8 when built with FFmpeg,
     /// mirroring_application.cc:72-74; ../shared/peers.md).
     public static let openScreen = ReceiverProfile(
@@ -201,7 +201,7 @@ public struct ReceiverProfile: Sendable {
         launchReply: .launchStatusThenReceiverStatus, stopReply: .broadcastOnly,
         pingIDs: nil, answersConnect: true, supportsVolume: false,
         listsIdleScreen: false, volume: VolumeModel(controlType: "attenuation", stepInterval: 0.05),
-        streaming: StreamingReceiverConfiguration(videoCodecs: [.h264, .vp9, .vp8]),
+        streaming: StreamingReceiverConfiguration(videoCodecs: [.av1, .h264, .vp9, .vp8]),
         modelName: "cast_standalone_receiver", capabilities: [.videoOut, .audioOut])
 
     /// Every profile, the default first.

@@ -17,7 +17,7 @@ import Testing
             var encoder = try VideoEncoder(
                 configuration: VideoEncoderConfiguration(codec: .h264, width: 640, height: 360, bitrate: 2_000_000))
             let pool = try PixelBufferPool(width: 640, height: 360)
-            let decoder = H264Decoder()
+            let decoder = LibavcodecDecoder(codec: .h264)
             let pattern = TestPattern()
             return try (0..<30).map { index -> (key: Bool, psnr: Double?, bytes: [UInt8]) in
                 var frame = try unwrap(pool.makeBuffer())

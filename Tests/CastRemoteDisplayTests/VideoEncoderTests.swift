@@ -8,7 +8,7 @@ import Testing
 
     /// A smaller size takes effect at the next frame, as a key frame the
     /// decoder shows at that size; growing past the first size is refused.
-    @Test(arguments: [VideoCodec.vp8, .vp9, .h264])
+    @Test(arguments: [VideoCodec.vp8, .vp9, .h264, .av1])
     func theSizeChangesWithoutANewEncoder(codec: VideoCodec) throws {
         var encoder = try VideoEncoder(
             configuration: VideoEncoderConfiguration(codec: codec, width: 640, height: 360, bitrate: 1_000_000))

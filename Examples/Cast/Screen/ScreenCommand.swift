@@ -22,7 +22,7 @@ struct ScreenCommand: AsyncParsableCommand {
     @Option(help: "Frames per second.") var fps = 30
     @Option(help: "Highest video bitrate, kbit/s.") var bitrate = 5_000
     @Option(help: "Target playout delay, milliseconds.") var delay = 400
-    @Option(help: "Video codecs to offer (vp9, vp8, h264), most preferred first; the receiver picks one.")
+    @Option(help: "Video codecs to offer (vp9, vp8, h264, av1), most preferred first; the receiver picks one.")
     var codecs = "vp9,vp8"
     @Option(help: "Seconds to stream (default: 10; with --capture, until Ctrl-C).") var seconds: Double?
     @Flag(help: "No audio stream.") var noAudio = false
@@ -51,7 +51,7 @@ struct ScreenCommand: AsyncParsableCommand {
         let names = self.codecs.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         let codecs = names.compactMap(VideoCodec.init(rawValue:))
         guard !codecs.isEmpty, codecs.count == names.count, Set(codecs).count == codecs.count else {
-            throw ValidationError("--codecs takes vp9, vp8 and h264 in any order, comma-separated, each once")
+            throw ValidationError("--codecs takes vp9, vp8, h264 and av1 in any order, comma-separated, each once")
         }
         return codecs
     }

@@ -44,9 +44,12 @@ package protocol VideoDecoding: AnyObject {
     func decode(_ bytes: [UInt8]) -> DecodedPicture?
 }
 
-/// The decoder a receiver uses for `codec`: libvpx for VP8 and VP9, FFmpeg's for H.264.
+/// The decoder a receiver uses for `codec`: libvpx for VP8 and VP9, FFmpeg's for H.264 and AV1.
 package func makeVideoDecoder(for codec: VideoCodec) -> any VideoDecoding {
-    codec == .h264 ? H264Decoder() : VPXDecoder(codec: codec)
+    switch codec {
+    case .vp8, .vp9: VPXDecoder(codec: codec)
+    case .h264, .av1: LibavcodecDecoder(codec: codec)
+    }
 }
 
 /// libvpx's VP8 or VP9 decoder, as a receiver uses it. Not thread-safe: one owner.

@@ -12,6 +12,11 @@ public enum VideoCodec: String, Sendable, Hashable, CaseIterable, CustomStringCo
     /// the four codecs Open Screen's receiver names as every receiver's
     /// (cast/streaming/constants.h), its OFFER `codecName` "h264".
     case h264
+    /// AV1 through libaom's realtime mode tuned for screen content: the
+    /// fewest bits for the picture, the most encoding work; Open Screen's
+    /// receiver prefers it to H.264 (../shared/peers.md), a Google TV Streamer
+    /// decodes it. Its OFFER `codecName` is "av1".
+    case av1
 
     public var description: String { self == .h264 ? "H.264" : self.rawValue.uppercased() }
 

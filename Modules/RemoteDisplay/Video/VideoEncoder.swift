@@ -1,5 +1,5 @@
 /// A realtime video encoder configured as Cast Streaming expects: VP8 or
-/// VP9 over libvpx, H.264 over OpenH264.
+/// VP9 over libvpx, H.264 over OpenH264, AV1 over libaom.
 ///
 /// Encode frames in capture order with ``encode(_:pts:)``; each call returns
 /// one ``EncodedFrame``. Key frames come only when asked for
@@ -32,8 +32,11 @@ public struct VideoEncoder: ~Copyable, Sendable {
         // Everything that can throw happens before the first stored property is set.
         let validated = try configuration.validated()
         let codec: Engine =
-            validated.codec == .h264
-            ? .h264(try OpenH264Codec(configuration: validated)) : .vpx(try VPXCodec(configuration: validated))
+            switch validated.codec {
+            case .h264: .h264(try OpenH264Codec(configuration: validated))
+            case .av1: .av1(try AOMCodec(configuration: validated))
+            case .vp8, .vp9: .vpx(try VPXCodec(configuration: validated))
+            }
         self.configuration = validated
         self.codec = codec
         self.frameDuration = .microseconds(1_000_000 / configuration.frameRate)
@@ -156,11 +159,13 @@ public struct VideoEncoder: ~Copyable, Sendable {
 private enum Engine: Sendable {
     case vpx(VPXCodec)
     case h264(OpenH264Codec)
+    case av1(AOMCodec)
 
     func setBitrate(_ bitsPerSecond: Int) throws(CastRemoteDisplayError) {
         switch self {
         case .vpx(let codec): try codec.setBitrate(bitsPerSecond)
         case .h264(let codec): try codec.setBitrate(bitsPerSecond)
+        case .av1(let codec): try codec.setBitrate(bitsPerSecond)
         }
     }
 
@@ -168,6 +173,7 @@ private enum Engine: Sendable {
         switch self {
         case .vpx(let codec): try codec.setSize(width: width, height: height)
         case .h264(let codec): try codec.setSize(width: width, height: height)
+        case .av1(let codec): try codec.setSize(width: width, height: height)
         }
     }
 
@@ -177,6 +183,7 @@ private enum Engine: Sendable {
         switch self {
         case .vpx(let codec): try codec.encode(storage, timestamp: timestamp, keyFrame: keyFrame)
         case .h264(let codec): try codec.encode(storage, timestamp: timestamp, keyFrame: keyFrame)
+        case .av1(let codec): try codec.encode(storage, timestamp: timestamp, keyFrame: keyFrame)
         }
     }
 }

@@ -1,26 +1,29 @@
 import CAVCodec
-import CastRemoteDisplay
+package import CastRemoteDisplay
 
-/// FFmpeg's H.264 decoder (libavcodec), as a receiver has one: Open Screen's
-/// receiver decodes H.264 through it too, and it is not the library the
-/// sender encodes with (OpenH264), so what it decodes proves the stream.
-/// Not thread-safe: one owner.
-package final class H264Decoder: VideoDecoding {
+/// FFmpeg's decoders (libavcodec) for H.264 and AV1 (through dav1d), as a
+/// receiver has them: Open Screen's receiver decodes both through FFmpeg,
+/// and neither is the library the sender encodes with (OpenH264, libaom),
+/// so what they decode proves the stream. Not thread-safe: one owner.
+package final class LibavcodecDecoder: VideoDecoding {
     private var context: UnsafeMutablePointer<AVCodecContext>?
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var frame: UnsafeMutablePointer<AVFrame>?
     /// A frame's bytes with the zeroed padding libavcodec reads past the end.
     private var padded: [UInt8] = []
 
-    package init() {
-        guard let codec = avcodec_find_decoder(AV_CODEC_ID_H264), let context = avcodec_alloc_context3(codec) else {
-            return
-        }
-        // A receiver shows each frame as it completes: no reordering delay
-        // (the sender's Constrained Baseline has no B-frames), one thread.
+    /// A decoder for `codec`: H.264 or AV1.
+    package init(codec: VideoCodec) {
+        let decoder =
+            codec == .av1
+            ? avcodec_find_decoder_by_name("libdav1d") ?? avcodec_find_decoder(AV_CODEC_ID_AV1)
+            : avcodec_find_decoder(AV_CODEC_ID_H264)
+        guard let decoder, let context = avcodec_alloc_context3(decoder) else { return }
+        // A receiver shows each frame as it completes: no reordering or
+        // frame-threading delay (the sender's streams have no B-frames), one thread.
         context.pointee.flags |= Int32(AV_CODEC_FLAG_LOW_DELAY)
         context.pointee.thread_count = 1
-        guard avcodec_open2(context, codec, nil) == 0 else {
+        guard avcodec_open2(context, decoder, nil) == 0 else {
             var failed: UnsafeMutablePointer<AVCodecContext>? = context
             avcodec_free_context(&failed)
             return
@@ -36,7 +39,7 @@ package final class H264Decoder: VideoDecoding {
         av_frame_free(&self.frame)
     }
 
-    /// Decodes one frame (Annex B NAL units); `nil` on a decode error or when it gives no picture.
+    /// Decodes one frame (H.264 Annex B NAL units, an AV1 temporal unit); `nil` on a decode error or when it gives no picture.
     package func decode(_ bytes: [UInt8]) -> DecodedPicture? {
         guard let context, let packet, let frame, !bytes.isEmpty else { return nil }
         self.padded.removeAll(keepingCapacity: true)
