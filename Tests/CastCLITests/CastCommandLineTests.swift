@@ -257,7 +257,7 @@ import Testing
             #expect((summary["audioFramesSent"]?.intValue ?? 0) >= 150)
             #expect(run.stderr.contains("streaming 640x360 at 30 fps (VP8)"))
             #expect(run.stderr.contains("kbit/s"))
-            let badCodec = try await Self.cast("screen", "--codecs", "h264", "--device", device)
+            let badCodec = try await Self.cast("screen", "--codecs", "h265", "--device", device)
             #expect(badCodec.status == 64)
             #expect((emulator.streamingReport?.video?.framesDecoded ?? 0) >= sent)
 

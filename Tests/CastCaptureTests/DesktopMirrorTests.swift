@@ -93,7 +93,9 @@ import Testing
                     let mirror = try await DesktopMirror.start(
                         on: link,
                         configuration: DesktopMirror.Configuration(
-                            capture: ScreenCaptureConfiguration(display: display.name, showsCursor: false)),
+                            // A still screen is sent at the idle rate: 30 a second here, so frames come at once.
+                            capture: ScreenCaptureConfiguration(
+                                display: display.name, showsCursor: false, idleFrameRate: 30)),
                         logger: StreamingFixture.logger)
                     try await body(emulator, mirror)
                     _ = await mirror.stop()

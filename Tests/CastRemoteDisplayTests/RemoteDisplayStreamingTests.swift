@@ -102,7 +102,7 @@ import Testing
                             resolutions: [RemoteDisplayConfiguration.Resolution(width: 640, height: 360)],
                             videoCodecs: offered, audio: nil))
                     #expect(session.configuration.videoCodec == codec)
-                    try await source.stream(seconds: 2, to: session)
+                    try await source.stream(seconds: 1, to: session)
                     let report = try await fixture.report { ($0.video?.framesDecoded ?? 0) >= 20 }
                     print("\(profile.name): \(String(describing: report?.video))")
                     #expect(report?.video?.codec == codec)

@@ -226,8 +226,12 @@ final class MediaPipeline: Sendable {
         self.statisticsBroadcaster.subscribe()
     }
 
+    /// The statistics now: the counters as they stand, the encode time
+    /// averaged over the last interval published.
     var currentStatistics: RemoteDisplayStatistics {
-        self.latest.withLockedValue { $0 }
+        let encoded = self.control.withLockedValue { $0.framesEncoded }
+        let averageEncodeTime = self.latest.withLockedValue { $0.averageEncodeTime }
+        return self.statistics(at: .now, encoded: encoded, averageEncodeTime: averageEncodeTime)
     }
 
     // MARK: Encoder thread
@@ -364,19 +368,24 @@ final class MediaPipeline: Sendable {
             }
             return (control.framesEncoded, control.encodeTime, control.encodesInInterval)
         }
-        let statistics = self.engine.withLockedValue { engine in
+        let averageEncodeTime =
+            encodes > 0 ? encodeTime / encodes : self.latest.withLockedValue { $0.averageEncodeTime }
+        let statistics = self.statistics(at: now, encoded: encoded, averageEncodeTime: averageEncodeTime)
+        self.latest.withLockedValue { $0 = statistics }
+        self.statisticsBroadcaster.yield(statistics)
+    }
+
+    /// The engine's counters and estimates at `now`, with the encoder's figures given.
+    private func statistics(at now: HostTime, encoded: Int, averageEncodeTime: Duration) -> RemoteDisplayStatistics {
+        self.engine.withLockedValue { engine in
             let format = engine.videoFormat
             return RemoteDisplayStatistics(
                 videoFramesEncoded: encoded, video: engine.counters(.video), audio: engine.counters(.audio),
                 videoBitrate: engine.videoBitrate ?? 0, bandwidthEstimate: engine.bandwidthEstimate(at: now),
-                roundTripTime: engine.roundTripTime,
-                averageEncodeTime: encodes > 0
-                    ? encodeTime / encodes : self.latest.withLockedValue { $0.averageEncodeTime },
+                roundTripTime: engine.roundTripTime, averageEncodeTime: averageEncodeTime,
                 targetDelay: engine.playoutDelay, videoResolution: format?.resolution,
                 videoFrameRate: format?.frameRate, minimumRoundTripTime: engine.minimumRoundTripTime)
         }
-        self.latest.withLockedValue { $0 = statistics }
-        self.statisticsBroadcaster.yield(statistics)
     }
 }
 

@@ -134,7 +134,9 @@ public final class RemoteDisplaySession: Sendable {
         self.pipeline.statistics()
     }
 
-    /// The statistics last published.
+    /// The statistics now: every counter as it stands at the call (the
+    /// stream from ``statistics()`` publishes them every 500 ms); the encode
+    /// time is the average over the last 500 ms published.
     public var currentStatistics: RemoteDisplayStatistics { self.pipeline.currentStatistics }
 
     /// The playout delay: how long after capture the receiver plays each
