@@ -39,12 +39,11 @@ import Testing
             let streaming = try await waitUntil(within: .seconds(20)) { emulator.streamingReport != nil }
             #expect(streaming)
             _ = emulator.stopApplication()
-            var reason: DesktopMirror.EndReason?
-            let deadline = ContinuousClock.now + .seconds(20)
-            while reason == nil, ContinuousClock.now < deadline {
-                reason = await mirror.endReason
-                await Task.yield()
+            let ended = try await waitUntil(within: .seconds(20)) {
+                if case .ended = mirror.session.state { true } else { false }
             }
+            #expect(ended, "the session did not end")
+            let reason = await mirror.endReason
             guard case .sessionEnded = reason else {
                 Issue.record("ended for \(String(describing: reason))")
                 return
@@ -79,34 +78,39 @@ import Testing
     /// A 320×240 Xvfb with something drawn, the emulator started, a link
     /// to it and a mirror of the display started on it; all torn down after `body`.
     private static func withMirror(_ body: (CastEmulator, DesktopMirror) async throws -> Void) async throws {
-        try await RealTimeTurns.take(.thisProcess) {
-            try await VirtualDisplay.with(width: 320, height: 240) { display in
-                let painter = try XPainter(display: display.name, x: 0, y: 0, width: 320, height: 240)
-                painter.draw([UInt8](repeating: 120, count: 320 * 240 * 4))
-                let emulator = try CastEmulator(logger: StreamingFixture.logger)
-                try await emulator.start()
-                let link = try await CastDeviceLink.connect(
-                    to: emulator.loopbackDevice, configuration: CastConnectionConfiguration(deviceAuthentication: .off),
-                    factory: [emulator].inMemoryConnectionFactory, logger: StreamingFixture.logger)
-                let result: Result<Void, any Error>
-                do {
-                    let mirror = try await DesktopMirror.start(
-                        on: link,
-                        configuration: DesktopMirror.Configuration(
-                            // A still screen is sent at the idle rate: 30 a second here, so frames come at once.
-                            capture: ScreenCaptureConfiguration(
-                                display: display.name, showsCursor: false, idleFrameRate: 30)),
-                        logger: StreamingFixture.logger)
-                    try await body(emulator, mirror)
-                    _ = await mirror.stop()
-                    result = .success(())
-                } catch {
-                    result = .failure(error)
-                }
-                await link.close()
-                await emulator.stop()
-                try result.get()
+        // The display starts outside the turn, as ScreenStreamingTests' does: only the stream takes it.
+        try await VirtualDisplay.with(width: 320, height: 240) { display in
+            let painter = try XPainter(display: display.name, x: 0, y: 0, width: 320, height: 240)
+            painter.draw([UInt8](repeating: 120, count: 320 * 240 * 4))
+            try await RealTimeTurns.take(.thisProcess) {
+                try await Self.mirror(display: display.name, body)
             }
         }
+    }
+
+    private static func mirror(display: String, _ body: (CastEmulator, DesktopMirror) async throws -> Void)
+        async throws
+    {
+        let emulator = try CastEmulator(logger: StreamingFixture.logger)
+        try await emulator.start()
+        let link = try await CastDeviceLink.connect(
+            to: emulator.loopbackDevice, configuration: CastConnectionConfiguration(deviceAuthentication: .off),
+            factory: [emulator].inMemoryConnectionFactory, logger: StreamingFixture.logger)
+        let result: Result<Void, any Error>
+        do {
+            // A still screen is sent at the idle rate: 30 a second here, so frames come at once.
+            let capture = ScreenCaptureConfiguration(display: display, showsCursor: false, idleFrameRate: 30)
+            let mirror = try await DesktopMirror.start(
+                on: link, configuration: DesktopMirror.Configuration(capture: capture),
+                logger: StreamingFixture.logger)
+            try await body(emulator, mirror)
+            _ = await mirror.stop()
+            result = .success(())
+        } catch {
+            result = .failure(error)
+        }
+        await link.close()
+        await emulator.stop()
+        try result.get()
     }
 }

@@ -42,7 +42,7 @@ final class StateLog<State: Sendable>: Sendable {
 
     /// Waits (at most `timeout`) until the latest state satisfies `predicate`; returns it.
     @discardableResult
-    func wait(within timeout: Duration = .seconds(10), until predicate: (State) -> Bool) async -> State? {
+    func wait(within timeout: Duration = .seconds(30), until predicate: (State) -> Bool) async -> State? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let latest = self.latest, predicate(latest) { return latest }

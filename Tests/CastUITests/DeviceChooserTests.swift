@@ -111,7 +111,7 @@ private final class HeldUDPPort: Sendable {
         // available" and the prompt showed).
         await context.discoveryManager.addKnownHost(
             try #require(IPAddress("127.0.0.1")), port: kitchen.port, friendlyName: "Kitchen")
-        let answered = try await waitUntil(within: .seconds(10)) {
+        let answered = try await waitUntil(within: .seconds(30)) {
             guard let device = context.discoveryManager.devices.first else { return false }
             return context.applicationDevices.availability(of: device) == .unavailable
         }
