@@ -14,6 +14,9 @@ package final class LibavcodecDecoder: VideoDecoding {
 
     /// A decoder for `codec`: H.264 or AV1.
     package init(codec: VideoCodec) {
+        // FFmpeg logs at its info level by default (dav1d prints its version on
+        // every open): the emulator's own report says what was decoded.
+        av_log_set_level(AV_LOG_ERROR)
         let decoder =
             codec == .av1
             ? avcodec_find_decoder_by_name("libdav1d") ?? avcodec_find_decoder(AV_CODEC_ID_AV1)

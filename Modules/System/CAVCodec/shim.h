@@ -7,6 +7,7 @@
 #include <libavcodec/avcodec.h>
 #include <libavutil/frame.h>
 #include <libavutil/error.h>
+#include <libavutil/log.h>
 
 /// `AVERROR(EAGAIN)` is a macro Swift cannot import.
 static inline int cavcodec_error_again(void) { return AVERROR(EAGAIN); }

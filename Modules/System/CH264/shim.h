@@ -8,7 +8,16 @@
 #include <string.h>
 #include <wels/codec_api.h>
 
-static inline int ch264_encoder_create(ISVCEncoder **encoder) { return WelsCreateSVCEncoder(encoder); }
+/// An encoder that reports errors only: OpenH264 otherwise prints warnings
+/// to stderr, one at every initialisation (that bitrate is not held
+/// exactly without frame skipping, which Cast Streaming keeps off on purpose).
+static inline int ch264_encoder_create(ISVCEncoder **encoder) {
+    int status = WelsCreateSVCEncoder(encoder);
+    if (status != 0 || *encoder == NULL) return status;
+    int level = WELS_LOG_ERROR;
+    (void)(**encoder)->SetOption(*encoder, ENCODER_OPTION_TRACE_LEVEL, &level);
+    return 0;
+}
 
 static inline void ch264_encoder_destroy(ISVCEncoder *encoder) { WelsDestroySVCEncoder(encoder); }
 
