@@ -35,13 +35,8 @@ import Testing
         #expect(mean > 47, "mean luma PSNR \(mean) dB")
         #expect(psnrs.min()! > 44, "worst frame \(psnrs.min()!) dB")
 
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("cast-\(UUID().uuidString).obu")
-        defer { try? FileManager.default.removeItem(at: file) }
-        try Data(results.flatMap(\.bytes)).write(to: file)
-        let probe = try await CommandOutput.of([
-            "ffprobe", "-v", "error", "-f", "obu", "-count_frames", "-show_entries",
-            "stream=codec_name,width,height,nb_read_frames", "-of", "default=noprint_wrappers=1", file.path,
-        ])
+        let probe = try await CodecRuns.probe(
+            results.map(\.bytes), arguments: ["-f", "obu"], entries: "codec_name,width,height,nb_read_frames")
         #expect(probe.status == 0, "\(probe.stderr)")
         for line in ["codec_name=av1", "width=640", "height=360", "nb_read_frames=30"] {
             #expect(probe.stdout.contains(line), "ffprobe said: \(probe.stdout)")
@@ -50,23 +45,7 @@ import Testing
 
     /// A key frame on request (a receiver's PLI), and the bitrate followed.
     @Test func keyFramesOnRequestAndTheBitrateFollowed() async throws {
-        let (keys, high, low) = try await onOwnThread {
-            var encoder = try VideoEncoder(
-                configuration: VideoEncoderConfiguration(codec: .av1, width: 640, height: 360, bitrate: 1_500_000))
-            var frame = try PixelBuffer(format: .i420, width: 640, height: 360)
-            var keys: [Int] = []
-            var sizes: [Int] = []
-            for index in 0..<90 {
-                if index == 40 { encoder.requestKeyFrame() }
-                if index == 45 { try encoder.setBitrate(400_000) }
-                TestPattern(speed: 7).render(frame: index, into: &frame)
-                let encoded = try encoder.encode(frame, pts: VideoEncoderTests.pts(index))
-                if encoded.isKeyFrame { keys.append(index) }
-                sizes.append(encoded.bytes.count)
-            }
-            let average = { (range: Range<Int>) in Double(sizes[range].reduce(0, +)) / Double(range.count) }
-            return (keys, average(10..<40), average(60..<90))
-        }
+        let (keys, high, low) = try await CodecRuns.keyFramesAndSizes(.av1)
         #expect(keys == [0, 40])
         // 400 kbit/s at 30 fps is 1 667 bytes a frame; at 1.5 Mbit/s this easy
         // picture needs less than its 6 250. Measured (libaom 3.6): 3 066, then 1 537.

@@ -38,13 +38,8 @@ import Testing
         #expect(mean > 52, "mean luma PSNR \(mean) dB")
         #expect(psnrs.min()! > 43, "worst frame \(psnrs.min()!) dB")
 
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("cast-\(UUID().uuidString).h264")
-        defer { try? FileManager.default.removeItem(at: file) }
-        try Data(results.flatMap(\.bytes)).write(to: file)
-        let probe = try await CommandOutput.of([
-            "ffprobe", "-v", "error", "-count_frames", "-show_entries",
-            "stream=codec_name,profile,width,height,nb_read_frames", "-of", "default=noprint_wrappers=1", file.path,
-        ])
+        let probe = try await CodecRuns.probe(
+            results.map(\.bytes), arguments: [], entries: "codec_name,profile,width,height,nb_read_frames")
         #expect(probe.status == 0, "\(probe.stderr)")
         for line in ["codec_name=h264", "profile=Constrained Baseline", "width=640", "height=360", "nb_read_frames=30"]
         {
@@ -55,23 +50,7 @@ import Testing
     /// A key frame on request (a receiver's PLI), and the bitrate followed:
     /// about a quarter of the bitrate gives markedly smaller frames.
     @Test func keyFramesOnRequestAndTheBitrateFollowed() async throws {
-        let (keys, high, low) = try await onOwnThread {
-            var encoder = try VideoEncoder(
-                configuration: VideoEncoderConfiguration(codec: .h264, width: 640, height: 360, bitrate: 1_500_000))
-            var frame = try PixelBuffer(format: .i420, width: 640, height: 360)
-            var keys: [Int] = []
-            var sizes: [Int] = []
-            for index in 0..<90 {
-                if index == 40 { encoder.requestKeyFrame() }
-                if index == 45 { try encoder.setBitrate(400_000) }
-                TestPattern(speed: 7).render(frame: index, into: &frame)
-                let encoded = try encoder.encode(frame, pts: VideoEncoderTests.pts(index))
-                if encoded.isKeyFrame { keys.append(index) }
-                sizes.append(encoded.bytes.count)
-            }
-            let average = { (range: Range<Int>) in Double(sizes[range].reduce(0, +)) / Double(range.count) }
-            return (keys, average(10..<40), average(60..<90))
-        }
+        let (keys, high, low) = try await CodecRuns.keyFramesAndSizes(.h264)
         #expect(keys == [0, 40])
         // 1.5 Mbit/s at 30 fps is 6 250 bytes a frame, 400 kbit/s is 1 667. Measured
         // (OpenH264 2.3.1): 6 190 before, 2 120 from half a second to a second after.

@@ -12,7 +12,10 @@ import CAOM
 /// need only the one before; libaom's realtime mode is what WebRTC sends, and
 /// through its own API it runs at speed 10, faster than FFmpeg's cap of 8.
 //
-// @unchecked Sendable: as `VPXCodec`, owned by one noncopyable `VideoEncoder`.
+// @unchecked Sendable: the libaom context, configuration and image are
+// mutable C state, but an `AOMCodec` is created by and stored only in one
+// noncopyable `VideoEncoder` (its `Engine`), whose `mutating` methods are the
+// only callers: one owner, one thread at a time, never shared.
 final class AOMCodec: @unchecked Sendable {
     private let context = UnsafeMutablePointer<aom_codec_ctx_t>.allocate(capacity: 1)
     private let config = UnsafeMutablePointer<aom_codec_enc_cfg_t>.allocate(capacity: 1)

@@ -76,15 +76,21 @@ final class OpenH264Codec: @unchecked Sendable {
     {
         if keyFrame { try Self.check(ch264_encoder_force_key_frame(self.encoder), "force a key frame") }
         let layout = storage.layout
-        var planes: [UnsafeMutablePointer<UInt8>?] = (0..<3).map {
-            (storage.bytes + layout.offsets[$0]).assumingMemoryBound(to: UInt8.self)
+        let plane = { (index: Int) in (storage.bytes + layout.offsets[index]).assumingMemoryBound(to: UInt8.self) }
+        // Fixed-size tuples on the stack: nothing allocated per frame.
+        var planes: (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?) = (
+            plane(0), plane(1), plane(2)
+        )
+        var strides = (Int32(layout.bytesPerRow[0]), Int32(layout.bytesPerRow[1]), Int32(layout.bytesPerRow[2]))
+        let status = withUnsafeMutableBytes(of: &planes) { planes in
+            withUnsafeBytes(of: &strides) { strides in
+                ch264_encoder_encode(
+                    self.encoder, planes.baseAddress?.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
+                    strides.baseAddress?.assumingMemoryBound(to: Int32.self), Int32(self.size.width),
+                    Int32(self.size.height), timestamp / 1_000, self.info)
+            }
         }
-        let strides = layout.bytesPerRow.prefix(3).map { Int32($0) }
-        try Self.check(
-            ch264_encoder_encode(
-                self.encoder, &planes, strides, Int32(self.size.width), Int32(self.size.height), timestamp / 1_000,
-                self.info),
-            "encode")
+        try Self.check(status, "encode")
         guard !ch264_frame_is_skipped(self.info) else {
             throw CastRemoteDisplayError(.codecFailure, "OpenH264 skipped a frame (frame skipping is off)")
         }
