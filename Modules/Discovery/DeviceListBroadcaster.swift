@@ -7,7 +7,18 @@ import NIOConcurrencyHelpers
 /// end when the broadcaster goes, with its ``DiscoveryManager``.
 final class DeviceListBroadcaster: Sendable {
     private struct State {
-        var devices: [CastDevice] = []
+        /// The list by its publisher's keys; sorted when read, not at each change.
+        var listed: [String: CastDevice] = [:]
+        /// ``listed`` sorted, until it changes.
+        var sorted: [CastDevice]? = []
+        var devices: [CastDevice] {
+            mutating get {
+                if let sorted { return sorted }
+                let sorted = self.listed.values.sorted(by: DiscoveryRuntime.listOrder)
+                self.sorted = sorted
+                return sorted
+            }
+        }
         var continuations: [UInt64: AsyncStream<DiscoveryEvent>.Continuation] = [:]
         var nextID: UInt64 = 0
     }
@@ -41,10 +52,11 @@ final class DeviceListBroadcaster: Sendable {
     }
 
     /// Replaces the list with `devices` and sends `events` to every subscriber.
-    func publish(_ events: [DiscoveryEvent], devices: [CastDevice]) {
+    func publish(_ events: [DiscoveryEvent], devices: [String: CastDevice]) {
         guard !events.isEmpty else { return }
         self.state.withLockedValue { state in
-            state.devices = devices
+            state.listed = devices
+            state.sorted = nil
             // Yielding under the lock keeps every subscriber's order equal to the list's history.
             for continuation in state.continuations.values {
                 for event in events { continuation.yield(event) }

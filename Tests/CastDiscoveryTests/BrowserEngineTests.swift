@@ -114,6 +114,34 @@ struct BrowserEngineTests {
         #expect(knownAnswerCounts == [3: 1, 7: 1, 15: 1, 23: 1, 31: 1, 39: 1, 47: 1, 55: 0, 63: 0])
     }
 
+    /// With a thousand devices answering, rebuilding every device and
+    /// walking the whole cache for each message heard was most of
+    /// discovery's work (Benchmarks/Comparisons/FleetComparison): a message
+    /// now rebuilds the devices its new records describe, a repeat of known
+    /// records none, and an address for a host no SRV in the message names
+    /// all of them.
+    @Test("A message rebuilds only the devices its new records describe")
+    func incrementalRebuild() {
+        var engine = Self.makeEngine()
+        engine.addInterface(index: 2, name: "eth0", now: Self.at(0))
+        let name = "Chromecast-0123456789abcdef0123456789abcdef"
+        let first = engine.receive(Self.response(), interfaceIndex: 2, sourcePort: 5353, now: Self.at(0.5))
+        #expect(first.changedDevices == [name])
+        #expect(engine.devices[name]?.friendlyName == "TV")
+        let repeated = engine.receive(Self.response(), interfaceIndex: 2, sourcePort: 5353, now: Self.at(1))
+        #expect(repeated.changedDevices == [], "known records change no device")
+        let renamed = engine.receive(
+            Self.response(txt: ["id=0123456789abcdef0123456789abcdef", "fn=Den"]), interfaceIndex: 2,
+            sourcePort: 5353, now: Self.at(2.5))
+        #expect(renamed.changedDevices == [name])
+        #expect(engine.devices[name]?.friendlyName == "Den")
+        let address = DNSResourceRecord(name: Self.host, ttl: 100, data: .a(IPAddress.V4("10.0.0.8")!))
+        let addressOnly = engine.receive(
+            Self.response(records: [address]), interfaceIndex: 2, sourcePort: 5353, now: Self.at(3))
+        #expect(addressOnly.changedDevices == nil, "an address alone: every device is rebuilt")
+        #expect(engine.devices[name]?.addresses.count == 2)
+    }
+
     @Test("Records are refreshed at 80, 85, 90 and 95 % of their TTL, then expire")
     func refreshAndExpiry() {
         var engine = Self.makeEngine()

@@ -41,6 +41,39 @@ struct MulticastDiscoveryTests {
         }
     }
 
+    /// `cast-receiver --devices N` advertises through one responder (one
+    /// socket per interface, each device answering in its own datagram);
+    /// one of the devices carries a TXT record that makes its answer some
+    /// 3 300 bytes, which the browser read cut at NIO's default 2 048 and
+    /// dropped as malformed.
+    @Test("One responder for forty devices, one answering in a 3 300-byte datagram: all forty are found")
+    func oneResponderForManyDevices() async throws {
+        var advertisements = (1...40).map { index in
+            CastAdvertisement(
+                id: String(repeating: String(format: "%02x", index), count: 16), friendlyName: "Room \(index)",
+                port: 20_000 + index)
+        }
+        advertisements[7].extraAttributes = Dictionary(
+            uniqueKeysWithValues: (0..<12).map { ("x\($0)", String(repeating: "v", count: 240)) })
+        try await NamespacePair.with { pair in
+            let groupA = try pair.eventLoopGroup(in: pair.a)
+            let responder = MDNSResponder(advertisements: advertisements, eventLoopGroup: groupA, logger: quietLogger)
+            let result = await outcome {
+                try await responder.start()
+                try await pair.withBrowser(in: pair.b) { discovery, log in
+                    for _ in 0..<40 { _ = try await log.nextFound() }
+                    #expect(Set(discovery.devices.map(\.id)) == Set(advertisements.map(\.id)))
+                    let big = try #require(discovery.devices.first { $0.friendlyName == "Room 8" })
+                    #expect(big.txtRecord["x11"]?.count == 240)
+                    #expect(big.port == 20_008)
+                }
+            }
+            await responder.stop()
+            try await groupA.shutdownGracefully()
+            try result.get()
+        }
+    }
+
     @Test("A device is found with every TXT field, its port and its addresses")
     func foundWithEveryField() async throws {
         var advertisement = CastAdvertisement(id: Self.deviceID, friendlyName: "Wohnzimmer – Fernseher")

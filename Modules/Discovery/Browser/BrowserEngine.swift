@@ -26,6 +26,9 @@ package struct BrowserEngine {
         var lossReasons: [String: DiscoveryEvent.LossReason] = [:]
         /// Records dropped as they arrived, and why: to be logged.
         var refusals: [String] = []
+        /// The instances whose devices may have changed; `nil`: any of them.
+        /// Empty when the step changed no device, so nothing need be published.
+        var changedDevices: Set<String>? = []
     }
 
     /// The timing the scan modes use.
@@ -97,6 +100,7 @@ package struct BrowserEngine {
         let lossReasons = self.rebuildDevices(after: self.cache.removeAll(onInterface: index))
         var step = self.advance(to: now)
         step.lossReasons.merge(lossReasons) { first, _ in first }
+        step.changedDevices = nil
         return step
     }
 
@@ -129,18 +133,41 @@ package struct BrowserEngine {
                 records.append(record)
             }
         }
-        // Service records first, so the host records they point at are recognised below.
-        for record in records where self.isServiceRecord(record) {
-            self.cache.insert(record, interfaceIndex: interfaceIndex, now: now)
-        }
-        let hosts = self.hostNames
-        for record in records where (record.type == .a || record.type == .aaaa) && hosts.contains(record.name) {
-            self.cache.insert(record, interfaceIndex: interfaceIndex, now: now)
-        }
-        // Advancing rebuilds the devices from the cache, new records included.
-        var step = self.advance(to: now)
+        let evictions = self.cache.evictions
+        let touched = self.insert(records, interfaceIndex: interfaceIndex, now: now)
+        // Advancing rebuilds the devices the new records describe (all of
+        // them if the cache had to evict to make room).
+        var step = self.advance(to: now, touched: self.cache.evictions == evictions ? touched : nil)
         step.refusals = refusals
         return step
+    }
+
+    /// Caches a message's records and returns the instances whose records
+    /// changed, or `nil` when that is not known from the message alone (an
+    /// address for a host no SRV in it names).
+    private mutating func insert(_ records: [DNSResourceRecord], interfaceIndex: Int, now: NIODeadline)
+        -> Set<DNSName>?
+    {
+        var touched = Set<DNSName>()
+        var instancesByHost: [DNSName: [DNSName]] = [:]
+        // Service records first, so the host records they point at are recognised below.
+        for record in records where self.isServiceRecord(record) {
+            if case .srv(_, _, _, let target) = record.data { instancesByHost[target, default: []].append(record.name) }
+            guard self.cache.insert(record, interfaceIndex: interfaceIndex, now: now) else { continue }
+            if case .ptr(let instance) = record.data { touched.insert(instance) } else { touched.insert(record.name) }
+        }
+        var everyHost: Set<DNSName>?  // every SRV target cached: a walk, done only when needed
+        var complete = true
+        for record in records where record.type == .a || record.type == .aaaa {
+            let instances = instancesByHost[record.name]
+            if instances == nil {
+                everyHost = everyHost ?? self.hostNames
+                guard everyHost!.contains(record.name) else { continue }
+            }
+            guard self.cache.insert(record, interfaceIndex: interfaceIndex, now: now) else { continue }
+            if let instances { touched.formUnion(instances) } else { complete = false }
+        }
+        return complete ? touched : nil
     }
 
     /// Why a record heard on `interfaceIndex` must not be used: a service on
@@ -157,9 +184,19 @@ package struct BrowserEngine {
 
     /// Does what is due at `now`: expiries, refreshes, the continuous query, resolution.
     package mutating func advance(to now: NIODeadline) -> Step {
+        self.advance(to: now, touched: [])
+    }
+
+    /// ``advance(to:)`` after records of `touched` instances changed (`nil`: any).
+    private mutating func advance(to now: NIODeadline, touched: Set<DNSName>?) -> Step {
         var step = Step()
         let removals = self.cache.removeExpired(now: now)
-        step.lossReasons = self.rebuildDevices(after: removals)
+        if let touched, removals.isEmpty {
+            step.changedDevices = self.rebuildDevices(touched)
+        } else {
+            step.lossReasons = self.rebuildDevices(after: removals)
+            step.changedDevices = nil
+        }
 
         var questions: [Int: [DNSQuestion]] = [:]
         for (index, firstAt) in self.firstQueryAt where firstAt <= now {
@@ -278,6 +315,25 @@ package struct BrowserEngine {
                 if case .srv(_, _, _, let target) = entry.record.data { target } else { nil }
             }
         )
+    }
+
+    /// Rebuilds the devices of `instances` alone (records were added, none
+    /// removed) and returns their names.
+    private mutating func rebuildDevices(_ instances: Set<DNSName>) -> Set<String> {
+        var changed = Set<String>()
+        for instance in instances where self.isListed(instance) {
+            guard let device = self.device(instance: instance) else { continue }
+            self.devices[device.instanceName] = device
+            changed.insert(device.instanceName)
+        }
+        return changed
+    }
+
+    /// Whether a PTR of the service names `instance` on some interface.
+    private func isListed(_ instance: DNSName) -> Bool {
+        self.interfaces.keys.contains { index in
+            self.cache.contains(name: self.serviceType, data: .ptr(instance), interfaceIndex: index)
+        }
     }
 
     /// Rebuilds ``devices`` and says why the vanished ones went, judged by `removals`.

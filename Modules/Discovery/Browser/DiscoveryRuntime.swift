@@ -352,7 +352,11 @@ final class DiscoveryRuntime {
                 target.send(message)
             }
         }
-        self.publish(lossReasons: step.lossReasons, defaultLoss: .filteredOut)
+        if let changed = step.changedDevices, step.lossReasons.isEmpty {
+            self.publishChanges(of: changed)
+        } else {
+            self.publish(lossReasons: step.lossReasons, defaultLoss: .filteredOut)
+        }
         self.timer?.cancel()
         self.timer = nil
         if self.isRunning, let deadline = self.engine.nextDeadline {
@@ -405,9 +409,52 @@ final class DiscoveryRuntime {
             }
         }
         self.visible = current
+        self.finishPublishing(events)
+    }
+
+    /// Publishes what changed for the mDNS instances `names` alone, whose
+    /// records were added: the step changed no other device. With a
+    /// thousand devices answering, comparing and sorting the whole list
+    /// for every message heard was most of discovery's work.
+    private func publishChanges(of names: Set<String>) {
+        guard !names.isEmpty else { return }
+        var events: [DiscoveryEvent] = []
+        var found: [CastDevice] = []
+        for name in names.sorted() {
+            let device = (self.engine.devices[name] ?? self.unicast[name]).flatMap {
+                self.filter.accepts($0) ? $0 : nil
+            }
+            switch (self.visible[name], device) {
+            case (nil, let device?):
+                events.append(.found(device))
+            case (let old?, let device?):
+                let changes = device.changes(comparedTo: old)
+                if !changes.isEmpty { events.append(.updated(device, changes: changes)) }
+            case (let old?, nil):
+                events.append(.lost(old, reason: .filteredOut))
+            case (nil, nil):
+                break
+            }
+            self.visible[name] = device
+            if let device { found.append(device) }
+        }
+        // A known host that one of them turns out to be is replaced by it, as in a full publish.
+        for (id, host) in self.knownHosts.sorted(by: { $0.key < $1.key }) {
+            guard let listed = self.visible["known:" + id],
+                found.contains(where: { $0.port == host.port && $0.addresses.contains { host.addresses.contains($0) } })
+            else { continue }
+            events.append(.lost(listed, reason: .replaced))
+            self.visible["known:" + id] = nil
+        }
+        self.finishPublishing(events)
+    }
+
+    /// Logs and remembers `events`, and hands them with the list to subscribers.
+    private func finishPublishing(_ events: [DiscoveryEvent]) {
+        guard !events.isEmpty else { return }
         for event in events { self.log(event) }
         self.remember(events)
-        self.broadcaster.publish(events, devices: current.values.sorted(by: Self.listOrder))
+        self.broadcaster.publish(events, devices: self.visible)
     }
 
     /// Records the devices found or changed in the device cache, off the event loop.

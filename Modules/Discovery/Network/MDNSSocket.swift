@@ -77,6 +77,12 @@ package final class MDNSSocket: Sendable {
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelOption(.socket(SocketOptionLevel(SOL_SOCKET), SocketOptionName(SO_REUSEPORT)), value: 1)
             .channelOption(.receivePacketInfo, value: true)
+            // Whole datagrams up to mDNS's 9000 bytes (NIO reads 2048 by default and cut longer ones),
+            // a burst drained in few wake-ups, and room in the kernel for a network answering at once
+            // (the kernel caps the buffer at net.core.rmem_max).
+            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Self.maximumDatagramSize))
+            .channelOption(.maxMessagesPerRead, value: 16)
+            .channelOption(.socketOption(.so_rcvbuf), value: 1 << 20)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
