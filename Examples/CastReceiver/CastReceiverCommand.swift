@@ -43,6 +43,11 @@ struct CastReceiverCommand: AsyncParsableCommand {
             "Also serve the device's setup server (/setup/eureka_info, the icon) on these ports, HTTPS then HTTP; real devices use 8443,8008.",
             valueName: "HTTPS,HTTP"))
     var setupPorts: String?
+    @Option(
+        help: ArgumentHelp(
+            "Run this many devices in one process, named NAME 1…N on PORT and the ports after it (0: free ports); prints their ports as one JSON line and takes commands on standard input (volume, quit).",
+            valueName: "N"))
+    var devices = 1
     @Option(help: "Seconds to run (default: until Ctrl-C).") var seconds: Double?
     @Flag(name: .shortAndLong, help: "Log the emulator's own debug records too.") var verbose = false
 
@@ -55,6 +60,11 @@ struct CastReceiverCommand: AsyncParsableCommand {
         guard (0...65_535).contains(self.port) else { throw ValidationError("--port must be 0…65535") }
         if let id, id.count != 32 || !id.allSatisfy(\.isHexDigit) {
             throw ValidationError("--id must be 32 hex digits")
+        }
+        guard (1...10_000).contains(self.devices) else { throw ValidationError("--devices must be 1…10000") }
+        if self.devices > 1, self.port != 0, self.port + self.devices - 1 > 65_535 {
+            throw ValidationError(
+                "--port \(self.port) leaves no room for \(self.devices) devices; use a lower port or 0")
         }
         if self.setupPorts != nil, self.parsedSetupPorts == nil {
             throw ValidationError("--setup-ports needs two ports such as 8443,8008")
@@ -74,8 +84,13 @@ struct CastReceiverCommand: AsyncParsableCommand {
             return
         }
         guard let profile = ReceiverProfile.named(self.profile) else { return }
-        let logger = CastLogger(filter: CastLogFilter(minimumLevel: self.verbose ? .debug : .info))
+        let logger = CastLogger(
+            filter: CastLogFilter(minimumLevel: self.verbose ? .debug : self.devices > 1 ? .warning : .info))
         logger.addSink(ClosureLogSink { FileHandle.standardError.write(Data("\($0)\n".utf8)) })
+        if self.devices > 1 {
+            try await self.runFleet(profile: profile, logger: logger)
+            return
+        }
         let emulator = try CastEmulator(
             configuration: CastEmulatorConfiguration(
                 host: self.host, port: self.port, name: self.name, profile: profile, fetchesMedia: self.fetchMedia),
@@ -131,6 +146,28 @@ struct CastReceiverCommand: AsyncParsableCommand {
         await logging.value
         await responder?.stop()
         await emulator.stop()
+    }
+
+    /// `--devices N`: the fleet, quiet but for its ready line and its answers to commands.
+    private func runFleet(profile: ReceiverProfile, logger: CastLogger) async throws {
+        let fleet = try await EmulatorFleet.start(
+            count: self.devices, name: self.name, host: self.host, firstPort: self.port, profile: profile,
+            advertisingOn: self.advertise
+                ? (self.interfaces.isEmpty ? .loopbackOnly : .named(Set(self.interfaces))) : nil,
+            logger: logger)
+        Self.say(fleet.readyLine(host: self.host))
+        let commands = Task { await fleet.serveCommands(say: Self.say) }
+        if let seconds {
+            let deadline = Task {
+                try? await Task.sleep(for: .milliseconds(Int(seconds * 1_000)))
+                commands.cancel()
+            }
+            await commands.value
+            deadline.cancel()
+        } else {
+            await commands.value
+        }
+        await fleet.stop()
     }
 
     /// Writes one line to stdout at once (a pipe would otherwise hold it until exit).

@@ -131,6 +131,62 @@ import Testing
         _ = try await onOwnThread { receiver.stop() }
     }
 
+    /// `--devices 3`: three devices in one process, each on its own port
+    /// with its own state; `volume` on standard input changes every
+    /// device's volume, each tells its sender, and the answer stamps each
+    /// change; `quit` ends the process.
+    @Test func aFleetOfDevicesRunsInOneProcessAndTakesCommands() async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CastCommandLineTests.executable("cast-receiver"))
+        process.arguments = ["--devices", "3", "--port", "0", "--seconds", "60"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let lines = output.fileHandleForReading
+        let ready = try JSONValue(parsing: try await onOwnThread { Self.line(from: lines) })
+        let listed = ready["ports"]?.arrayValue ?? []
+        let ports = listed.compactMap(\.intValue)
+        #expect(ports.count == 3 && Set(ports).count == 3)
+        var links: [CastDeviceLink] = []
+        for port in ports {
+            let device = CastDevice(knownHost: IPAddress("127.0.0.1")!, port: port)
+            let link = try await CastDeviceLink.connect(to: device, configuration: .init(deviceAuthentication: .off))
+            // Each device has its own state; the round trip also means it handled our CONNECT.
+            #expect(try await link.receiver.requestStatus().volume.level == 1)
+            links.append(link)
+        }
+        let streams = links.map { $0.receiver.events() }
+        input.fileHandleForWriting.write(Data("volume\n".utf8))
+        let answer = try JSONValue(parsing: try await onOwnThread { Self.line(from: lines) })
+        let level = try #require(answer["volume"]?.doubleValue)
+        #expect(answer["changed"]?.arrayValue?.count == 3, "\(answer)")
+        for events in streams {
+            let seen = await first(events) { event in
+                if case .volumeChanged(let volume) = event { return volume.level == level }
+                return false
+            }
+            #expect(seen != nil, "every device tells its sender")
+        }
+        for link in links { await link.close() }
+        input.fileHandleForWriting.write(Data("quit\n".utf8))
+        try await onOwnThread { process.waitUntilExit() }
+        #expect(process.terminationStatus == 0)
+    }
+
+    /// One line from `handle`, without its newline; what came before the end if it ended first.
+    private static func line(from handle: FileHandle) -> String {
+        var line = Data()
+        while true {
+            let byte = handle.readData(ofLength: 1)
+            guard let first = byte.first, first != UInt8(ascii: "\n") else { break }
+            line.append(first)
+        }
+        return String(decoding: line, as: UTF8.self)
+    }
+
     @Test func listsItsProfiles() async throws {
         let run = try await CastCommandLineTests.run(
             CastCommandLineTests.executable("cast-receiver"), ["--list-profiles"])

@@ -308,6 +308,28 @@ import Testing
         }
     }
 
+    /// A volume key pressed at the TV reaches the sender as a RECEIVER_STATUS
+    /// broadcast (requestId 0), as the receiver's own status changes do.
+    @Test func aVolumeChangedAtTheDeviceReachesTheSender() async throws {
+        try await ChannelFixture.with { fixture in
+            // A round trip first: CONNECT has no reply, and a broadcast reaches only a
+            // sender whose CONNECT the receiver has handled.
+            _ = try await fixture.receiver.requestStatus()
+            let events = fixture.receiver.events()
+            fixture.emulator.setVolume(ReceiverVolume(level: 0.25))
+            let seen = await first(events) { event in
+                if case .volumeChanged(let volume) = event { return volume.level == 0.25 }
+                return false
+            }
+            guard case .volumeChanged(let volume)? = seen else {
+                Issue.record("the sender did not hear the volume change")
+                return
+            }
+            #expect(volume.isMuted == false, "the mute state is left as it was")
+            #expect(fixture.emulator.volume.level == 0.25)
+        }
+    }
+
     @Test func theReceiverStoppingAnAppClosesItsTransportForEverySender() async throws {
         try await ChannelFixture.with { fixture in
             let app = try await fixture.receiver.launch(appID: CastApplicationID.defaultMediaReceiver)

@@ -35,8 +35,28 @@ public final class MDNSResponder: Sendable {
     public var answers: Answers { self.answered.withLockedValue { $0 } }
 
     /// Creates a responder for `advertisement` on the selected interfaces; it is silent until ``start()``.
-    public init(
+    public convenience init(
         advertisement: CastAdvertisement,
+        interfaces: InterfaceSelection = .automatic(),
+        addressFamilies: AddressFamilies = .all,
+        port: Int = 5353,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: CastLogger = .shared
+    ) {
+        self.init(
+            advertisements: [advertisement], interfaces: interfaces, addressFamilies: addressFamilies, port: port,
+            eventLoopGroup: eventLoopGroup, logger: logger)
+    }
+
+    /// Creates one responder for many devices, as one host running many
+    /// services answers for all of them from one socket per interface: each
+    /// device's answer and announcement still goes in a datagram of its own,
+    /// as separate devices send them. `cast-receiver --devices N` advertises
+    /// so: N responders would each receive every other's multicast on the
+    /// same host, a million datagrams to parse for a thousand devices.
+    /// ``update(_:)`` replaces the first advertisement.
+    public init(
+        advertisements: [CastAdvertisement],
         interfaces: InterfaceSelection = .automatic(),
         addressFamilies: AddressFamilies = .all,
         port: Int = 5353,
@@ -49,7 +69,7 @@ public final class MDNSResponder: Sendable {
         self.answered = answered
         self.runtime = NIOLoopBoundBox.makeBoxSendingValue(
             ResponderRuntime(
-                advertisement: advertisement,
+                advertisements: advertisements,
                 answered: answered,
                 interfaces: interfaces,
                 addressFamilies: addressFamilies,
@@ -95,7 +115,7 @@ public final class MDNSResponder: Sendable {
 
 /// The responder's state, confined to its event loop.
 final class ResponderRuntime {
-    private var advertisement: CastAdvertisement
+    private var advertisements: [CastAdvertisement]
     private let answered: NIOLockedValueBox<MDNSResponder.Answers>
     private let interfaces: InterfaceSelection
     private let addressFamilies: AddressFamilies
@@ -107,7 +127,7 @@ final class ResponderRuntime {
     private var isRunning = false
 
     init(
-        advertisement: CastAdvertisement,
+        advertisements: [CastAdvertisement],
         answered: NIOLockedValueBox<MDNSResponder.Answers>,
         interfaces: InterfaceSelection,
         addressFamilies: AddressFamilies,
@@ -115,7 +135,7 @@ final class ResponderRuntime {
         eventLoop: any EventLoop,
         logger: Logger
     ) {
-        self.advertisement = advertisement
+        self.advertisements = advertisements
         self.answered = answered
         self.interfaces = interfaces
         self.addressFamilies = addressFamilies
@@ -161,7 +181,8 @@ final class ResponderRuntime {
             self.logger.info(
                 "advertising",
                 metadata: [
-                    "mdns.instance": "\(self.advertisement.instanceName)", "mdns.sockets": "\(self.sockets.count)",
+                    "mdns.instance": "\(self.advertisements.first?.instanceName ?? "")",
+                    "mdns.instances": "\(self.advertisements.count)", "mdns.sockets": "\(self.sockets.count)",
                 ]
             )
             self.announce()
@@ -169,11 +190,11 @@ final class ResponderRuntime {
     }
 
     func update(_ advertisement: CastAdvertisement) {
-        let old = self.advertisement
-        self.advertisement = advertisement
+        guard let old = self.advertisements.first else { return }
+        self.advertisements[0] = advertisement
         guard self.isRunning else { return }
         if old.instanceName != advertisement.instanceName || old.hostName != advertisement.hostName {
-            for socket in self.sockets { socket.send(self.records(for: socket, advertisement: old).goodbye) }
+            for socket in self.sockets { socket.send(self.records(of: old, for: socket).goodbye) }
         }
         self.announce()
     }
@@ -184,7 +205,11 @@ final class ResponderRuntime {
         for announcement in self.announcements { announcement.cancel() }
         self.announcements = []
         if sendingGoodbye {
-            for socket in self.sockets { socket.send(self.records(for: socket).goodbye) }
+            for socket in self.sockets {
+                for advertisement in self.advertisements {
+                    socket.send(self.records(of: advertisement, for: socket).goodbye)
+                }
+            }
         }
         let closing = self.sockets.map { $0.close() }
         self.sockets = []
@@ -203,7 +228,11 @@ final class ResponderRuntime {
 
     private func sendAnnouncement() {
         guard self.isRunning else { return }
-        for socket in self.sockets { socket.send(self.records(for: socket).announcement) }
+        for socket in self.sockets {
+            for advertisement in self.advertisements {
+                socket.send(self.records(of: advertisement, for: socket).announcement)
+            }
+        }
     }
 
     func answer(_ query: DNSMessage, from source: SocketAddress, interfaceIndex: Int) {
@@ -215,18 +244,24 @@ final class ResponderRuntime {
             })
         else { return }
         let legacy = port != 5353
-        guard let response = self.records(for: socket).response(to: query, legacy: legacy) else { return }
         let unicast = legacy || query.questions.contains { $0.prefersUnicastResponse }
-        socket.send(response, to: unicast ? source : nil)
+        var answeredAny = false
+        for advertisement in self.advertisements {
+            guard let response = self.records(of: advertisement, for: socket).response(to: query, legacy: legacy)
+            else { continue }
+            socket.send(response, to: unicast ? source : nil)
+            answeredAny = true
+        }
+        guard answeredAny else { return }
         self.answered.withLockedValue { answers in
             answers.count += 1
             answers.last = .now
         }
     }
 
-    private func records(for socket: MDNSSocket, advertisement: CastAdvertisement? = nil) -> AdvertisedRecords {
+    private func records(of advertisement: CastAdvertisement, for socket: MDNSSocket) -> AdvertisedRecords {
         AdvertisedRecords(
-            advertisement ?? self.advertisement,
+            advertisement,
             ipv4: socket.interface.ipv4Addresses,
             ipv6: socket.interface.ipv6Addresses
         )

@@ -14,6 +14,16 @@ extension CastEmulator {
         self.platformHub.withPlatform { ReceiverVolume(level: $0.volumeLevel, isMuted: $0.isMuted) }
     }
 
+    /// Changes the device volume as a user at the TV would (the remote's
+    /// volume keys; a part left `nil` stays as it is): every sender
+    /// connected to `receiver-0` gets the new RECEIVER_STATUS, as a real
+    /// receiver broadcasts it (requestId 0).
+    public func setVolume(_ volume: ReceiverVolume) {
+        let hub = self.platformHub
+        let status = hub.withPlatform { $0.setVolume(level: volume.level, isMuted: volume.isMuted) }
+        hub.publish(ReceiverPlatform.Outcome(broadcasts: [status]), namespace: CastNamespace.receiver)
+    }
+
     /// Launches `appID` as if another sender had: the app that ran is
     /// stopped (its senders get CLOSE) and every sender gets the new status.
     ///

@@ -42,6 +42,15 @@ struct ReceiverPlatform {
         self.showIdleScreen()
     }
 
+    /// Sets the device volume as its remote or buttons would (the level
+    /// clamped to 0…1; `nil` keeps a part) and returns the status every
+    /// sender is told.
+    mutating func setVolume(level: Double?, isMuted: Bool?) -> JSONValue {
+        if let level, level.isFinite { self.volumeLevel = min(max(level, 0), 1) }
+        if let isMuted { self.isMuted = isMuted }
+        return self.statusMessage(requestID: 0)
+    }
+
     /// The running app, unless it is the idle screen.
     var runningApp: EmulatedAppSession? {
         self.running.flatMap { $0.application.isIdleScreen ? nil : $0 }
