@@ -95,6 +95,19 @@ let package = Package(
             // benchmark, and this one is not (make bench runs it after them).
             path: "Comparisons/SessionStartComparison"
         ),
+        // Not a package-benchmark target either: N devices on one cast-receiver,
+        // our device links against pychromecast (scripts/measure-fleet.sh).
+        .executableTarget(
+            name: "FleetComparison",
+            dependencies: [
+                .product(name: "CastChannels", package: "swift-cast"),
+                .product(name: "CastDiscovery", package: "swift-cast"),
+                .product(name: "CastLogging", package: "swift-cast"),
+                .product(name: "CastTransport", package: "swift-cast"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Comparisons/FleetComparison"
+        ),
         // What benchmarks share: servers they start and stop, cast-receiver in a
         // process of its own, a mirroring session with it, CPU clocks.
         .target(
