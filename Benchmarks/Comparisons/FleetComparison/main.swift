@@ -53,6 +53,8 @@ struct Row {
     var idleCPUSeconds = Double.nan
     var status = Latencies(milliseconds: [])
     var broadcast = Latencies(milliseconds: [])
+    /// How long the fleet took to change every device's volume (its first stamp to its last).
+    var fleetSpanMilliseconds = Double.nan
     var browseSeconds: Double?
     var browseFound = 0
     var browseKiB = 0
@@ -62,10 +64,10 @@ struct Row {
         let perDeviceMinute = self.idleCPUSeconds / Double(self.devices) / idleSeconds * 60 * 1000
         return self.sender.padding(toLength: 13, withPad: " ", startingAt: 0)
             + String(
-                format: " %5d  %8.2f  %9.1f  %7d  %8.3f  %9.3f  %7.1f / %-7.1f %7.1f / %-7.1f %d",
+                format: " %5d  %8.2f  %9.1f  %7d  %8.3f  %9.3f  %7.1f / %-7.1f %7.1f / %-7.1f %7.1f  %d",
                 self.devices, self.connectSeconds, self.residentKiBPerDevice,
                 self.threadsAdded, idleCore, perDeviceMinute, self.status.percentile(0.5), self.status.percentile(0.99),
-                self.broadcast.percentile(0.5), self.broadcast.percentile(0.99),
+                self.broadcast.percentile(0.5), self.broadcast.percentile(0.99), self.fleetSpanMilliseconds,
                 self.status.missing + self.broadcast.missing)
             + (advertiseInterface == nil
                 ? ""
@@ -107,6 +109,7 @@ func measureOurs(ports: [Int], receiver: ChildProcess, round: inout Int) async t
     round += 1
     fleet.expect(level: level(round: round))
     let (_, changed) = try await stepVolume(receiver)
+    row.fleetSpanMilliseconds = span(changed)
     row.broadcast = Latencies(arrived: await fleet.arrivals(within: .seconds(60)), since: changed)
     await fleet.close()
     // Discovery last, so that the answers to its queries do not load the fleet while the rest is measured.
@@ -137,6 +140,7 @@ func measurePychromecast(ports: [Int], receiver: ChildProcess, round: inout Int)
     python.send("watch \(level(round: round))")
     _ = try await python.readObject()  // watching
     let (_, changed) = try await stepVolume(receiver)
+    row.fleetSpanMilliseconds = span(changed)
     row.broadcast = Latencies(arrived: try await python.readObject().stamps("arrived"), since: changed)
     python.send("quit")
     _ = try await python.readObject()
@@ -149,6 +153,12 @@ func measurePychromecast(ports: [Int], receiver: ChildProcess, round: inout Int)
         row.browseKiB = browsed["rss_kib_added"] as? Int ?? 0
     }
     return row
+}
+
+/// From the first stamp to the last, in milliseconds.
+func span(_ stamps: [UInt64]) -> Double {
+    guard let first = stamps.min(), let last = stamps.max() else { return .nan }
+    return Double(last - first) / 1e6
 }
 
 func seconds(_ duration: Duration) -> Double {
@@ -173,9 +183,10 @@ for count in counts {
     receiver.finish()
 }
 print("")
-print("N devices on one cast-receiver (\(host)), idle \(Int(idleSeconds)) s; latencies in ms, p50 / p99:")
+print("N devices on one cast-receiver (\(host)), idle \(Int(idleSeconds)) s; latencies in ms, p50 / p99;")
+print("fleet ms: how long the fleet took to change every device's volume, the broadcast's own spread:")
 print(
-    "sender        devices  connect s  KiB/device  threads  idle %core  CPU ms/dev/min  GET_STATUS        broadcast         missing"
+    "sender        devices  connect s  KiB/device  threads  idle %core  CPU ms/dev/min  GET_STATUS        broadcast       fleet ms  missing"
         + (advertiseInterface == nil ? "" : "   browse until all found")
 )
 for row in rows { print(row.line) }
