@@ -142,6 +142,33 @@ struct BrowserEngineTests {
         #expect(engine.devices[name]?.addresses.count == 2)
     }
 
+    /// Sixty known devices do not fit one datagram's known answers: the
+    /// query goes as three, the question and the first 24 in the first, TC
+    /// on all but the last (RFC 6762 §7.2). One datagram of 24 left the
+    /// other 36 devices answering every query again.
+    @Test("Known answers that do not fit one datagram continue in more, TC set on all but the last")
+    func multipacketKnownAnswers() {
+        var engine = Self.makeEngine()
+        engine.addInterface(index: 2, name: "eth0", now: Self.at(0))
+        let pointers = (0..<60).map { number in
+            DNSResourceRecord(
+                name: Self.service, ttl: 100, data: .ptr(Self.service.prepending("Chromecast-\(number)")))
+        }
+        _ = engine.receive(Self.response(records: pointers), interfaceIndex: 2, sourcePort: 5353, now: Self.at(0.5))
+        var datagrams: [DNSMessage] = []
+        for second in stride(from: 1.0, through: 3.0, by: 1.0) where datagrams.isEmpty {
+            datagrams = engine.advance(to: Self.at(second)).queries.map(\.message)
+                .filter { $0.answers.first?.type == .ptr }
+        }
+        #expect(datagrams.map(\.answers.count) == [24, 24, 12])
+        #expect(datagrams.map(\.isTruncated) == [true, true, false])
+        #expect(
+            datagrams.map { $0.questions.contains { $0.name == Self.service && $0.type == .ptr } } == [
+                true, false, false,
+            ])
+        #expect(Set(datagrams.flatMap(\.answers).map(\.data)) == Set(pointers.map(\.data)))
+    }
+
     @Test("Records are refreshed at 80, 85, 90 and 95 % of their TTL, then expire")
     func refreshAndExpiry() {
         var engine = Self.makeEngine()

@@ -45,8 +45,11 @@ struct MulticastDiscoveryTests {
     /// socket per interface, each device answering in its own datagram);
     /// one of the devices carries a TXT record that makes its answer some
     /// 3 300 bytes, which the browser read cut at NIO's default 2 048 and
-    /// dropped as malformed.
-    @Test("One responder for forty devices, one answering in a 3 300-byte datagram: all forty are found")
+    /// dropped as malformed. Once all are known, the browser's next query
+    /// lists them over two datagrams and none answers again.
+    @Test(
+        "One responder for forty devices, one answering in a 3 300-byte datagram: all forty are found, then stay silent"
+    )
     func oneResponderForManyDevices() async throws {
         var advertisements = (1...40).map { index in
             CastAdvertisement(
@@ -66,6 +69,11 @@ struct MulticastDiscoveryTests {
                     let big = try #require(discovery.devices.first { $0.friendlyName == "Room 8" })
                     #expect(big.txtRecord["x11"]?.count == 240)
                     #expect(big.port == 20_008)
+                    // The next query lists all forty as known over two datagrams (TC on the
+                    // first): the responder waits for the second and, every answer known, stays silent.
+                    let before = responder.answers
+                    #expect(try await waitUntil(within: .seconds(10)) { responder.answers.queries > before.queries })
+                    #expect(responder.answers.count == before.count, "known devices answered again")
                 }
             }
             await responder.stop()

@@ -13,7 +13,9 @@ package import NIOCore
 ///   for multicast answers (QM, never QU §5.4: with avahi-daemon on the same
 ///   port a unicast answer may reach its socket instead of ours);
 /// - known answers in each query: cached PTRs with more than half their TTL
-///   left (§7.1);
+///   left (§7.1), in as many datagrams as they need, the truncated (TC)
+///   bit set on all but the last (§7.2), so that on a network of a thousand
+///   devices the ones already known stay silent;
 /// - refresh queries at 80/85/90/95 % of each record's TTL (§5.2);
 /// - resolution of each instance's SRV and TXT and its host's A/AAAA when the
 ///   cache lacks them, retried with back-off, and again when records change.
@@ -60,7 +62,7 @@ package struct BrowserEngine {
     private var queryInterval: TimeAmount
     private var resolveSchedule: [DNSQuestion: (next: NIODeadline, interval: TimeAmount)] = [:]
 
-    /// The known answers one query carries at most, so it stays one datagram.
+    /// The known answers one datagram carries at most, so that it stays within an Ethernet MTU.
     private static let maximumKnownAnswers = 24
     /// What device addresses may be on each interface, by index.
     private var scopes: [Int: AddressScope] = [:]
@@ -112,8 +114,8 @@ package struct BrowserEngine {
         self.queryInterval = self.timing.initialQueryInterval
         self.nextQueryAt = now + self.queryInterval
         var step = Step()
-        step.queries = self.interfaces.keys.sorted().map {
-            (self.query(questions: [self.serviceQuestion()], on: $0, now: now), $0)
+        step.queries = self.interfaces.keys.sorted().flatMap { index in
+            self.query(questions: [self.serviceQuestion()], on: index, now: now).map { ($0, index) }
         }
         return step
     }
@@ -226,7 +228,7 @@ package struct BrowserEngine {
         for (index, list) in questions.sorted(by: { $0.key < $1.key }) {
             var unique: [DNSQuestion] = []
             for question in list where !unique.contains(question) { unique.append(question) }
-            step.queries.append((self.query(questions: unique, on: index, now: now), index))
+            step.queries += self.query(questions: unique, on: index, now: now).map { ($0, index) }
         }
         return step
     }
@@ -237,16 +239,25 @@ package struct BrowserEngine {
         DNSQuestion(name: self.serviceType, type: .ptr, prefersUnicastResponse: false)
     }
 
-    /// A query for `questions`, carrying the PTRs this interface knows with more than half their TTL left.
-    private func query(questions: [DNSQuestion], on index: Int, now: NIODeadline) -> DNSMessage {
+    /// A query for `questions`, carrying the PTRs this interface knows with
+    /// more than half their TTL left: one datagram, or — when they do not
+    /// fit — the questions with the first of them, then the rest, the TC
+    /// bit on every datagram but the last (RFC 6762 §7.2).
+    private func query(questions: [DNSQuestion], on index: Int, now: NIODeadline) -> [DNSMessage] {
         var knownAnswers: [DNSResourceRecord] = []
         if questions.contains(where: { $0.name == self.serviceType && $0.type == .ptr }) {
             knownAnswers = self.cache.records(named: self.serviceType, type: .ptr)
                 .filter { $0.interfaceIndex == index && self.cache.hasMoreThanHalfItsTTLLeft($0, now: now) }
-                .prefix(Self.maximumKnownAnswers)
                 .map { $0.record.withTTL(UInt32(max(0, ($0.expiresAt - now).nanoseconds / 1_000_000_000))) }
         }
-        return DNSMessage(questions: questions, answers: knownAnswers)
+        let chunks = stride(from: 0, to: max(knownAnswers.count, 1), by: Self.maximumKnownAnswers).map {
+            Array(knownAnswers[$0..<min($0 + Self.maximumKnownAnswers, knownAnswers.count)])
+        }
+        return chunks.enumerated().map { number, answers in
+            DNSMessage(
+                flags: number < chunks.count - 1 ? DNSMessage.truncatedFlag : 0,
+                questions: number == 0 ? questions : [], answers: answers)
+        }
     }
 
     /// The resolution questions due now; the schedule follows what the cache lacks.

@@ -32,6 +32,8 @@ package struct DNSMessage: Hashable, Sendable {
 
     /// The flags of an mDNS response: QR and AA set (RFC 6762 §18.2, §18.4).
     package static let responseFlags: UInt16 = 0x8400
+    /// The truncated bit: in a query, more known answers follow in the next datagram (RFC 6762 §7.2).
+    package static let truncatedFlag: UInt16 = 0x0200
 
     /// Creates a message.
     package init(

@@ -18,10 +18,13 @@ public import NIOPosix
 /// Sockets are created on the event loop's thread, so they live in that
 /// thread's network namespace.
 public final class MDNSResponder: Sendable {
-    /// How many queries the responder has answered, and when it last did.
+    /// How many queries the responder has heard and answered, and when it last answered.
     public struct Answers: Sendable, Hashable {
         /// Queries answered since ``start()``.
         public var count = 0
+        /// Queries heard since ``start()``, answered or not (all their
+        /// answers known); one whose known answers took several datagrams counts once.
+        public var queries = 0
         /// When the last answer went out; `nil` before the first.
         public var last: ContinuousClock.Instant?
     }
@@ -125,6 +128,8 @@ final class ResponderRuntime {
     private var sockets: [MDNSSocket] = []
     private var announcements: [Scheduled<Void>] = []
     private var isRunning = false
+    /// Queries whose known answers continue in more datagrams (TC set), by source, until the last comes.
+    private var continuing: [String: (query: DNSMessage, deadline: Scheduled<Void>)] = [:]
 
     init(
         advertisements: [CastAdvertisement],
@@ -204,6 +209,8 @@ final class ResponderRuntime {
         self.isRunning = false
         for announcement in self.announcements { announcement.cancel() }
         self.announcements = []
+        for pending in self.continuing.values { pending.deadline.cancel() }
+        self.continuing = [:]
         if sendingGoodbye {
             for socket in self.sockets {
                 for advertisement in self.advertisements {
@@ -235,8 +242,38 @@ final class ResponderRuntime {
         }
     }
 
+    /// Answers `query`; one whose known answers continue (TC, RFC 6762 §7.2)
+    /// waits for the datagrams that follow from the same querier — until one
+    /// without TC, or 500 ms — and is answered with all of them known.
     func answer(_ query: DNSMessage, from source: SocketAddress, interfaceIndex: Int) {
+        guard self.isRunning, !query.isResponse else { return }
+        let key = "\(source)"
+        var query = query
+        if let pending = self.continuing.removeValue(forKey: key) {
+            pending.deadline.cancel()
+            query = DNSMessage(
+                flags: query.flags, questions: pending.query.questions + query.questions,
+                answers: pending.query.answers + query.answers)
+        }
+        // Bounded: a querier that never ends its list, or many at once, get their answer now.
+        let canWait = query.answers.count < 4_096 && self.continuing.count < 64
+        guard !query.isTruncated || !canWait else {
+            let deadline = self.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(500)) {
+                guard let pending = self.continuing.removeValue(forKey: key) else { return }
+                var complete = pending.query
+                complete.flags &= ~DNSMessage.truncatedFlag
+                self.respond(to: complete, from: source, interfaceIndex: interfaceIndex)
+            }
+            self.continuing[key] = (query, deadline)
+            return
+        }
+        query.flags &= ~DNSMessage.truncatedFlag
+        self.respond(to: query, from: source, interfaceIndex: interfaceIndex)
+    }
+
+    private func respond(to query: DNSMessage, from source: SocketAddress, interfaceIndex: Int) {
         guard self.isRunning, let port = source.port else { return }
+        self.answered.withLockedValue { $0.queries += 1 }
         // Reply through the socket of the interface and IP version the query came by; it knows that interface's addresses.
         guard
             let socket = self.sockets.first(where: {
