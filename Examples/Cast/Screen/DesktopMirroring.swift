@@ -12,7 +12,7 @@ struct DesktopMirroring {
     let frameRate: Int
     let bitrate: Int
     let codecs: [VideoCodec]
-    let delay: Duration
+    let latency: RemoteDisplayConfiguration.Latency
     let seconds: Double?
     /// Whether the mirroring app keeps running afterwards (`--keep-app`).
     let keepsApplication: Bool
@@ -27,7 +27,7 @@ struct DesktopMirroring {
             sound: self.options.captureAudio
                 ? DesktopAudioConfiguration(server: self.options.audioServer, device: self.options.audioSource) : nil,
             maximumResolution: self.limit, maximumVideoBitrate: self.bitrate, videoCodecs: self.codecs,
-            targetDelay: self.delay)
+            latency: self.latency)
         let interrupted = Interruption.install()
         return try await ReceiverLink.with(device) { link in
             if configuration.capture.source == .portal {

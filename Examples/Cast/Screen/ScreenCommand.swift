@@ -21,7 +21,11 @@ struct ScreenCommand: AsyncParsableCommand {
     @Option(help: "Picture height (with --capture: the most the screen is scaled to).") var height = 720
     @Option(help: "Frames per second.") var fps = 30
     @Option(help: "Highest video bitrate, kbit/s.") var bitrate = 5_000
-    @Option(help: "Target playout delay, milliseconds.") var delay = 400
+    @Option(
+        help: ArgumentHelp(
+            "low (as little delay as the link allows: 60–400 ms, following it), normal (400 ms), smooth (800 ms), or a fixed delay in milliseconds.",
+            valueName: "low|normal|smooth|MS"))
+    var latency = "normal"
     @Option(help: "Video codecs to offer (vp9, vp8, h264, av1), most preferred first; the receiver picks one.")
     var codecs = "vp9,vp8"
     @Option(help: "Seconds to stream (default: 10; with --capture, until Ctrl-C).") var seconds: Double?
@@ -38,11 +42,26 @@ struct ScreenCommand: AsyncParsableCommand {
         guard (1...60).contains(self.fps) else { throw ValidationError("--fps must be 1…60") }
         guard (self.seconds ?? 1) > 0 else { throw ValidationError("--seconds must be positive") }
         _ = try self.videoCodecs()
+        _ = try self.latencyMode()
         if self.capture.isCapturing {
             _ = try self.capture.source()
             guard self.video == nil, self.audio == nil else {
                 throw ValidationError("--capture mirrors this machine; it does not take --video or --audio")
             }
+        }
+    }
+
+    /// What `--latency` names.
+    func latencyMode() throws -> RemoteDisplayConfiguration.Latency {
+        switch self.latency.lowercased() {
+        case "low": return .low
+        case "normal": return .normal
+        case "smooth": return .smooth
+        default:
+            guard let milliseconds = Int(self.latency), (1...5_000).contains(milliseconds) else {
+                throw ValidationError("--latency takes low, normal, smooth or a delay of 1…5000 ms")
+            }
+            return .fixed(.milliseconds(milliseconds))
         }
     }
 
@@ -63,7 +82,7 @@ struct ScreenCommand: AsyncParsableCommand {
                     options: self.capture,
                     limit: RemoteDisplayConfiguration.Resolution(width: self.width, height: self.height),
                     frameRate: self.fps, bitrate: self.bitrate * 1_000, codecs: try self.videoCodecs(),
-                    delay: .milliseconds(self.delay), seconds: self.seconds, keepsApplication: self.keepApp)
+                    latency: try self.latencyMode(), seconds: self.seconds, keepsApplication: self.keepApp)
                 let summary = ScreenStatistics(try await mirroring.run(device: self.options))
                 try Output.result(json: summary.json, text: summary.line, asJSON: self.options.json)
                 return
@@ -74,11 +93,11 @@ struct ScreenCommand: AsyncParsableCommand {
             let width = video?.width ?? self.width
             let height = video?.height ?? self.height
             let fps = video.map { max(1, Int($0.frameRate.rounded())) } ?? self.fps
-            let configuration = RemoteDisplayConfiguration(
+            var configuration = RemoteDisplayConfiguration(
                 resolutions: [RemoteDisplayConfiguration.Resolution(width: width, height: height)],
                 maximumFrameRate: fps, maximumVideoBitrate: self.bitrate * 1_000, videoCodecs: try self.videoCodecs(),
-                audio: self.noAudio ? nil : RemoteDisplayConfiguration.Audio(),
-                targetDelay: .milliseconds(self.delay))
+                audio: self.noAudio ? nil : RemoteDisplayConfiguration.Audio())
+            configuration.setLatency(try self.latencyMode())
             let statistics = try await ReceiverLink.with(self.options) { link in
                 let (channel, session) = try await link.beginRemoteDisplay(configuration)
                 let resolution = session.configuration.resolution
@@ -179,7 +198,7 @@ struct ScreenStatistics {
         return Double(video?.retransmittedPackets ?? 0) * 100 / Double(packets)
     }
 
-    /// One line: frames, size and rate encoded, bitrate, RTT, retransmissions, encode time.
+    /// One line: frames, size and rate encoded, bitrate, RTT, the delay in force, retransmissions, encode time.
     var line: String {
         let video = self.statistics.video
         let rtt = self.statistics.roundTripTime.map { String(format: "%.0f ms", $0 / .milliseconds(1)) } ?? "-"
@@ -187,6 +206,7 @@ struct ScreenStatistics {
             self.statistics.videoResolution.map { "\($0) at \(self.statistics.videoFrameRate ?? 0) fps, " } ?? ""
         return format + "frames \(video?.framesSent ?? 0) sent / \(video?.framesAcknowledged ?? 0) acked / "
             + "\(video?.framesDropped ?? 0) dropped, \(self.statistics.videoBitrate / 1_000) kbit/s, RTT \(rtt), "
+            + String(format: "delay %.0f ms, ", self.statistics.targetDelay / .milliseconds(1))
             + String(
                 format: "resent %.1f %%, encode %.1f ms", self.lossPercent,
                 self.statistics.averageEncodeTime / .milliseconds(1))
@@ -209,6 +229,7 @@ struct ScreenStatistics {
             "videoFrameRate": self.statistics.videoFrameRate.map { .integer($0) } ?? .null,
             "roundTripTimeMilliseconds": self.statistics.roundTripTime.map { .number($0 / .milliseconds(1)) } ?? .null,
             "averageEncodeMilliseconds": .number(self.statistics.averageEncodeTime / .milliseconds(1)),
+            "targetDelayMilliseconds": .number(self.statistics.targetDelay / .milliseconds(1)),
         ]
     }
 }

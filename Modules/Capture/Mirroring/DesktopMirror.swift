@@ -32,8 +32,9 @@ public final class DesktopMirror: Sendable {
         public var maximumVideoBitrate: Int
         /// The codecs offered, preferred first. Default VP9, VP8.
         public var videoCodecs: [VideoCodec]
-        /// How long after capture the device shows a frame. Default 400 ms.
-        public var targetDelay: Duration
+        /// How long after capture the device shows a frame, and whether
+        /// that follows the link. Default ``RemoteDisplayConfiguration/Latency/normal`` (400 ms).
+        public var latency: RemoteDisplayConfiguration.Latency
 
         /// Creates a configuration.
         public init(
@@ -42,14 +43,14 @@ public final class DesktopMirror: Sendable {
             maximumResolution: RemoteDisplayConfiguration.Resolution = .hd720,
             maximumVideoBitrate: Int = 5_000_000,
             videoCodecs: [VideoCodec] = [.vp9, .vp8],
-            targetDelay: Duration = .milliseconds(400)
+            latency: RemoteDisplayConfiguration.Latency = .normal
         ) {
             self.capture = capture
             self.sound = sound
             self.maximumResolution = maximumResolution
             self.maximumVideoBitrate = maximumVideoBitrate
             self.videoCodecs = videoCodecs
-            self.targetDelay = targetDelay
+            self.latency = latency
         }
     }
 
@@ -148,11 +149,12 @@ extension DesktopMirror {
     private static func streaming(
         _ configuration: Configuration, sourceSize: RemoteDisplayConfiguration.Resolution, withSound: Bool
     ) -> RemoteDisplayConfiguration {
-        RemoteDisplayConfiguration(
+        var streaming = RemoteDisplayConfiguration(
             resolutions: [sourceSize.scaledToFit(within: configuration.maximumResolution)],
             maximumFrameRate: configuration.capture.frameRate, maximumVideoBitrate: configuration.maximumVideoBitrate,
-            videoCodecs: configuration.videoCodecs, audio: withSound ? RemoteDisplayConfiguration.Audio() : nil,
-            targetDelay: configuration.targetDelay)
+            videoCodecs: configuration.videoCodecs, audio: withSound ? RemoteDisplayConfiguration.Audio() : nil)
+        streaming.setLatency(configuration.latency)
+        return streaming
     }
 
     /// Why mirroring ended by itself, or `nil` while it runs: ask it as

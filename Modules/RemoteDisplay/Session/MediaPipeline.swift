@@ -102,7 +102,7 @@ final class MediaPipeline: Sendable {
             engine = try SenderEngine(
                 streams: streams, epoch: .now, playoutDelay: configuration.targetDelay,
                 bitrate: hasVideo ? controller : nil, adaptation: hasVideo ? adaptation : nil,
-                transmit: { socket.write($0) })
+                adaptiveDelay: configuration.adaptiveDelayRange, transmit: { socket.write($0) })
             self.encoders = try EncoderState(
                 configuration: configuration, letterbox: answer.letterbox, hasVideo: hasVideo, audioQueue: audioQueue)
             self.quiet = hasVideo ? nil : try QuietTimer()

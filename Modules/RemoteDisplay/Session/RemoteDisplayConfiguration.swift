@@ -59,8 +59,13 @@ public struct RemoteDisplayConfiguration: Sendable, Hashable {
     public var audio: Audio?
     /// How long after capture the receiver plays each frame: latency traded
     /// for time to recover lost packets. Changeable on the fly through
-    /// ``RemoteDisplaySession/targetDelay``.
+    /// ``RemoteDisplaySession/targetDelay``. With ``adaptiveDelayRange``,
+    /// where the session starts.
     public var targetDelay: Duration
+    /// Where the session moves the target delay by itself, to the smallest
+    /// the link keeps frames on time with (low latency, ``Latency/low``);
+    /// `nil` (the default) keeps ``targetDelay`` until the app changes it.
+    public var adaptiveDelayRange: ClosedRange<Duration>?
     /// The video codecs offered, in Chrome's order of preference (VP9,
     /// then VP8: openscreen_session_host.cc `NegotiateMirroring`); the
     /// receiver takes one. After the ANSWER: the one it took. Default both.
@@ -146,6 +151,11 @@ public struct RemoteDisplayConfiguration: Sendable, Hashable {
         try check(!self.resolutions.isEmpty, "offer at least one resolution")
         try check(self.firstFrameDeadline > .zero, "the first-frame deadline must be positive")
         try check(Set(self.videoCodecs).count == self.videoCodecs.count, "offer each video codec once")
+        if let range = self.adaptiveDelayRange {
+            try check(
+                Self.targetDelayRange.contains(range.lowerBound) && Self.targetDelayRange.contains(range.upperBound),
+                "the adaptive delay range \(range) is outside 1 ms…5 s")
+        }
         try check(self.offersVideo || self.audio != nil, "offer video, audio or both")
         for resolution in self.resolutions {
             try check(
@@ -172,5 +182,43 @@ public struct RemoteDisplayConfiguration: Sendable, Hashable {
             Self.targetDelayRange.contains(self.targetDelay), "target delay \(self.targetDelay) is outside 1 ms…5 s")
         try check(!self.applicationID.isEmpty, "the receiver app id is empty")
         return self
+    }
+}
+
+extension RemoteDisplayConfiguration {
+    /// How a session trades latency for smoothness: what `cast screen
+    /// --latency` chooses.
+    public enum Latency: Sendable, Hashable {
+        /// As little delay as the link allows, for a presentation, a game or
+        /// a moving cursor: starts at 120 ms and follows the link between
+        /// 60 and 400 ms (``adaptiveDelayRange``). The encoders never wait
+        /// for later frames (real-time modes, no B-frames or look-ahead),
+        /// and a frame that cannot go in time is dropped and followed by a
+        /// key frame rather than waited for.
+        case low
+        /// 400 ms, fixed: room to resend lost packets on a home network.
+        case normal
+        /// 800 ms, fixed: films and slides over a busy or distant link.
+        case smooth
+        /// This delay, fixed.
+        case fixed(Duration)
+    }
+
+    /// Sets ``targetDelay`` and ``adaptiveDelayRange`` as `latency` says.
+    public mutating func setLatency(_ latency: Latency) {
+        switch latency {
+        case .low:
+            self.targetDelay = .milliseconds(120)
+            self.adaptiveDelayRange = .milliseconds(60) ... .milliseconds(400)
+        case .normal:
+            self.targetDelay = .milliseconds(400)
+            self.adaptiveDelayRange = nil
+        case .smooth:
+            self.targetDelay = .milliseconds(800)
+            self.adaptiveDelayRange = nil
+        case .fixed(let delay):
+            self.targetDelay = delay
+            self.adaptiveDelayRange = nil
+        }
     }
 }

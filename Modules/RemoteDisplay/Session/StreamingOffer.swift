@@ -267,6 +267,10 @@ package struct StreamingAnswer: Sendable {
         }
         for case let limit? in delayLimits where limit > 0 {
             result.targetDelay = min(result.targetDelay, .milliseconds(limit))
+            if let range = result.adaptiveDelayRange {
+                let upper = min(range.upperBound, .milliseconds(limit))
+                result.adaptiveDelayRange = min(range.lowerBound, upper)...upper
+            }
         }
         return result
     }

@@ -25,6 +25,8 @@ package final class SenderEngine: @unchecked Sendable {
     private var estimator = BandwidthEstimator(maximumPacketsPerBurst: SenderEngine.burstSize)
     private var bitrate: BitrateController?
     private var adaptation: VideoAdaptation?
+    /// Low latency's target delay, following the link; `nil` for a fixed delay.
+    private var delayController: PlayoutDelayController?
     private var burstStart: HostTime?
     private var burstSent = 0
     private var reportScratch: [UInt8] = []
@@ -37,7 +39,8 @@ package final class SenderEngine: @unchecked Sendable {
 
     package init(
         streams: [StreamParameters], epoch: HostTime, playoutDelay: Duration, bitrate: BitrateController?,
-        adaptation: VideoAdaptation? = nil, transmit: @escaping (UnsafeRawBufferPointer) -> Void
+        adaptation: VideoAdaptation? = nil, adaptiveDelay: ClosedRange<Duration>? = nil,
+        transmit: @escaping (UnsafeRawBufferPointer) -> Void
     ) throws(CastRemoteDisplayError) {
         var audio: StreamSender?
         var video: StreamSender?
@@ -50,6 +53,7 @@ package final class SenderEngine: @unchecked Sendable {
         self.streams = [audio, video].compactMap { $0 }
         self.bitrate = bitrate
         self.adaptation = adaptation
+        self.delayController = adaptiveDelay.map(PlayoutDelayController.init(range:))
         self.transmit = transmit
         self.reportScratch.reserveCapacity(64)
     }
@@ -90,6 +94,7 @@ package final class SenderEngine: @unchecked Sendable {
         guard let stream = self.stream(kind) else { return }
         stream.framesDropped += 1
         self.droppedSinceStep = true
+        self.delayController?.recordDrop()
         if forcingKeyFrame { stream.keyFrameRequested = true }
     }
 
@@ -150,12 +155,17 @@ package final class SenderEngine: @unchecked Sendable {
         self.burstSent = Self.burstSize - budget
     }
 
-    /// The 10 ms tick: kickstart stalled frames, send, and step the bitrate
+    /// The 10 ms tick: kickstart stalled frames, send, follow the link with
+    /// the target delay (low latency), and step the bitrate
     /// (and with it the video's size and rate, ``VideoAdaptation``).
     /// Returns the new video bitrate when it changed.
     package func tick(at now: HostTime) -> Int? {
         for stream in self.streams { stream.kickstartIfStalled(at: now) }
         self.flush(at: now)
+        if var controller = self.delayController {
+            if let delay = controller.update(at: now, current: self.playoutDelay) { self.playoutDelay = delay }
+            self.delayController = controller
+        }
         guard var controller = self.bitrate else { return nil }
         let previous = controller.current
         let videoBytes = Int(self.video?.octetsSent ?? 0)
@@ -189,8 +199,11 @@ package final class SenderEngine: @unchecked Sendable {
             self.malformedFeedback += 1
             return
         }
-        stream.apply(self.feedback, arrival: arrival) { bytes, time in
+        let halfRoundTrip = Duration(nanoseconds: (stream.roundTripTime ?? .zero).inNanoseconds / 2)
+        stream.apply(self.feedback, arrival: arrival) { bytes, time, captureTime in
             self.estimator.recordAcknowledged(bytes: bytes, at: time)
+            self.delayController?.recordDelivery(
+                captureTime: captureTime, arrival: arrival.advanced(by: .zero - halfRoundTrip))
         }
         self.flush(at: arrival)
     }

@@ -293,9 +293,10 @@ final class StreamSender {
 
     // MARK: Feedback
 
-    /// Applies one compound RTCP packet for this stream; returns the bytes of
-    /// frames it newly acknowledged, binned for the bandwidth estimator at `ackTime`.
-    func apply(_ compound: RTCPCompound, arrival: HostTime, acknowledged: (Int, HostTime) -> Void) {
+    /// Applies one compound RTCP packet for this stream; tells `acknowledged`
+    /// the bytes of each frame it newly acknowledged, the time they count
+    /// at for the bandwidth estimator, and the frame's capture time.
+    func apply(_ compound: RTCPCompound, arrival: HostTime, acknowledged: (Int, HostTime, HostTime) -> Void) {
         // Only this stream's receiver's XR moves the staleness watermark
         // (Open Screen compound_rtcp_parser.cc:172-184, :417-418).
         if let time = compound.receiverReferenceTime,
@@ -351,11 +352,11 @@ final class StreamSender {
         self.queueResend(slot, packet)
     }
 
-    private func acknowledge(_ frameID: Int64, at time: HostTime, _ acknowledged: (Int, HostTime) -> Void) {
+    private func acknowledge(_ frameID: Int64, at time: HostTime, _ acknowledged: (Int, HostTime, HostTime) -> Void) {
         guard let slot = self.slot(frameID), !slot.isAcknowledged else { return }
         slot.isAcknowledged = true
         self.framesAcknowledged += 1
-        acknowledged(slot.encodedByteCount, time)
+        acknowledged(slot.encodedByteCount, time, slot.captureTime)
         self.slots[Int(frameID & 0xFF)] = nil
         self.spareSlots.append(slot)
     }

@@ -1,0 +1,74 @@
+/// The low-latency mode's target delay: the smallest the link keeps frames
+/// on time with, kept within a range and followed as the link changes.
+///
+/// Each acknowledged frame gives a delivery time: from its capture to its
+/// arrival at the receiver (the feedback's arrival less half the round
+/// trip). Every 500 ms the delay the link needs is the 95th percentile of
+/// the last 64 deliveries, a quarter more, plus 30 ms for the receiver to
+/// decode and render — at least the range's floor. A frame dropped because
+/// it could not be sent in time raises the delay by half at once. The
+/// delay rises at once when the link needs more, and comes down by at most
+/// a tenth per step, so that a single quick frame does not undo a
+/// measured need. Changes reach the receiver in band (the RTP adaptive
+/// playout delay extension, as every ``RemoteDisplaySession/targetDelay``
+/// change does).
+///
+/// A plain value on the sender engine's clock: tests drive it with
+/// made-up deliveries and times.
+package struct PlayoutDelayController {
+    /// The delays it chooses among.
+    package let range: ClosedRange<Duration>
+    /// The deliveries heard, nanoseconds, oldest overwritten first.
+    private var deliveries: [Int64] = []
+    private var nextDelivery = 0
+    private var droppedSinceUpdate = false
+    private var nextUpdate: HostTime?
+
+    static let interval: Duration = .milliseconds(500)
+    static let window = 64
+    static let headroom: Duration = .milliseconds(30)
+
+    package init(range: ClosedRange<Duration>) {
+        self.range = range
+        self.deliveries.reserveCapacity(Self.window)
+    }
+
+    /// A frame captured at `captureTime` reached the receiver at `arrival`.
+    package mutating func recordDelivery(captureTime: HostTime, arrival: HostTime) {
+        let nanoseconds = max(captureTime.duration(to: arrival).inNanoseconds, 0)
+        if self.deliveries.count < Self.window {
+            self.deliveries.append(nanoseconds)
+        } else {
+            self.deliveries[self.nextDelivery] = nanoseconds
+        }
+        self.nextDelivery = (self.nextDelivery + 1) % Self.window
+    }
+
+    /// A frame could not be sent before its time.
+    package mutating func recordDrop() {
+        self.droppedSinceUpdate = true
+    }
+
+    /// The delay to use from `now` when it should change from `current`; `nil` to keep it.
+    package mutating func update(at now: HostTime, current: Duration) -> Duration? {
+        guard let due = self.nextUpdate, due <= now else {
+            if self.nextUpdate == nil { self.nextUpdate = now.advanced(by: Self.interval) }
+            return nil
+        }
+        self.nextUpdate = now.advanced(by: Self.interval)
+        let now = current.inNanoseconds
+        var wanted = self.range.lowerBound.inNanoseconds
+        if !self.deliveries.isEmpty {
+            let sorted = self.deliveries.sorted()
+            let high = sorted[min(sorted.count - 1, sorted.count * 95 / 100)]
+            wanted = max(wanted, high + high / 4 + Self.headroom.inNanoseconds)
+        }
+        if self.droppedSinceUpdate { wanted = max(wanted, now + now / 2) }
+        self.droppedSinceUpdate = false
+        let next = wanted >= now ? wanted : max(wanted, now - now / 10)
+        // Whole milliseconds: what the RTP extension carries, so sender and receiver agree.
+        let clamped = min(max(next, self.range.lowerBound.inNanoseconds), self.range.upperBound.inNanoseconds)
+        let milliseconds = clamped / 1_000_000 * 1_000_000
+        return milliseconds == now ? nil : Duration(nanoseconds: milliseconds)
+    }
+}
