@@ -159,7 +159,7 @@ import Testing
                 configuration.setLatency(.low)
                 let session = try await fixture.channel.beginSession(configuration: configuration)
                 #expect(session.targetDelay == .milliseconds(120))
-                try await source.stream(seconds: 5, to: session)
+                try await source.stream(seconds: 3, to: session)
                 let sent = try #require(await settled(session))
                 let sentVideo = try #require(sent.video?.framesSent)
                 let report = try #require(try await fixture.report { $0.video?.framesDecoded == sentVideo })
