@@ -289,7 +289,7 @@ let package = Package(
         // does with files, for any app; over CastMediaServer.
         .target(
             name: "CastLocalMedia",
-            dependencies: ["CastMediaServer"],
+            dependencies: ["CastMediaServer", "CastMedia"],
             path: "Modules/LocalMedia",
             swiftSettings: strictSettings
         ),
@@ -368,6 +368,12 @@ let package = Package(
             name: "sample-egl-screen",
             dependencies: ["CastRemoteDisplay", "CastChannels", "CastDiscovery", "CEGL"],
             path: "Examples/Samples/EGLScreen",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "sample-play-film",
+            dependencies: ["CastKit", "CastMediaServer", "CastLocalMedia"],
+            path: "Examples/Samples/PlayFilm",
             swiftSettings: strictSettings
         ),
         .executableTarget(

@@ -60,7 +60,7 @@ struct DemoCommand: AsyncParsableCommand {
         let id = emulator.advertisement.id
         let found = try await DiscoveryManager.firstDevice(
             configuration: DiscoveryConfiguration(interfaces: .loopbackOnly, addressFamilies: .ipv4),
-            logger: CastLogger(filter: CastLogFilter(minimumLevel: .none)), within: .seconds(5)
+            within: .seconds(5), logger: CastLogger(filter: CastLogFilter(minimumLevel: .none))
         ) { $0.id == id }
         guard let found, let address = found.addresses.first else {
             Output.progress("   loopback has no multicast here; using the emulator's address")

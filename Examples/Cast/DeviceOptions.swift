@@ -41,11 +41,8 @@ struct DeviceOptions: ParsableArguments {
         Output.progress("looking for \"\(self.device)\"")
         let wanted = self.device
         let found = try await DiscoveryManager.firstDevice(
-            configuration: self.discovery.configuration, logger: self.logger, within: self.timeoutDuration
-        ) { device in
-            device.id.caseInsensitiveCompare(wanted) == .orderedSame
-                || device.friendlyName.caseInsensitiveCompare(wanted) == .orderedSame
-        }
+            named: wanted, configuration: self.discovery.configuration, within: self.timeoutDuration,
+            logger: self.logger)
         guard let found else {
             throw CommandFailure(
                 .deviceNotFound, "no device named or with id \"\(wanted)\" answered within \(self.timeout) s")

@@ -40,31 +40,3 @@ struct DiscoveryOptions: ParsableArguments {
         DeviceCache(fileURL: XDGDirectory.cache.file("devices.json", application: "cast"))
     }
 }
-
-extension DiscoveryManager {
-    /// Browses with `configuration` until a device that `matches` is found or
-    /// `timeout` passes; the device, or `nil`. Discovery is stopped either way.
-    static func firstDevice(
-        configuration: DiscoveryConfiguration, logger: CastLogger, within timeout: Duration,
-        where matches: @escaping @Sendable (CastDevice) -> Bool
-    ) async throws -> CastDevice? {
-        let manager = DiscoveryManager(configuration: configuration, logger: logger)
-        let events = manager.events()
-        try await manager.start()
-        let found = try await withThrowingTaskGroup(of: CastDevice?.self) { group in
-            group.addTask {
-                for await case .found(let device) in events where matches(device) { return device }
-                return nil
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-        await manager.stop()
-        return found
-    }
-}

@@ -1,6 +1,7 @@
 import CastEmulator
 import CastKit
 import CastTestSupport
+import Foundation
 import Testing
 
 /// `cast discover` and `--device NAME` with real mDNS between two network
@@ -93,6 +94,66 @@ struct CastCommandLineDiscoveryTests {
         await emulator.stop()
         try await loops.shutdownGracefully()
         try result.get()
+    }
+
+    /// The PlayFilm sample (issue 50): an app of under 40 lines finds a TV
+    /// by name, casts a film with its own English subtitles (served by
+    /// CastMediaServer, the text track extracted as WebVTT by CastLocalMedia)
+    /// and seeks; the emulator receives the LOAD with the text track shown
+    /// and the SEEK.
+    @Test(.enabled(if: TestFilm.ffmpeg != nil, "needs ffmpeg and ffprobe (make setup installs them)"))
+    func thePlayFilmSampleCastsAFilmWithItsSubtitlesAndSeeks() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sample-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let subtitles = folder.appendingPathComponent("en.srt")
+        try Data("1\n00:00:00,500 --> 00:00:01,500\nHello\n\n".utf8).write(to: subtitles)
+        let film = folder.appendingPathComponent("Our Film.mp4")
+        let made = try await CommandOutput.of(
+            [
+                try #require(TestFilm.ffmpeg), "-v", "error", "-nostdin", "-f", "lavfi", "-i",
+                "testsrc=size=320x180:rate=25", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-i",
+                subtitles.path, "-map", "0:v", "-map", "1:a", "-map", "2", "-t", "3",
+            ] + TestFilm.h264 + TestFilm.aac + [
+                "-c:s", "mov_text", "-metadata:s:s:0", "language=eng", "-disposition:s:0", "default", "-y", film.path,
+            ])
+        try #require(made.status == 0, "\(made.stderr)")
+        try await RealTimeTurns.take(.childProcesses) {
+            try await NamespacePair.with { pair in
+                try await Self.withAdvertisedEmulator(
+                    pair, CastEmulatorConfiguration(host: pair.ipv4(pair.b), name: "Den TV")
+                ) { emulator in
+                    let events = emulator.events()
+                    let run = try await CastCommandLineTests.run(
+                        "/usr/sbin/ip",
+                        [
+                            "netns", "exec", pair.a, CastCommandLineTests.executable("sample-play-film"), "Den TV",
+                            film.path, "vA", "1.5",
+                        ])
+                    #expect(run.status == 0, "\(run.stderr)")
+                    #expect(run.stdout.contains("with 1 subtitle track(s)"), "\(run.stdout)")
+                    #expect(run.stdout.contains("at 1.5 s"), "\(run.stdout)")
+                    let load = await first(events, within: .seconds(5)) { event in
+                        guard case .messageReceived(_, let message) = event else { return false }
+                        return message.namespace == CastNamespace.media && message.text?.contains("\"LOAD\"") == true
+                    }
+                    guard case .messageReceived(_, let message)? = load, let text = message.text else {
+                        Issue.record("the emulator got no LOAD")
+                        return
+                    }
+                    let request = try JSONValue(parsing: text)
+                    let tracks = request["media"]?["tracks"]?.arrayValue ?? []
+                    #expect(tracks.count == 1 && tracks.first?["type"] == "TEXT", "\(text)")
+                    #expect(tracks.first?["language"] == "en")
+                    #expect(request["activeTrackIds"] == .array([.integer(1)]))
+                    let seek = await first(events, within: .seconds(5)) { event in
+                        guard case .messageReceived(_, let message) = event else { return false }
+                        return message.text?.contains("\"SEEK\"") == true
+                    }
+                    #expect(seek != nil, "the emulator got no SEEK")
+                }
+            }
+        }
     }
 
     /// A speaker and a speaker group (its own endpoint and port), each found by name (their

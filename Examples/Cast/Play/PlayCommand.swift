@@ -168,11 +168,8 @@ struct PlayCommand: AsyncParsableCommand {
             let (tracks, active) = try self.textTracks(
                 of: item, served: served, choice: index == 0 ? self.subtitles.map(SubtitleChoice.init) : nil,
                 server: local?.server)
-            let information = MediaInformation(
-                contentID: served.url.absoluteString, streamType: self.live ? .live : .buffered,
-                contentType: served.contentType, metadata: metadata, duration: served.duration,
-                tracks: tracks.isEmpty ? nil : tracks, hlsSegmentFormat: served.isSegmented ? .ts : nil,
-                hlsVideoSegmentFormat: served.isSegmented ? .mpeg2TS : nil)
+            let information = served.mediaInformation(
+                metadata: metadata, tracks: tracks, streamType: self.live ? .live : .buffered)
             queue.append(MediaQueueItem(media: information, activeTrackIDs: active.isEmpty ? nil : active))
         }
         if queue.count == 1, let only = queue.first, let information = only.media {
@@ -223,14 +220,9 @@ struct PlayCommand: AsyncParsableCommand {
                     language: self.subtitlesLanguage, name: "Subtitles"))
             shown = [1]
         }
-        for embedded in served.textTracks {
-            let id = tracks.count + 1
-            tracks.append(
-                MediaTrack(
-                    trackID: id, kind: .text, subtype: .subtitles, contentID: embedded.url.absoluteString,
-                    contentType: "text/vtt", language: embedded.language, name: embedded.name))
-            if shown.isEmpty, embedded.isDefault { shown = [id] }
-        }
+        let first = tracks.count + 1
+        tracks += served.textTracks(numberedFrom: first)
+        if shown.isEmpty, let id = served.defaultTextTrackID(numberedFrom: first) { shown = [id] }
         switch choice {
         case .off?:
             shown = []

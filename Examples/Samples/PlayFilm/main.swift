@@ -1,0 +1,43 @@
+// Sample: a local film with its subtitles on a device found by name, then a
+// seek. Embeds CastKit, CastMediaServer and CastLocalMedia: the film is
+// served as the device can play it (converted on the fly when it must be)
+// and its own text tracks go in the LOAD.
+//
+//   swift run sample-play-film NAME FILM INTERFACE [SECONDS]
+//
+// Discovery multicasts on the interface you name: on a shared machine use
+// loopback (`lo`) or an interface inside a network namespace.
+
+import CastKit
+import CastLocalMedia
+import CastMediaServer
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.count >= 3 else {
+    FileHandle.standardError.write(Data("usage: sample-play-film NAME FILM INTERFACE [SECONDS]\n".utf8))
+    exit(64)
+}
+let discovery = DiscoveryConfiguration(interfaces: .named([arguments[2]]), addressFamilies: .ipv4)
+guard
+    let device = try await DiscoveryManager.firstDevice(
+        named: arguments[0], configuration: discovery, within: .seconds(10)),
+    let address = device.addresses.first
+else {
+    FileHandle.standardError.write(Data("no device named \(arguments[0]) answered on \(arguments[2])\n".utf8))
+    exit(69)
+}
+let manager = SessionManager()
+let session = try await manager.startSession(on: device)
+let server = try await MediaServer.start(toward: address.description)
+let local = LocalMedia(server: server, tools: .installed(), device: .forModel(device.modelName)) { print($0) }
+let served = try await local.serve(URL(fileURLWithPath: arguments[1]), contentType: nil)
+let subtitles = served.defaultTextTrackID() ?? served.textTracks().first?.trackID
+let request = MediaLoadRequestData(mediaInformation: served.mediaInformation(), activeTrackIDs: subtitles.map { [$0] })
+guard let media = session.remoteMediaClient, try await media.load(request) != nil else { exit(70) }
+print("playing \(served.url) with \(served.textTracks.count) subtitle track(s)")
+if let seconds = arguments.dropFirst(3).first.flatMap(Double.init) {
+    print("at \(try await media.seek(MediaSeekOptions(interval: seconds))?.currentTime ?? 0) s")
+}
+await manager.endSession(stoppingApplication: false)
+await server.stop()
