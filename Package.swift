@@ -377,6 +377,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .executableTarget(
+            name: "sample-mirror-screen",
+            dependencies: ["CastCapture", "CastChannels", "CastDiscovery"],
+            path: "Examples/Samples/MirrorScreen",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
             name: "sample-rendered-screen",
             dependencies: ["CastRemoteDisplay", "CastChannels", "CastDiscovery"],
             path: "Examples/Samples/RenderedScreen",

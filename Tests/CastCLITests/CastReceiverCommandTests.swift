@@ -249,6 +249,27 @@ import Testing
         }
     }
 
+    /// The MirrorScreen sample (issue 50): an app of under 40 lines mirrors
+    /// an X display (Xvfb) and the desktop's sound (a PulseAudio daemon of
+    /// the test's own) through one `DesktopMirror`; the emulator decodes its
+    /// pictures and its sound.
+    @Test func theMirrorScreenSampleSendsTheScreenAndItsSound() async throws {
+        try await VirtualDisplay.with(width: 320, height: 240) { display in
+            try await SoundServer.with { sound in
+                try await CastCommandLineTests.withEmulator { emulator, device in
+                    let run = try await CastCommandLineTests.run(
+                        CastCommandLineTests.executable("sample-mirror-screen"), [device, "2"],
+                        environment: ["DISPLAY": display.name, "PULSE_SERVER": sound.server])
+                    #expect(run.status == 0, "\(run.stderr)")
+                    #expect(run.stdout.contains("mirroring 320×240"), "\(run.stdout)")
+                    let report = try #require(emulator.streamingReport, "\(run.stdout)")
+                    #expect((report.video?.framesDecoded ?? 0) > 0, "\(report)")
+                    #expect((report.audio?.framesDecoded ?? 0) > 0, "\(report)")
+                }
+            }
+        }
+    }
+
     /// The EGL sample as a process: its OpenGL ES pictures are decoded frame for frame.
     @Test(.enabled(if: SurfacelessEGL.isAvailable, "needs EGL with Mesa's surfaceless platform"))
     func theEGLSampleIsDecodedFrameForFrame() async throws {
