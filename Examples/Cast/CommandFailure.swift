@@ -60,6 +60,7 @@ struct CommandFailure: Error, CustomStringConvertible {
             case .answerTimedOut: self.init(.timedOut, "\(error)")
             case .invalidFile: self.init(.badInput, "\(error)")
             case .launchFailed: self.init(.launchFailed, "\(error)")
+            case .noScreen: self.init(.launchFailed, "\(error.message); send it sound with `cast audio`")
             default: self.init(.other, "\(error)")
             }
         case let error as CaptureError:

@@ -73,7 +73,8 @@ struct ReceiverLink {
     }
 
     /// Launches the Remote Display app afresh and begins a session, as the
-    /// SDK's guide does it (``RemoteDisplayChannel/launchSession(configuration:on:)``);
+    /// SDK's guide does it (``RemoteDisplayChannel/launchSession(configuration:through:)``,
+    /// which refuses a device without a screen before launching anything);
     /// end it with `channel.endSession(stoppingApplication:)`.
     func beginRemoteDisplay(_ configuration: RemoteDisplayConfiguration) async throws -> (
         channel: RemoteDisplayChannel, session: RemoteDisplaySession
@@ -81,15 +82,8 @@ struct ReceiverLink {
         guard let channel = RemoteDisplayChannel(logger: self.logger) else {
             throw CommandFailure(.other, "this machine cannot run Remote Display: libvpx or libopus does not work")
         }
-        // A device without video_out (a speaker, a speaker group) never gets a
-        // video OFFER; Chrome launches audio mirroring for it (spec §6.1).
-        if configuration.offersVideo, let capabilities = self.capabilities, !capabilities.contains(.videoOut) {
-            throw CommandFailure(
-                .launchFailed,
-                "the device has no screen (capabilities: \(capabilities)); send it sound with `cast audio`")
-        }
         Output.progress("launching \(configuration.applicationID)")
-        return (channel, try await channel.launchSession(configuration: configuration, on: self.receiver))
+        return (channel, try await channel.launchSession(configuration: configuration, through: self.link))
     }
 
     /// Opens a virtual connection to `application`'s transport and attaches `channels` to it.

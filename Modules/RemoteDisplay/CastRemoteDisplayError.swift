@@ -38,6 +38,9 @@ public struct CastRemoteDisplayError: Error, Sendable, CustomStringConvertible {
         /// The receiver did not launch the Remote Display app (it does not
         /// have it, refused, or did not answer); the cause is the receiver's error.
         public static let launchFailed = Code("launchFailed")
+        /// The device has no screen (a speaker, a speaker group): it is never
+        /// offered video; send it sound with ``AudioCastSession``.
+        public static let noScreen = Code("noScreen")
     }
 
     /// A failure code reported by a C library (libvpx, libopus, libsamplerate).

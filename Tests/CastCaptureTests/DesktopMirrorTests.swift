@@ -68,7 +68,7 @@ import Testing
                 configuration: DesktopMirror.Configuration(capture: ScreenCaptureConfiguration(display: ":4242")),
                 logger: StreamingFixture.logger)
         } throws: { error in
-            (error as? CastRemoteDisplayError)?.code == .launchFailed
+            (error as? CastRemoteDisplayError)?.code == .noScreen
         }
         #expect(emulator.runningApplication == nil)
         await link.close()

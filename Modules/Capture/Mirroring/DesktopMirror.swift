@@ -33,7 +33,7 @@ public final class DesktopMirror: Sendable {
         /// The codecs offered, preferred first. Default VP9, VP8.
         public var videoCodecs: [VideoCodec]
         /// How long after capture the device shows a frame, and whether
-        /// that follows the link. Default ``RemoteDisplayConfiguration/Latency/normal`` (400 ms).
+        /// that follows the link. Default `RemoteDisplayConfiguration.Latency.normal` (400 ms).
         public var latency: RemoteDisplayConfiguration.Latency
 
         /// Creates a configuration.
@@ -113,12 +113,8 @@ extension DesktopMirror {
         on link: CastDeviceLink, configuration: Configuration, logger: CastLogger = .shared,
         clock: any Clock<Duration> = ContinuousClock()
     ) async throws -> DesktopMirror {
-        // A device without video_out (a speaker, a speaker group) never gets a
-        // video OFFER; Chrome launches audio mirroring for it (spec §6.1).
-        if link.device.source != .knownHost, !link.device.capabilities.contains(.videoOut) {
-            throw CastRemoteDisplayError(
-                .launchFailed, "\(link.device.friendlyName) has no screen (capabilities: \(link.device.capabilities))")
-        }
+        // A device without a screen is refused before the capture opens (a portal would ask first).
+        try RemoteDisplayChannel.requireScreen(on: link)
         guard let channel = RemoteDisplayChannel(logger: logger) else {
             throw CastRemoteDisplayError(
                 .codecFailure, "this machine cannot run Remote Display: libvpx or libopus does not work")
@@ -128,7 +124,7 @@ extension DesktopMirror {
             let sound = try configuration.sound.map { try DesktopAudioCapture(configuration: $0) }
             let session = try await channel.launchSession(
                 configuration: Self.streaming(configuration, sourceSize: capture.sourceSize, withSound: sound != nil),
-                on: link.receiver)
+                through: link)
             let mirror = DesktopMirror(
                 capture: capture, sound: sound, session: session, channel: channel, link: link, clock: clock)
             do {

@@ -1,0 +1,32 @@
+public import CastChannels
+
+extension RemoteDisplayChannel {
+    /// Launches the Remote Display app on `link`'s device and begins a
+    /// session, as ``launchSession(configuration:on:)`` does on its platform
+    /// channel — but first refuses a device that discovery says has no
+    /// screen (no `video_out`: a speaker, a speaker group) when
+    /// `configuration` offers video: such a device never gets a video
+    /// OFFER, and Chrome launches audio mirroring for it instead
+    /// (Docs/spec/cast-streaming.md §6.1). A device known only by its
+    /// address is tried.
+    ///
+    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/noScreen``
+    ///   before anything is launched; what ``launchSession(configuration:on:)`` throws.
+    public func launchSession(configuration: RemoteDisplayConfiguration, through link: CastDeviceLink)
+        async throws(CastRemoteDisplayError) -> RemoteDisplaySession
+    {
+        if configuration.offersVideo { try Self.requireScreen(on: link) }
+        return try await self.launchSession(configuration: configuration, on: link.receiver)
+    }
+
+    /// Throws ``CastRemoteDisplayError/Code-swift.struct/noScreen`` when
+    /// discovery says `link`'s device has no screen; a device known only by
+    /// its address passes. For an app that must know before it opens its
+    /// capture (a portal's dialog would ask the user first).
+    public static func requireScreen(on link: CastDeviceLink) throws(CastRemoteDisplayError) {
+        let device = link.device
+        guard device.source != .knownHost, !device.capabilities.contains(.videoOut) else { return }
+        throw CastRemoteDisplayError(
+            .noScreen, "\(device.friendlyName) has no screen (capabilities: \(device.capabilities))")
+    }
+}
