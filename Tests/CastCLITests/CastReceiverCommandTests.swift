@@ -253,7 +253,12 @@ import Testing
     /// an X display (Xvfb) and the desktop's sound (a PulseAudio daemon of
     /// the test's own) through one `DesktopMirror`; the emulator decodes its
     /// pictures and its sound.
-    @Test func theMirrorScreenSampleSendsTheScreenAndItsSound() async throws {
+    @Test(
+        .disabled(
+            if: Sanitizers.areActive,
+            "a sanitized sample encodes 5-15x slower and its stream starved the real-time tests beside it; DesktopMirrorTests cover its path in process"
+        ))
+    func theMirrorScreenSampleSendsTheScreenAndItsSound() async throws {
         try await VirtualDisplay.with(width: 320, height: 240) { display in
             try await SoundServer.with { sound in
                 try await CastCommandLineTests.withEmulator { emulator, device in
