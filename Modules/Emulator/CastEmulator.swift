@@ -36,7 +36,7 @@ public final class CastEmulator: Sendable {
     let castLogger: CastLogger
     private let server = NIOLockedValueBox<(any Channel)?>(nil)
     private let lastPort = NIOLockedValueBox<Int?>(nil)
-    private let mediaTicks = NIOLockedValueBox<Int?>(nil)
+    private let mediaTicks = NIOLockedValueBox<RepeatedTask?>(nil)
     /// The setup server's HTTPS and HTTP listeners, while it runs.
     let setupListeners = NIOLockedValueBox<[any Channel]>([])
     /// The TLS context of the Cast port, which the setup server's HTTPS port presents too.
@@ -146,7 +146,9 @@ public final class CastEmulator: Sendable {
         self.server.withLockedValue { $0 = channel }
         self.lastPort.withLockedValue { $0 = channel.localAddress?.port }
         // The media player's own transitions (an item ends, a clip ends) reach senders within 100 ms.
-        let ticks = MediaTicker.shared.add { hub.tickMedia(now: clock.now) }
+        let ticks = loop.scheduleRepeatedTask(initialDelay: .milliseconds(100), delay: .milliseconds(100)) { _ in
+            hub.tickMedia(now: clock.now)
+        }
         self.mediaTicks.withLockedValue { $0 = ticks }
         self.logger.info("listening", metadata: ["cast.port": "\(channel.localAddress?.port ?? 0)"])
     }
@@ -231,11 +233,9 @@ public final class CastEmulator: Sendable {
             return server
         }
         try? await server?.close()
-        if let ticks = self.mediaTicks.withLockedValue({ ticks in
-            defer { ticks = nil }
-            return ticks
-        }) {
-            MediaTicker.shared.remove(ticks)
+        self.mediaTicks.withLockedValue { ticks in
+            ticks?.cancel()
+            ticks = nil
         }
         await self.closeConnections()
         await self.stopSetupServer()
