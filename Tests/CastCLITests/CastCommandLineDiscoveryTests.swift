@@ -101,12 +101,9 @@ struct CastCommandLineDiscoveryTests {
     /// CastMediaServer, the text track extracted as WebVTT by CastLocalMedia)
     /// and seeks; the emulator receives the LOAD with the text track shown
     /// and the SEEK.
-    @Test(
-        .enabled(if: TestFilm.ffmpeg != nil, "needs ffmpeg and ffprobe (make setup installs them)"),
-        .disabled(
-            if: Sanitizers.areActive,
-            "a sanitized sample beside ffmpeg starved the real-time tests beside it; LocalMedia's tests cover its path")
-    )
+    /// The whole machine's turn: the sample and ffprobe/ffmpeg run as other
+    /// processes, and real-time tests beside them (5-15x slower when sanitized) starved.
+    @Test(.enabled(if: TestFilm.ffmpeg != nil, "needs ffmpeg and ffprobe (make setup installs them)"))
     func thePlayFilmSampleCastsAFilmWithItsSubtitlesAndSeeks() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sample-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -123,7 +120,7 @@ struct CastCommandLineDiscoveryTests {
                 "-c:s", "mov_text", "-metadata:s:s:0", "language=eng", "-disposition:s:0", "default", "-y", film.path,
             ])
         try #require(made.status == 0, "\(made.stderr)")
-        try await RealTimeTurns.take(.childProcesses) {
+        try await RealTimeTurns.take(.wholeMachine) {
             try await NamespacePair.with { pair in
                 try await Self.withAdvertisedEmulator(
                     pair, CastEmulatorConfiguration(host: pair.ipv4(pair.b), name: "Den TV")

@@ -5,8 +5,14 @@ import Foundation
 /// own so that waiting for the child never holds a cooperative thread
 /// (which would delay the very arrivals the benchmark times).
 final class ChildProcess: @unchecked Sendable {
-    // @unchecked Sendable: the benchmark's steps use it one at a time;
-    // Process, the pipes and the iterator are not Sendable.
+    // @unchecked Sendable: Process, Pipe and the stream's iterator are not
+    // Sendable. Safe because `lines` (the only mutable state) is touched by
+    // `readObject()` alone, which the benchmark's top-level code calls from one
+    // task at a time, awaiting each step before the next (main.swift never
+    // hands a ChildProcess to a second task); `send` writes to the pipe's
+    // handle, whose writes the kernel serializes; the reader thread owns the
+    // output pipe and reaches the iterator only through the stream's
+    // continuation, which is Sendable.
     private let process = Process()
     private let input = Pipe()
     private var lines: AsyncStream<Data>.Iterator

@@ -52,7 +52,9 @@ public final class MDNSResponder: Sendable {
     }
 
     /// Creates one responder for many devices, as one host running many
-    /// services answers for all of them from one socket per interface: each
+    /// services answers for all of them from one socket per interface (as
+    /// avahi-daemon does for every service a host registers; RFC 6762 §6
+    /// lets a host answer for any of its records): each
     /// device's answer and announcement still goes in a datagram of its own,
     /// as separate devices send them. `cast-receiver --devices N` advertises
     /// so: N responders would each receive every other's multicast on the
@@ -244,7 +246,12 @@ final class ResponderRuntime {
 
     /// Answers `query`; one whose known answers continue (TC, RFC 6762 §7.2)
     /// waits for the datagrams that follow from the same querier — until one
-    /// without TC, or 500 ms — and is answered with all of them known.
+    /// without TC, or 500 ms — and is answered with all of them known. The
+    /// RFC's responder waits 400–500 ms after a TC query (§7.2, §6); answering
+    /// at the last datagram is this emulator's shortcut, which a querier
+    /// cannot tell from a quick responder. python-zeroconf's browser, the
+    /// independent querier the interop tests use, never sets TC, so its
+    /// queries are answered as before.
     func answer(_ query: DNSMessage, from source: SocketAddress, interfaceIndex: Int) {
         guard self.isRunning, !query.isResponse else { return }
         let key = "\(source)"

@@ -17,7 +17,11 @@ extension CastEmulator {
     /// Changes the device volume as a user at the TV would (the remote's
     /// volume keys; a part left `nil` stays as it is): every sender
     /// connected to `receiver-0` gets the new RECEIVER_STATUS, as a real
-    /// receiver broadcasts it (requestId 0).
+    /// receiver broadcasts it (requestId 0). A receiver tells every sender
+    /// of a change it did not request with a RECEIVER_STATUS of requestId 0:
+    /// conformance 029 (a Nest Hub's broadcast status after a launch) and
+    /// 025/026 (status with the device's volume); Open Screen's receiver
+    /// has no SET_VOLUME (../shared/peers.md), so this follows the captured payloads.
     public func setVolume(_ volume: ReceiverVolume) {
         let hub = self.platformHub
         let status = hub.withPlatform { $0.setVolume(level: volume.level, isMuted: volume.isMuted) }
