@@ -22,7 +22,10 @@ struct HLSPlaybackTests {
         let server = try await MediaServer.start(toward: "127.0.0.1")
         let url = try await server.serve(file: film, segmenting: plan, media: media, tools: tools)
         let configuration = CastEmulatorConfiguration(mediaClock: .manual(), fetchesMedia: true)
-        try await SessionFixture.with(emulator: configuration) { fixture in
+        // The LOAD is answered once the emulator has the first segment, which ffmpeg converts
+        // first: 5 s was too short once under ThreadSanitizer (a deadline that only fails the test).
+        let options = SessionFixture.options(requestTimeout: .seconds(30))
+        try await SessionFixture.with(options, emulator: configuration) { fixture in
             let session = try await fixture.manager.startSession(on: fixture.device)
             let client = try #require(session.remoteMediaClient)
             let information = MediaInformation(

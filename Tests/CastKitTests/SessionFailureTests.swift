@@ -73,6 +73,16 @@ import Testing
             clock.advance(by: .seconds(60) - .nanoseconds(1))
             #expect(!fixture.log.labels.contains { $0.hasPrefix("failed") }, "\(fixture.log.labels)")
             clock.advance(by: .nanoseconds(1))
+            // Bounded, and saying where it stood: this test once ran into its time limit
+            // under ThreadSanitizer in CI with nothing said.
+            let failed = try await waitUntil(within: .seconds(60)) {
+                fixture.log.labels.contains { $0.hasPrefix("failedToStart") }
+            }
+            guard failed else {
+                Issue.record("no failedToStart 60 s after the timeout; events: \(fixture.log.labels)")
+                starting.cancel()
+                return
+            }
             let error = await starting.value
             #expect(error?.code == .requestFailed)
             #expect((error?.cause as? CastChannelError)?.code == .timedOut)

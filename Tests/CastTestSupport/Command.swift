@@ -97,10 +97,24 @@ public struct CommandOutput: Sendable {
             }
             Self.drain(&open, into: &collected, waiting: .milliseconds(20))
         }
-        return CommandOutput(
+        let result = CommandOutput(
             status: exitCode(ofWaitStatus: exitStatus ?? 0),
             stdout: String(decoding: collected[0], as: UTF8.self),
             stderr: String(decoding: collected[1], as: UTF8.self))
+        result.reportSanitizerFindings(of: arguments)
+        return result
+    }
+
+    /// A sanitized program's reports, written where the test run's own go
+    /// (`make tsan` counts and shows them from there): a program that
+    /// found a race exits 66 (ThreadSanitizer's exit code), and its test
+    /// would otherwise see only that number.
+    private func reportSanitizerFindings(of arguments: [String]) {
+        guard self.stderr.contains("WARNING: ThreadSanitizer") || self.stderr.contains("ERROR: AddressSanitizer")
+        else { return }
+        let command = arguments.map { URL(fileURLWithPath: $0).lastPathComponent }.prefix(3).joined(separator: " ")
+        FileHandle.standardError.write(
+            Data("--- \(command) (its stderr: a sanitizer report) ---\n\(self.stderr)\n".utf8))
     }
 
     /// Reads what the open descriptors (`-1` once ended) have, waiting at most `timeout` for any.

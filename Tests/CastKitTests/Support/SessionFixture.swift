@@ -95,6 +95,7 @@ struct SessionFixture {
         reconnect: ReconnectPolicy = quickReconnect,
         heartbeat: HeartbeatConfiguration = HeartbeatConfiguration(),
         launchTimeout: Duration = .seconds(10),
+        requestTimeout: Duration = .seconds(5),
         store: (any SessionStore)? = nil,
         clock: any Clock<Duration> = ContinuousClock()
     ) -> CastOptions {
@@ -103,7 +104,7 @@ struct SessionFixture {
             // No device authentication unless a test is about it (`authenticating`).
             connection: CastConnectionConfiguration(heartbeat: heartbeat, deviceAuthentication: .off),
             reconnectPolicy: reconnect,
-            requestTimeout: .seconds(5),
+            requestTimeout: requestTimeout,
             launchTimeout: launchTimeout,
             sessionStore: store,
             logger: quietLogger,
