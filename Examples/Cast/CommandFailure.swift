@@ -33,6 +33,13 @@ struct CommandFailure: Error, CustomStringConvertible {
         self.details = details
     }
 
+    /// The device's connection closed while streaming: it went away.
+    static func connectionLost(to host: String, _ summary: String) -> CommandFailure {
+        CommandFailure(
+            .connectionFailed,
+            "lost the connection to \(host) while mirroring (\(summary)): the device went away or was turned off")
+    }
+
     /// Classifies an error thrown by the Cast modules.
     init(classifying error: any Error) {
         switch error {
@@ -61,6 +68,7 @@ struct CommandFailure: Error, CustomStringConvertible {
             case .invalidFile: self.init(.badInput, "\(error)")
             case .launchFailed: self.init(.launchFailed, "\(error)")
             case .noScreen: self.init(.launchFailed, "\(error.message); send it sound with `cast audio`")
+            case .noSoundOutput: self.init(.launchFailed, error.message)
             default: self.init(.other, "\(error)")
             }
         case let error as CaptureError:

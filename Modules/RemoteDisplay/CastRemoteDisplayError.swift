@@ -41,6 +41,8 @@ public struct CastRemoteDisplayError: Error, Sendable, CustomStringConvertible {
         /// The device has no screen (a speaker, a speaker group): it is never
         /// offered video; send it sound with ``AudioCastSession``.
         public static let noScreen = Code("noScreen")
+        /// The device has no sound output (its capabilities lack audio out).
+        public static let noSoundOutput = Code("noSoundOutput")
     }
 
     /// A failure code reported by a C library (libvpx, libopus, libsamplerate).

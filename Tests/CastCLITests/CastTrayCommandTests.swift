@@ -100,7 +100,7 @@ struct CastTrayCommandTests {
         }
     }
 
-    /// The device goes away while the screen is mirrored to it: `cast screen`
+    /// The device goes away while the screen is mirrored to it: the mirror
     /// notices its connection close (it used to stream on into the void),
     /// the user is told, and the menu offers mirroring again.
     @Test func aDeviceThatGoesAwayWhileMirroringIsNotified() async throws {
@@ -117,7 +117,7 @@ struct CastTrayCommandTests {
             let ended = try await host.next(within: .seconds(30), "the ended notification") {
                 $0["event"] as? String == "notification"
             }
-            // The mirroring command notices the connection close and says so; the tray passes it on.
+            // The tray's mirror notices the connection close and says so.
             #expect(ended["summary"] as? String == "Casting to \(name) failed", "\(ended)")
             let body = ended["body"] as? String ?? ""
             #expect(body.contains("lost the connection to") && body.contains("the device went away"), "\(body)")

@@ -3,6 +3,7 @@ import CastChannels
 import CastEmulator
 import CastRemoteDisplay
 import CastTestSupport
+import CastTransport
 import Foundation
 import Testing
 
@@ -54,35 +55,58 @@ import Testing
         }
     }
 
-    /// The desktop's sound alone to a Nest speaker: an audio-only session of the audio
-    /// mirroring app, fed from a real null sink's monitor.
-    @Test func theDesktopsSoundReachesASpeakerAtItsPitchAndLevel() async throws {
+    /// The desktop's sound alone to a Nest speaker through the SDK's
+    /// ``DesktopSoundMirror``: an audio-only session of the audio mirroring
+    /// app, fed from a real null sink's monitor. Mid-way the speaker drops
+    /// every connection (as one falling off Wi-Fi): the mirror connects
+    /// again, the same stream plays on with nothing launched again, and
+    /// stopping stops the app.
+    @Test func theDesktopsSoundReachesASpeakerThroughADroppedConnection() async throws {
         try await SoundServer.with { sound in
-            try await StreamingFixture.with(
-                streaming: nil, profile: .nestSpeaker, application: CastApplicationID.defaultMediaReceiver
-            ) { fixture in
-                let tone = DecodedTone(from: fixture.emulator)
-                let playing = try sound.playTone(frequency: 1_000, amplitude: 0.5, seconds: 40)
-                let speaker = try await AudioCastSession.start(on: fixture.receiver, logger: StreamingFixture.logger)
-                let capture = try DesktopAudioCapture(configuration: DesktopAudioConfiguration(server: sound.server))
-                try capture.start(streamingTo: speaker.session)
-                let decodedEnough = try await waitUntil(within: .seconds(30)) { tone.count >= 48_000 * 2 }
-                capture.stop()
-                await playing.stop()
-                let end = await capture.finished()
-                let report = fixture.emulator.streamingReport?.audio
-                print(
-                    "desktop sound to a speaker: \(tone.frequency) Hz at \(tone.level) dBFS, latency p50 "
-                        + "\(String(describing: report?.latencyP50)) p99 \(String(describing: report?.latencyP99))")
-                await speaker.end()
-                #expect(end == nil, "the sound capture failed: \(String(describing: end))")
-                #expect(decodedEnough, "\(tone.count) samples decoded in 30 s")
-                #expect(speaker.applicationID == CastApplicationID.audioMirroring)
-                #expect(fixture.emulator.streamingReport?.video == nil)
-                #expect(abs(tone.frequency - 1_000) < 5, "\(tone.frequency) Hz")
-                #expect(abs(tone.level - -9.03) < 1, "\(tone.level) dBFS")
-            }
+            try await RealTimeTurns.take(.thisProcess) { try await Self.mirrorSound(from: sound) }
         }
+    }
+
+    private static func mirrorSound(from sound: SoundServer) async throws {
+        let emulator = try CastEmulator(
+            configuration: CastEmulatorConfiguration(profile: .nestSpeaker), logger: StreamingFixture.logger)
+        try await emulator.start()
+        let link = try await CastDeviceLink.connect(
+            to: emulator.loopbackDevice, configuration: CastConnectionConfiguration(deviceAuthentication: .off),
+            factory: [emulator].inMemoryConnectionFactory, logger: StreamingFixture.logger)
+        let tone = DecodedTone(from: emulator)
+        let playing = try sound.playTone(frequency: 1_000, amplitude: 0.5, seconds: 40)
+        let mirror = try await DesktopSoundMirror.start(
+            on: link,
+            configuration: DesktopSoundMirror.Configuration(sound: DesktopAudioConfiguration(server: sound.server)))
+        let events = mirror.audio.events()
+        let firstSecond = try await waitUntil(within: .seconds(30)) { tone.count >= 48_000 }
+        let session = emulator.runningApplication?.sessionID
+        await emulator.closeConnections()
+        let reconnected = await first(events, within: .seconds(30)) { event in
+            if case .reconnected = event { true } else { false }
+        }
+        let before = tone.count
+        let playsOn = try await waitUntil(within: .seconds(30)) { tone.count >= before + 48_000 }
+        #expect(await mirror.endReason == nil)
+        // Nothing was launched again: a launch makes a new app session.
+        #expect(session != nil && emulator.runningApplication?.sessionID == session)
+        let outcome = await mirror.stop()
+        await playing.stop()
+        let report = emulator.streamingReport?.audio
+        print(
+            "desktop sound to a speaker: \(tone.frequency) Hz at \(tone.level) dBFS, latency p50 "
+                + "\(String(describing: report?.latencyP50)) p99 \(String(describing: report?.latencyP99))")
+        #expect(firstSecond && playsOn, "\(tone.count) samples decoded")
+        #expect(reconnected != nil, "no reconnection")
+        #expect(outcome.failure == nil, "the sound capture failed: \(String(describing: outcome.failure))")
+        #expect(mirror.audio.applicationID == CastApplicationID.audioMirroring)
+        #expect(emulator.streamingReport?.video == nil)
+        #expect(abs(tone.frequency - 1_000) < 5, "\(tone.frequency) Hz")
+        #expect(abs(tone.level - -9.03) < 1, "\(tone.level) dBFS")
+        #expect(emulator.runningApplication == nil, "stopping the mirror stops the app")
+        await link.close()
+        await emulator.stop()
     }
 
     @Test func noSoundServerIsATypedError() {

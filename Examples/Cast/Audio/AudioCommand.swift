@@ -52,81 +52,126 @@ struct AudioCommand: AsyncParsableCommand {
             if let input = self.input {
                 file = try await SoundFile.open(path: input, rate: self.rate, channels: self.channels)
             }
-            let recorder =
-                self.capture
-                ? try DesktopAudioCapture(
-                    configuration: DesktopAudioConfiguration(server: self.audioServer, device: self.audioSource))
-                : nil
             let interrupted = Interruption.install()
             let summary = try await ReceiverLink.with(self.options) { link in
-                if let capabilities = link.capabilities, !capabilities.contains(.audioOut) {
-                    throw CommandFailure(
-                        .launchFailed, "the device has no sound output (capabilities: \(capabilities))")
-                }
-                let group = GroupMembers(link)
+                let group = GroupMembers(link.link)
                 defer { group.stop() }
                 Output.progress("launching the audio mirroring app")
-                let audio = try await AudioCastSession.start(
-                    on: link.receiver,
-                    audio: RemoteDisplayConfiguration.Audio(bitrate: self.bitrate * 1_000),
-                    targetDelay: .milliseconds(self.delay), logger: link.logger)
+                let sender = try await self.start(on: link.link, feeding: file)
                 Output.progress(
                     "sending \(self.capture ? "this machine's sound" : self.input == "-" ? "stdin" : self.input ?? "") "
-                        + "to \(audio.applicationID) (Opus \(self.bitrate) kbit/s, delay \(self.delay) ms); Ctrl-C stops"
-                )
-                let reconnection = SpeakerReconnection(
-                    options: self.options, audio: audio, launcher: link.receiver,
-                    transportID: audio.session.applicationTransportID)
-                // Connections made after a loss; closed at the end (the first is `with`'s).
-                var newLinks: [ReceiverLink] = []
-                let stop = NIOLockedValueBox(false)
-                let done = NIOLockedValueBox(false)
-                var feeding: Task<Void, any Error>?
-                if let recorder {
-                    try recorder.start(streamingTo: audio.session)
-                } else if let file {
-                    let feeder = SoundFeeder(file: file, audio: audio)
-                    feeding = Task {
-                        defer { done.withLockedValue { $0 = true } }
-                        try await feeder.run(until: { stop.withLockedValue { $0 } })
-                    }
-                }
-                let start = ContinuousClock.now
-                var lastLine = start
-                while !interrupted.happened {
-                    if let seconds = self.seconds, ContinuousClock.now - start >= .milliseconds(Int(seconds * 1_000)) {
-                        break
-                    }
-                    if case .ended = audio.session.state { break }
-                    if audio.session.state == .interrupted {
-                        let link = try await reconnection.reconnect()
-                        group.follow(link)
-                        newLinks.append(link)
-                    }
-                    if recorder?.hasEnded == true { break }
-                    if done.withLockedValue({ $0 }) { break }
-                    try await Task.sleep(for: .milliseconds(100))
-                    if ContinuousClock.now - lastLine >= .seconds(1) {
-                        lastLine = ContinuousClock.now
-                        Output.progress(AudioStatistics(audio).line)
-                    }
-                }
-                stop.withLockedValue { $0 = true }
-                recorder?.stop()
-                let fed = await feeding?.result
-                // What is queued plays out: the target delay, then the last acknowledgements.
-                try await Task.sleep(for: .milliseconds(self.delay + 300))
-                var summary = AudioStatistics(audio)
+                        + "to \(sender.audio.applicationID) (Opus \(self.bitrate) kbit/s, delay \(self.delay) ms); "
+                        + "Ctrl-C stops")
+                let lost = ConnectionReport.follow(sender.audio, group: group)
+                try await self.watch(sender, interrupted: interrupted)
+                var summary = AudioStatistics(sender.audio)
                 summary.members = group.json
-                if !self.keepApp { Output.progress("stopping \(audio.applicationID)") }
-                await audio.end(stoppingApplication: !self.keepApp)
-                for link in newLinks { await link.close() }
-                if let failure = await recorder?.finished() { throw failure }
-                try fed?.get()
+                if !self.keepApp { Output.progress("stopping \(sender.audio.applicationID)") }
+                try await sender.stop(stoppingApplication: !self.keepApp)
+                if let lost = lost.failure {
+                    throw CommandFailure(.connectionFailed, "the device did not come back: \(lost.summary)")
+                }
                 return summary
             }
             try Output.result(json: summary.json, text: summary.line, asJSON: self.options.json)
         }
+    }
+
+    /// The desktop's sound (``DesktopSoundMirror``), or `file` fed to an audio session.
+    private func start(on link: CastDeviceLink, feeding file: SoundFile?) async throws -> SoundSender {
+        let audio = RemoteDisplayConfiguration.Audio(bitrate: self.bitrate * 1_000)
+        guard let file else {
+            let mirror = try await DesktopSoundMirror.start(
+                on: link,
+                configuration: DesktopSoundMirror.Configuration(
+                    sound: DesktopAudioConfiguration(server: self.audioServer, device: self.audioSource),
+                    audio: audio, targetDelay: .milliseconds(self.delay)))
+            return .desktop(mirror)
+        }
+        let session = try await AudioCastSession.start(
+            through: link, audio: audio, targetDelay: .milliseconds(self.delay))
+        return .file(session, SoundFeeder(file: file, audio: session).start())
+    }
+
+    /// Prints a statistics line every second until Ctrl-C, `--seconds`, or the sound or session ends.
+    private func watch(_ sender: SoundSender, interrupted: Interruption) async throws {
+        let start = ContinuousClock.now
+        var lastLine = start
+        while !interrupted.happened, !sender.hasEnded {
+            if let seconds = self.seconds, ContinuousClock.now - start >= .milliseconds(Int(seconds * 1_000)) {
+                break
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            if ContinuousClock.now - lastLine >= .seconds(1) {
+                lastLine = ContinuousClock.now
+                Output.progress(AudioStatistics(sender.audio).line)
+            }
+        }
+    }
+}
+
+/// What `cast audio` sends: the desktop's sound, or a file fed on a thread of its own.
+private enum SoundSender {
+    case desktop(DesktopSoundMirror)
+    case file(AudioCastSession, SoundFeeder.Feeding)
+
+    var audio: AudioCastSession {
+        switch self {
+        case .desktop(let mirror): mirror.audio
+        case .file(let audio, _): audio
+        }
+    }
+
+    /// Whether the sound, or the session, ended by itself.
+    var hasEnded: Bool {
+        if case .ended = self.audio.session.state { return true }
+        switch self {
+        case .desktop(let mirror): return mirror.capture.hasEnded
+        case .file(_, let feeding): return feeding.hasEnded
+        }
+    }
+
+    /// Stops sending; what is queued plays out first. Throws the recording's or the file's failure.
+    func stop(stoppingApplication: Bool) async throws {
+        switch self {
+        case .desktop(let mirror):
+            if let failure = await mirror.stop(stoppingApplication: stoppingApplication).failure { throw failure }
+        case .file(let audio, let feeding):
+            let fed = await feeding.stop()
+            // What is queued plays out: the target delay, then the last acknowledgements.
+            if audio.session.state == .active {
+                try await Task.sleep(for: audio.session.targetDelay + .milliseconds(300))
+            }
+            await audio.end(stoppingApplication: stoppingApplication)
+            try fed.get()
+        }
+    }
+}
+
+/// Prints what happens to the control connection, follows a group's
+/// members on each new connection, and keeps why the device did not come back.
+private final class ConnectionReport: Sendable {
+    private let lost = NIOLockedValueBox<CastTransportError?>(nil)
+
+    var failure: CastTransportError? { self.lost.withLockedValue { $0 } }
+
+    static func follow(_ audio: AudioCastSession, group: GroupMembers) -> ConnectionReport {
+        let report = ConnectionReport()
+        let events = audio.events()
+        Task {
+            for await event in events {
+                switch event {
+                case .reconnecting:
+                    Output.progress("the connection to the device was lost; reconnecting")
+                case .reconnected(let link):
+                    group.follow(link)
+                    Output.progress("reconnected; the same stream goes on")
+                case .reconnectionFailed(let error):
+                    report.lost.withLockedValue { $0 = error }
+                }
+            }
+        }
+        return report
     }
 }
 
@@ -137,6 +182,33 @@ struct SoundFeeder: @unchecked Sendable {
     // @unchecked Sendable: the file is read only by the one thread `run` starts.
     let file: SoundFile
     let audio: AudioCastSession
+
+    /// A feeding in progress: whether it ended, and a way to stop it.
+    struct Feeding: Sendable {
+        fileprivate let task: Task<Void, any Error>
+        fileprivate let stopping: NIOLockedValueBox<Bool>
+        fileprivate let done: NIOLockedValueBox<Bool>
+
+        /// Whether the input ended (or failed).
+        var hasEnded: Bool { self.done.withLockedValue { $0 } }
+
+        /// Stops feeding; how it went.
+        func stop() async -> Result<Void, any Error> {
+            self.stopping.withLockedValue { $0 = true }
+            return await self.task.result
+        }
+    }
+
+    /// Starts feeding in the background.
+    func start() -> Feeding {
+        let stopping = NIOLockedValueBox(false)
+        let done = NIOLockedValueBox(false)
+        let task = Task {
+            defer { done.withLockedValue { $0 = true } }
+            try await self.run(until: { stopping.withLockedValue { $0 } })
+        }
+        return Feeding(task: task, stopping: stopping, done: done)
+    }
 
     /// Feeds until the input ends or `stopped` says so.
     func run(until stopped: @escaping @Sendable () -> Bool) async throws {

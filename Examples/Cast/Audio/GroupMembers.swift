@@ -12,7 +12,7 @@ final class GroupMembers: Sendable {
     /// Asks `link`'s device for its members and follows them, in the
     /// background: a receiver without the multizone channel (Open Screen's)
     /// does not answer, and the sound does not wait for it.
-    init(_ link: ReceiverLink) {
+    init(_ link: CastDeviceLink) {
         self.channel.attach(to: link.connection, destinationID: ReceiverLink.platformID, logger: link.logger)
         let events = self.channel.events()
         self.watcher = Task { [channel] in
@@ -32,7 +32,7 @@ final class GroupMembers: Sendable {
 
     /// Follows the members on `link`, a new connection after a loss (the
     /// events already subscribed to go on).
-    func follow(_ link: ReceiverLink) {
+    func follow(_ link: CastDeviceLink) {
         self.channel.attach(to: link.connection, destinationID: ReceiverLink.platformID, logger: link.logger)
     }
 

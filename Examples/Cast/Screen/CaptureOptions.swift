@@ -52,7 +52,12 @@ struct CaptureOptions: ParsableArguments {
 
     /// The restore token of the last portal grant, unless `--ask`.
     func storedRestoreToken() -> String? {
-        guard !self.ask, let data = try? Data(contentsOf: Self.restoreTokenFile) else { return nil }
+        self.ask ? nil : Self.savedRestoreToken()
+    }
+
+    /// The restore token of the last portal grant, if one was kept.
+    static func savedRestoreToken() -> String? {
+        guard let data = try? Data(contentsOf: Self.restoreTokenFile) else { return nil }
         let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return token.isEmpty ? nil : token
     }

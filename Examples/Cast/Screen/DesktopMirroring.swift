@@ -35,7 +35,7 @@ struct DesktopMirroring {
             }
             Output.progress("launching the mirroring app")
             let mirror = try await DesktopMirror.start(on: link.link, configuration: configuration, logger: link.logger)
-            self.keep(mirror.capture.restoreToken)
+            Self.keep(mirror.capture.restoreToken)
             let (source, size) = (mirror.capture.configuration.source, mirror.capture.sourceSize)
             let sent = mirror.session.configuration
             Output.progress(
@@ -45,10 +45,7 @@ struct DesktopMirroring {
             let reason = try await self.watch(mirror, interrupted: interrupted)
             if case .connectionLost(let lost) = reason {
                 _ = await mirror.stop(stoppingApplication: false)
-                throw CommandFailure(
-                    .connectionFailed,
-                    "lost the connection to \(link.host) while mirroring (\(lost.summary)): the device went away or "
-                        + "was turned off")
+                throw CommandFailure.connectionLost(to: link.host, lost.summary)
             }
             if !self.keepsApplication { Output.progress("stopping the mirroring app") }
             let outcome = await mirror.stop(stoppingApplication: !self.keepsApplication)
@@ -58,7 +55,7 @@ struct DesktopMirroring {
     }
 
     /// Keeps the portal's answer for the next run.
-    private func keep(_ token: String?) {
+    static func keep(_ token: String?) {
         guard let token else { return }
         do {
             try CaptureOptions.store(restoreToken: token)

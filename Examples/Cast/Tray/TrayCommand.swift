@@ -15,8 +15,9 @@ struct TrayCommand: AsyncParsableCommand {
             "The Cast menu in the desktop's tray: mirror the screen or a window, send the sound, control what plays.",
         discussion: """
             Shown by desktops with a StatusNotifierItem host: KDE Plasma, GNOME with the AppIndicator extension, \
-            XFCE, Cinnamon, MATE, waybar's tray. Mirroring and sound run as `cast screen --capture` and \
-            `cast audio --capture`; notifications say when each starts, stops or fails. Ctrl-C or Quit leaves.
+            XFCE, Cinnamon, MATE, waybar's tray. Mirroring and sound run in the tray's own process, as \
+            `cast screen --capture` and `cast audio --capture` do; notifications say when each starts, stops or \
+            fails. Ctrl-C or Quit leaves.
             """)
 
     @OptionGroup var devices: KnownHostOptions
@@ -69,8 +70,7 @@ struct TrayCommand: AsyncParsableCommand {
             defer { losses.cancel() }
             Output.progress("cast tray: the Cast menu is on the session bus as \(tray.busName); Ctrl-C leaves")
             let controller = TrayController(
-                context: context, tray: tray, notifier: notifier, input: input, display: self.display,
-                verbose: self.verbose)
+                context: context, tray: tray, notifier: notifier, input: input, display: self.display)
             await controller.run(inputs)
             await tray.close()
             await context.stop()
@@ -82,7 +82,7 @@ struct TrayCommand: AsyncParsableCommand {
 enum TrayInput: Sendable {
     case action(TrayAction)
     /// The stream of the given generation started or ended.
-    case casting(CastingProcess.Event, generation: Int)
+    case casting(TrayStream.Event, generation: Int)
     case lost(CastDevice, DiscoveryEvent.LossReason)
 }
 
@@ -93,10 +93,9 @@ private struct TrayController {
     let notifier: DesktopNotifier?
     let input: AsyncStream<TrayInput>.Continuation
     let display: String?
-    let verbose: Bool
 
     func run(_ inputs: AsyncStream<TrayInput>) async {
-        var current: (process: CastingProcess, generation: Int)?
+        var current: (stream: TrayStream, generation: Int)?
         var generation = 0
         var quitting = false
         // Whether the user asked the running stream to stop: one that ends on its own was ended by the device.
@@ -114,51 +113,47 @@ private struct TrayController {
                     }
                 generation += 1
                 let number = generation
-                do {
-                    let process = try CastingProcess.start(
-                        kind, to: device, display: self.display, verbose: self.verbose
-                    ) { [input = self.input] in input.yield(.casting($0, generation: number)) }
-                    current = (process, number)
-                    self.tray.setCasting(process.casting)
-                } catch {
-                    await self.notify("Cannot cast to \(device.friendlyName)", "\(error)")
-                }
+                let stream = TrayStream.start(
+                    kind, to: device, options: self.context.options, display: self.display
+                ) { [input = self.input] in input.yield(.casting($0, generation: number)) }
+                current = (stream, number)
+                self.tray.setCasting(stream.casting)
             case .action(.stopCasting):
                 stopping = current != nil
-                current?.process.stop()
+                current?.stream.stop()
                 await self.context.sessionManager.endSession(stoppingApplication: true)
             case .action(.quit):
                 quitting = true
                 guard let current else { return }
                 stopping = true
-                current.process.stop()  // its end finishes the loop
+                current.stream.stop()  // its end finishes the loop
             case .action(.togglePlayback), .action(.stopMedia):
                 break  // the tray does these itself
             case .casting(.started, let number):
                 guard let running = current, running.generation == number else { continue }
-                var casting = running.process.casting
+                var casting = running.stream.casting
                 casting.isStarted = true
                 self.tray.setCasting(casting)
                 await self.notify(casting.label, "Stop it from the Cast menu.")
-            case .casting(.ended(let status, let reason), let number):
+            case .casting(.ended(let failure), let number):
                 guard let running = current, running.generation == number else { continue }
                 current = nil
                 self.tray.setCasting(nil)
-                let what = running.process.casting
+                let what = running.stream.casting
                 var stopped = what
                 stopped.isStarted = true
-                if status == 0, stopping {
+                if let failure {
+                    await self.notify("Casting to \(what.deviceName) failed", failure)
+                } else if stopping {
                     await self.notify("Stopped \(stopped.label.prefix(1).lowercased())\(stopped.label.dropFirst())")
-                } else if status == 0 {
+                } else {
                     await self.notify(
                         "\(stopped.label) ended", "\(what.deviceName) stopped it, or is no longer on the network.")
-                } else {
-                    await self.notify("Casting to \(what.deviceName) failed", reason ?? "exit status \(status)")
                 }
                 stopping = false
                 if quitting { return }
             case .lost(let device, let reason):
-                guard let running = current, running.process.casting.deviceName == device.friendlyName else { continue }
+                guard let running = current, running.stream.casting.deviceName == device.friendlyName else { continue }
                 await self.notify("\(device.friendlyName) is gone", "It left the network (\(reason)).")
             }
         }

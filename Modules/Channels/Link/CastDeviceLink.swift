@@ -13,8 +13,9 @@ public import CastTransport
 /// warned or off), opens the virtual connection to `receiver-0` and attaches
 /// the ``ReceiverChannel``. ``join(_:attaching:)`` then reaches a running
 /// app's transport; ``ReceiverChannel/launch(appID:options:knownStatus:)``
-/// launches or joins one. Reconnecting is the caller's loop over
-/// `ReconnectPolicy.retry(on:immediately:retryingWhen:attempt:)`, which makes a new link.
+/// launches or joins one. ``reconnect()`` connects to the same device again
+/// the same way; a caller retries it through
+/// `ReconnectPolicy.retry(on:immediately:retryingWhen:attempt:)`.
 public struct CastDeviceLink: Sendable {
     /// The device, as it was when connected.
     public let device: CastDevice
@@ -26,6 +27,10 @@ public struct CastDeviceLink: Sendable {
     public let receiver: ReceiverChannel
     /// The log hub the link's channels log to.
     public let logger: CastLogger
+    /// How it was connected, for ``reconnect()``.
+    public let configuration: CastConnectionConfiguration
+    /// What made its connection, for ``reconnect()``.
+    public let factory: CastConnectionFactory
 
     /// Connects to `device` and opens its platform channel.
     ///
@@ -57,7 +62,8 @@ public struct CastDeviceLink: Sendable {
                 try await connection.openVirtualConnection(to: CastEndpointID.receiverPlatform)
                 receiver.attach(to: connection, destinationID: CastEndpointID.receiverPlatform, logger: logger)
                 return CastDeviceLink(
-                    device: device, host: host, connection: connection, receiver: receiver, logger: logger)
+                    device: device, host: host, connection: connection, receiver: receiver, logger: logger,
+                    configuration: configuration, factory: factory)
             } catch {
                 // The message names the address; NIO's chain of attempts stays in the debug log.
                 log.debug("connecting to \(host):\(device.port): \(error)")
@@ -66,6 +72,18 @@ public struct CastDeviceLink: Sendable {
             }
         }
         throw failure
+    }
+
+    /// Connects to the same device again, with the same configuration,
+    /// factory and log hub, and attaches the same ``receiver`` to the new
+    /// connection: a sender whose connection dropped carries on from there.
+    /// The old link is not closed.
+    ///
+    /// - Throws: what ``connect(to:configuration:factory:receiver:logger:)`` throws.
+    public func reconnect() async throws(CastTransportError) -> CastDeviceLink {
+        try await Self.connect(
+            to: self.device, configuration: self.configuration, factory: self.factory, receiver: self.receiver,
+            logger: self.logger)
     }
 
     /// Opens a virtual connection to `application`'s transport and attaches `channels` to it.

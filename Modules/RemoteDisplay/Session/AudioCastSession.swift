@@ -1,5 +1,6 @@
 public import CastChannels
 public import CastLogging
+public import CastTransport
 
 /// Sound to a Cast speaker or speaker group with Cast Streaming's latency
 /// (hundreds of milliseconds, not the media player's seconds): an
@@ -31,9 +32,12 @@ public final class AudioCastSession: Sendable {
     /// The Cast Streaming session: its state, statistics and target delay.
     public let session: RemoteDisplaySession
 
-    private init(channel: RemoteDisplayChannel, session: RemoteDisplaySession) {
+    private let keeper: ConnectionKeeper?
+
+    private init(channel: RemoteDisplayChannel, session: RemoteDisplaySession, keeper: ConnectionKeeper? = nil) {
         self.channel = channel
         self.session = session
+        self.keeper = keeper
     }
 
     /// The receiver app that plays the sound: `85CDB22F`, or `0F5096E8`
@@ -77,6 +81,49 @@ public final class AudioCastSession: Sendable {
         return AudioCastSession(channel: channel, session: session)
     }
 
+    /// Launches the audio app on `link`'s device, as
+    /// ``start(on:audio:targetDelay:logger:)`` does, and keeps the session's
+    /// control connection: when it drops (a speaker falling off Wi-Fi), the
+    /// device is connected again with `reconnection`'s back-off on `clock`,
+    /// the app's transport reopened and ``channel`` attached there; the same
+    /// stream goes on, nothing launched again. ``events()`` tells of it;
+    /// when the device does not come back the session ends with
+    /// ``RemoteDisplaySessionEndReason/connectionLost``. ``end(stoppingApplication:)``
+    /// closes the links it made (`link` stays the caller's).
+    ///
+    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/noSoundOutput``
+    ///   when the device's capabilities lack audio out, before anything is
+    ///   launched; otherwise what ``start(on:audio:targetDelay:logger:)`` throws.
+    public static func start(
+        through link: CastDeviceLink, audio: RemoteDisplayConfiguration.Audio = .init(),
+        targetDelay: Duration = .milliseconds(400), reconnection: ReconnectPolicy = AudioCastSession.reconnection,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) async throws(CastRemoteDisplayError) -> AudioCastSession {
+        // A known host's capabilities are unknown until asked: the launch decides there.
+        let device = link.device
+        if device.source != .knownHost, !device.capabilities.contains(.audioOut) {
+            throw CastRemoteDisplayError(
+                .noSoundOutput, "\(device.friendlyName) has no sound output (capabilities: \(device.capabilities))")
+        }
+        let started = try await Self.start(
+            on: link.receiver, audio: audio, targetDelay: targetDelay, logger: link.logger)
+        let keeper = ConnectionKeeper(link: link, policy: reconnection, clock: clock)
+        keeper.watch(started.session, on: started.channel)
+        return AudioCastSession(channel: started.channel, session: started.session, keeper: keeper)
+    }
+
+    /// How a session started through a link reconnects: at once, then
+    /// after 1 s growing to 5 s, nine attempts — about half a minute.
+    public static let reconnection = ReconnectPolicy(
+        initialDelay: .seconds(1), multiplier: 1.5, maximumDelay: .seconds(5), jitter: 0.2, maximumAttempts: 9)
+
+    /// What happens to the control connection from now on (a session started
+    /// through a link); a stream that ends at once otherwise.
+    public func events() -> AsyncStream<AudioCastSessionEvent> {
+        guard let keeper = self.keeper else { return AsyncStream { $0.finish() } }
+        return keeper.events.subscribe()
+    }
+
     /// Whether `error` is the receiver refusing to launch the app (its
     /// LAUNCH_ERROR), not a connection that failed.
     private static func isMissingApplication(_ error: CastRemoteDisplayError) -> Bool {
@@ -102,5 +149,6 @@ public final class AudioCastSession: Sendable {
     /// the app by its session id.
     public func end(stoppingApplication: Bool = true) async {
         await self.channel.endSession(stoppingApplication: stoppingApplication)
+        await self.keeper?.close()
     }
 }

@@ -27,6 +27,9 @@ public enum RemoteDisplaySessionEndReason: Sendable, Hashable {
     /// No frame was enqueued within ``RemoteDisplayConfiguration/firstFrameDeadline``,
     /// after which receivers end the session themselves.
     case noFirstFrame
+    /// The control connection dropped and the device did not come back
+    /// (an ``AudioCastSession`` started through a link reconnects itself first).
+    case connectionLost
 }
 
 /// A live Remote Display stream — the SDK's `GCKRemoteDisplaySession`.

@@ -1,0 +1,106 @@
+import CastCapture
+import CastKit
+import CastTray
+import Foundation
+import NIOConcurrencyHelpers
+
+/// The stream `cast tray` runs for a menu item, in its own process through
+/// the SDK: the screen or a window with ``DesktopMirror``, the sound with
+/// ``DesktopSoundMirror``, until the menu stops it or it ends by itself.
+final class TrayStream: Sendable {
+    /// What happened to the stream.
+    enum Event: Sendable {
+        /// It streams.
+        case started
+        /// It ended: why, when it failed (one sentence).
+        case ended(failure: String?)
+    }
+
+    let casting: TrayCasting
+    private let stopping = NIOLockedValueBox(false)
+
+    private init(casting: TrayCasting) {
+        self.casting = casting
+    }
+
+    /// Starts streaming `kind` to `device` with `options`' connection and
+    /// trust; `events` hears of the start and the end.
+    static func start(
+        _ kind: TrayCasting.Kind, to device: CastDevice, options: CastOptions, display: String?,
+        events: @escaping @Sendable (Event) -> Void
+    ) -> TrayStream {
+        let stream = TrayStream(casting: TrayCasting(kind: kind, deviceName: device.friendlyName, isStarted: false))
+        Task {
+            do {
+                try await stream.run(kind, to: device, options: options, display: display, events: events)
+                events(.ended(failure: nil))
+            } catch {
+                events(.ended(failure: CommandFailure(classifying: error).description))
+            }
+        }
+        return stream
+    }
+
+    /// Asks the stream to stop: it ends its session and stops the device's app.
+    func stop() {
+        self.stopping.withLockedValue { $0 = true }
+    }
+
+    private func run(
+        _ kind: TrayCasting.Kind, to device: CastDevice, options: CastOptions, display: String?,
+        events: @Sendable (Event) -> Void
+    ) async throws {
+        let link = try await CastDeviceLink.connect(
+            to: device, configuration: options.connection, factory: options.connectionFactory ?? .network,
+            logger: options.logger)
+        do {
+            switch kind {
+            case .screen, .window:
+                try await self.mirror(kind, on: link, display: display, events: events)
+            case .sound:
+                let mirror = try await DesktopSoundMirror.start(on: link)
+                events(.started)
+                let reason = await self.waitForEnd { await mirror.endReason }
+                let outcome = await mirror.stop()
+                if let failure = outcome.failure { throw failure }
+                if case .sessionEnded(.connectionLost) = reason {
+                    throw CommandFailure.connectionLost(to: link.host, "it did not come back")
+                }
+            }
+            await link.close()
+        } catch {
+            await link.close()
+            throw error
+        }
+    }
+
+    /// The screen (the portal on Wayland) or, through the portal, a window.
+    private func mirror(
+        _ kind: TrayCasting.Kind, on link: CastDeviceLink, display: String?, events: @Sendable (Event) -> Void
+    ) async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let source = kind == .window ? CaptureSource.portal : CaptureSource.forCurrentSession(environment: environment)
+        let capture = ScreenCaptureConfiguration(
+            display: display, source: source, restoreToken: CaptureOptions.savedRestoreToken())
+        let mirror = try await DesktopMirror.start(
+            on: link, configuration: DesktopMirror.Configuration(capture: capture), logger: link.logger)
+        DesktopMirroring.keep(mirror.capture.restoreToken)
+        events(.started)
+        let reason = await self.waitForEnd { await mirror.endReason }
+        if case .connectionLost(let lost) = reason {
+            _ = await mirror.stop(stoppingApplication: false)
+            throw CommandFailure.connectionLost(to: link.host, lost.summary)
+        }
+        let outcome = await mirror.stop()
+        if let failure = outcome.failure { throw failure }
+    }
+
+    /// Waits until the menu stops the stream (`nil`) or it ends by itself (why).
+    private func waitForEnd<Reason>(_ endReason: () async -> Reason?) async -> Reason? {
+        while !self.stopping.withLockedValue({ $0 }) {
+            if let reason = await endReason() { return reason }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return nil
+    }
+}
