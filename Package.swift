@@ -616,7 +616,8 @@ let package = Package(
         .testTarget(
             name: "CastLocalMediaTests",
             dependencies: [
-                "CastLocalMedia", "CastMediaServer",
+                "CastLocalMedia", "CastMediaServer", "CastMedia", "CastChannels", "CastTransport", "CastEmulator",
+                "CastTestSupport",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strictSettings

@@ -1,4 +1,4 @@
-/// Why a local file or folder cannot be played.
+/// Why a local file or folder cannot be played, or its playback failed.
 public struct LocalMediaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure.
     public enum Code: Sendable, Hashable {
@@ -20,6 +20,15 @@ public struct LocalMediaError: Error, Sendable, Hashable, CustomStringConvertibl
         case audioStreamNotFound
         /// The file cannot be converted as asked (the conversion plan refused it).
         case cannotConvert
+        /// The receiver never fetched anything from this machine's server:
+        /// something (a firewall, another network) keeps it from reaching it.
+        case unreachable
+        /// The receiver stopped playing with an error: it most likely cannot
+        /// decode the media (its codecs, profile or bitrate).
+        case undecodable
+        /// The receiver kept buffering, even after the media was loaded again:
+        /// the link is too slow for it.
+        case stalled
     }
 
     /// The kind of failure.

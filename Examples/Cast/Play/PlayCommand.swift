@@ -128,11 +128,14 @@ struct PlayCommand: AsyncParsableCommand {
                     if let interrupted {
                         let desktop = self.mpris ? DesktopControls(client: media) : nil
                         defer { desktop?.close() }
-                        let end = try await PlaybackWatch(
-                            media: media, interrupted: interrupted, json: self.options.json,
-                            conversion: Self.conversionLine(converted, server: server), server: server,
-                            bufferingTimeout: .milliseconds(Int(self.bufferingTimeout * 1_000))
-                        ).follow(count: items.count)
+                        let timeout = Duration.milliseconds(Int(self.bufferingTimeout * 1_000))
+                        let watch = PlaybackWatch(
+                            media: media, server: server, converting: converted, itemCount: items.count,
+                            bufferingTimeout: timeout)
+                        let end = try await PlaybackLines(
+                            watch: watch, interrupted: interrupted, json: self.options.json, bufferingTimeout: timeout,
+                            servesFiles: server != nil, itemCount: items.count
+                        ).follow()
                         if let (file, positions) = resuming { Self.remember(end, of: file, in: positions) }
                     } else {
                         try Output.result(
@@ -194,7 +197,7 @@ struct PlayCommand: AsyncParsableCommand {
     /// Keeps where `file` stopped (or forgets it, played to the end); a failure to write is said, not fatal.
     private static func remember(_ end: PlaybackWatch.End, of file: URL, in positions: ResumePositions) {
         do {
-            if end.isFinished {
+            if end.outcome == .finished {
                 try positions.forget(file)
             } else if let position = end.position {
                 try positions.remember(position, duration: end.duration, for: file)
@@ -244,17 +247,6 @@ struct PlayCommand: AsyncParsableCommand {
             break
         }
         return (tracks, shown)
-    }
-
-    /// "converting 42 s" for the progress line while a conversion runs.
-    private static func conversionLine(_ urls: [URL], server: MediaServer?) -> (@Sendable () -> String?)? {
-        guard let server, !urls.isEmpty else { return nil }
-        return {
-            let running = urls.compactMap { server.conversionProgress(of: $0) }.filter { !$0.isFinished }
-            guard let progress = running.first else { return nil }
-            if let failure = progress.failure { return "conversion failed: \(failure)" }
-            return "converted \(PlaybackWatch.clock(progress.converted / .seconds(1)))"
-        }
     }
 
     /// What the receiver fetches for `item`: a URL as given, a local file through `local`.
