@@ -20,6 +20,10 @@ public struct LocalMediaError: Error, Sendable, Hashable, CustomStringConvertibl
         case audioStreamNotFound
         /// The file cannot be converted as asked (the conversion plan refused it).
         case cannotConvert
+        /// The subtitles asked for (a number or a language) are not among the item's tracks.
+        case subtitleTrackNotFound
+        /// A local file (media or subtitles) without a ``LocalMedia`` to serve it.
+        case needsServer
         /// The receiver never fetched anything from this machine's server:
         /// something (a firewall, another network) keeps it from reaching it.
         case unreachable

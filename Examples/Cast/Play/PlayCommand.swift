@@ -123,8 +123,14 @@ struct PlayCommand: AsyncParsableCommand {
                         report: { Output.progress($0) })
                 }
                 do {
-                    let (status, converted) = try await self.load(
-                        items, into: media, from: start, servingFrom: local)
+                    let loaded: LocalMediaLoader.Loaded
+                    do {
+                        loaded = try await LocalMediaLoader(local: local) { Output.progress($0) }
+                            .load(items, into: media, options: self.loadOptions(start: start))
+                    } catch let error as LocalMediaError {
+                        throw CommandFailure(.badInput, self.sentence(for: error))
+                    }
+                    let (status, converted) = (loaded.status, loaded.converting)
                     if let interrupted {
                         let desktop = self.mpris ? DesktopControls(client: media) : nil
                         defer { desktop?.close() }
@@ -151,40 +157,21 @@ struct PlayCommand: AsyncParsableCommand {
         }
     }
 
-    /// Loads `items` — one with LOAD, several with QUEUE_LOAD — serving the
-    /// local ones through `local`; the status, and the URLs being converted.
-    private func load(
-        _ items: [PlayItem], into media: RemoteMediaClient, from start: Double?, servingFrom local: LocalMedia?
-    ) async throws -> (MediaStatus?, [URL]) {
-        var queue: [MediaQueueItem] = []
-        var converted: [URL] = []
-        for (index, item) in items.enumerated() {
-            let served = try await self.content(of: item, index: index, local: local)
-            if served.isConverted { converted.append(served.url) }
-            var metadata = MediaMetadata(type: .generic, images: self.image.map { [MediaImage(url: $0)] } ?? [])
-            // The title: --title, the playlist's, the file's own tag, the file name.
-            let title = (items.count == 1 ? self.title : nil) ?? item.title ?? served.title ?? item.displayTitle
-            metadata.setString(title, forKey: .title)
-            if let subtitle = self.subtitle ?? served.artist { metadata.setString(subtitle, forKey: .subtitle) }
-            if let artist = served.artist { metadata.setString(artist, forKey: .artist) }
-            if let album = served.album { metadata.setString(album, forKey: .albumName) }
-            let (tracks, active) = try self.textTracks(
-                of: item, served: served, choice: index == 0 ? self.subtitles.map(SubtitleChoice.init) : nil,
-                server: local?.server)
-            let information = served.mediaInformation(
-                metadata: metadata, tracks: tracks, streamType: self.live ? .live : .buffered)
-            queue.append(MediaQueueItem(media: information, activeTrackIDs: active.isEmpty ? nil : active))
-        }
-        if queue.count == 1, let only = queue.first, let information = only.media {
-            let status = try await media.load(
-                MediaLoadRequestData(
-                    mediaInformation: information, currentTime: start, activeTrackIDs: only.activeTrackIDs))
-            return (status, converted)
-        }
-        Output.progress("loading a queue of \(queue.count)")
-        let status = try await media.queueLoad(
-            items: queue, repeatMode: QueueCommand.repeatModes[self.repeatMode] ?? .off, currentTime: start)
-        return (status, converted)
+    /// The loader's options from the command's.
+    private func loadOptions(start: Double?) -> LocalMediaLoader.Options {
+        var options = LocalMediaLoader.Options()
+        options.start = start
+        options.contentType = self.contentType
+        options.title = self.title
+        options.subtitle = self.subtitle
+        options.imageURL = self.image
+        options.subtitles = self.subtitles.map(SubtitleChoice.init)
+        options.subtitlesLanguage = self.subtitlesLanguage
+        options.audio = self.audio.map(AudioChoice.init)
+        options.burnSubtitles = self.burnSubtitles
+        options.isLive = self.live
+        options.repeatMode = QueueCommand.repeatModes[self.repeatMode] ?? .off
+        return options
     }
 
     /// The one local file played, and where the positions of stopped files are kept; `nil` for
@@ -207,69 +194,6 @@ struct PlayCommand: AsyncParsableCommand {
         }
     }
 
-    /// The item's text tracks — the subtitles given or beside the file first,
-    /// then the file's own — and which is shown: what `choice` asks for, else
-    /// the one given or beside the file, else the file's default.
-    private func textTracks(
-        of item: PlayItem, served: LocalMedia.Served, choice: SubtitleChoice?, server: MediaServer?
-    ) throws -> ([MediaTrack], [Int]) {
-        var tracks: [MediaTrack] = []
-        var shown: [Int] = []
-        if let subtitles = item.subtitles {
-            tracks.append(
-                MediaTrack(
-                    trackID: 1, kind: .text, subtype: .subtitles,
-                    contentID: try Self.subtitlesURL(subtitles, server: server), contentType: "text/vtt",
-                    language: self.subtitlesLanguage, name: "Subtitles"))
-            shown = [1]
-        }
-        let first = tracks.count + 1
-        tracks += served.textTracks(numberedFrom: first)
-        if shown.isEmpty, let id = served.defaultTextTrackID(numberedFrom: first) { shown = [id] }
-        switch choice {
-        case .off?:
-            shown = []
-        case .number(let number)?:
-            guard number <= tracks.count else {
-                throw CommandFailure(.badInput, "--subtitles \(number): there are \(tracks.count) subtitle tracks")
-            }
-            shown = [number]
-        case .language(let language)?:
-            guard let track = tracks.first(where: { MediaLanguage.matches($0.language, language) }) else {
-                let known = tracks.compactMap(\.language)
-                throw CommandFailure(
-                    .badInput,
-                    "--subtitles \(language): no subtitles in that language"
-                        + (known.isEmpty ? "" : " (there are: \(known.joined(separator: ", ")))"))
-            }
-            shown = [track.trackID]
-        case .source?, nil:
-            break
-        }
-        return (tracks, shown)
-    }
-
-    /// What the receiver fetches for `item`: a URL as given, a local file through `local`.
-    private func content(of item: PlayItem, index: Int, local: LocalMedia?) async throws -> LocalMedia.Served {
-        let contentType = index == 0 ? self.contentType : nil
-        switch item.source {
-        case .url(let url):
-            guard let parsed = URL(string: url) else { throw CommandFailure(.badInput, "\(url) is not a URL") }
-            return LocalMedia.Served(
-                url: parsed, contentType: contentType ?? MediaContentType.guess(from: url) ?? "video/mp4",
-                isConverted: false)
-        case .file(let file):
-            guard let local else { throw CommandFailure(.other, "no server for \(file.path)") }
-            do {
-                return try await local.serve(
-                    file, contentType: contentType, audio: index == 0 ? self.audio.map(AudioChoice.init) : nil,
-                    burningSubtitles: index == 0 ? self.burnSubtitles : nil)
-            } catch let error as LocalMediaError {
-                throw CommandFailure(.badInput, self.sentence(for: error))
-            }
-        }
-    }
-
     /// `error` in the words of this command's options.
     private func sentence(for error: LocalMediaError) -> String {
         switch error.code {
@@ -277,28 +201,8 @@ struct PlayCommand: AsyncParsableCommand {
         case .audioStreamNotFound: "--audio \(self.audio ?? ""): \(error.message)"
         case .conversionOff: "\(error.message), and --convert never was given"
         case .unknownType: "\(error.message); give --content-type"
+        case .subtitleTrackNotFound: "--subtitles \(self.subtitles ?? ""): \(error.message)"
         default: error.message
-        }
-    }
-
-    /// Subtitles as a URL: a local `.srt` is made WebVTT and served, a local `.vtt` served as it is.
-    private static func subtitlesURL(_ subtitles: PlayItem.Source, server: MediaServer?) throws -> String {
-        switch subtitles {
-        case .url(let url):
-            return url
-        case .file(let file):
-            guard let server else { throw CommandFailure(.other, "no server for \(file.path)") }
-            let bytes: [UInt8]
-            do {
-                bytes = [UInt8](try Data(contentsOf: file))
-            } catch {
-                throw CommandFailure(.badInput, "\(file.path): \(error.localizedDescription)")
-            }
-            let vtt = file.pathExtension.lowercased() == "vtt" ? try WebVTT(vtt: bytes) : try WebVTT(srt: bytes)
-            Output.progress("subtitles: \(file.lastPathComponent), \(vtt.cueCount) cues")
-            let name = file.deletingPathExtension().lastPathComponent + ".vtt"
-            return try server.serve(Array(vtt.text.utf8), named: name, contentType: "text/vtt;charset=utf-8")
-                .absoluteString
         }
     }
 

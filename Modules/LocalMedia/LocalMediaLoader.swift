@@ -1,0 +1,193 @@
+public import CastMedia
+public import CastMediaServer
+public import Foundation
+
+/// Loads what a user names — URLs, local files, folders' and playlists'
+/// items (``PlayItem``) — into a media session: one item with LOAD,
+/// several as one queue (QUEUE_LOAD); local files served through
+/// ``LocalMedia`` as the device plays them, each with its text tracks (the
+/// subtitles given or beside it first, then the file's own) and the one
+/// shown; the metadata from the file's tags. What `cast play` loads.
+///
+/// ```swift
+/// let items = try PlayItem.resolve(["~/Films/Film.mkv"])
+/// let loaded = try await LocalMediaLoader(local: local).load(items, into: client)
+/// ```
+public struct LocalMediaLoader: Sendable {
+    /// How to load.
+    public struct Options: Sendable, Hashable {
+        /// Where to start, seconds; `nil` for the beginning (or a live stream's edge).
+        public var start: Double?
+        /// The first item's MIME type; guessed from its extension or read by ffprobe when `nil`.
+        public var contentType: String?
+        /// The title shown for a single item (default: a playlist's, the file's tag, the file name).
+        public var title: String?
+        /// The subtitle line shown with each item (default: the file's artist).
+        public var subtitle: String?
+        /// An image URL shown with each item.
+        public var imageURL: String?
+        /// Which subtitles the first item shows (default: those given or beside it, else the file's default).
+        public var subtitles: SubtitleChoice?
+        /// The language of subtitles given as a file or URL (BCP 47). Default `en`.
+        public var subtitlesLanguage = "en"
+        /// The first item's sound, among a local file's audio streams.
+        public var audio: AudioChoice?
+        /// The first item's Nth subtitle stream drawn into the picture (picture subtitles).
+        public var burnSubtitles: Int?
+        /// Whether the items are live streams.
+        public var isLive = false
+        /// A queue's repeat mode.
+        public var repeatMode: RepeatMode = .off
+
+        /// Options that load each item from its beginning as the file describes it.
+        public init() {}
+    }
+
+    /// What was loaded.
+    public struct Loaded: Sendable {
+        /// The receiver's answer to the LOAD or QUEUE_LOAD.
+        public var status: MediaStatus?
+        /// The URLs served while ffmpeg converts them (for ``PlaybackWatch``).
+        public var converting: [URL]
+    }
+
+    /// Serves local files; `nil` when only URLs are loaded.
+    public let local: LocalMedia?
+    /// Told each step, one line for people ("loading a queue of 3").
+    public let report: @Sendable (String) -> Void
+
+    /// A loader serving local files through `local`.
+    public init(local: LocalMedia?, report: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.local = local
+        self.report = report
+    }
+
+    /// Loads `items` into `media` as `options` say.
+    ///
+    /// - Throws: ``LocalMediaError`` (a file that cannot be served, a
+    ///   subtitle track or language not there, local files without a
+    ///   server, unreadable subtitles); the media request's `CastMediaError`.
+    public func load(_ items: [PlayItem], into media: RemoteMediaClient, options: Options = Options())
+        async throws -> Loaded
+    {
+        var queue: [MediaQueueItem] = []
+        var converting: [URL] = []
+        for (index, item) in items.enumerated() {
+            let served = try await self.content(of: item, first: index == 0, options: options)
+            if served.isConverted { converting.append(served.url) }
+            let (tracks, active) = try self.textTracks(
+                of: item, served: served, choice: index == 0 ? options.subtitles : nil, options: options)
+            let information = served.mediaInformation(
+                metadata: Self.metadata(of: item, served: served, single: items.count == 1, options: options),
+                tracks: tracks, streamType: options.isLive ? .live : .buffered)
+            queue.append(MediaQueueItem(media: information, activeTrackIDs: active.isEmpty ? nil : active))
+        }
+        if queue.count == 1, let only = queue.first, let information = only.media {
+            let status = try await media.load(
+                MediaLoadRequestData(
+                    mediaInformation: information, currentTime: options.start, activeTrackIDs: only.activeTrackIDs))
+            return Loaded(status: status, converting: converting)
+        }
+        self.report("loading a queue of \(queue.count)")
+        let status = try await media.queueLoad(
+            items: queue, repeatMode: options.repeatMode, currentTime: options.start)
+        return Loaded(status: status, converting: converting)
+    }
+
+    /// The title (the one given for a single item, a playlist's, the file's
+    /// tag, the file name), subtitle line, artist, album and image.
+    private static func metadata(of item: PlayItem, served: LocalMedia.Served, single: Bool, options: Options)
+        -> MediaMetadata
+    {
+        var metadata = MediaMetadata(type: .generic, images: options.imageURL.map { [MediaImage(url: $0)] } ?? [])
+        let title = (single ? options.title : nil) ?? item.title ?? served.title ?? item.displayTitle
+        metadata.setString(title, forKey: .title)
+        if let subtitle = options.subtitle ?? served.artist { metadata.setString(subtitle, forKey: .subtitle) }
+        if let artist = served.artist { metadata.setString(artist, forKey: .artist) }
+        if let album = served.album { metadata.setString(album, forKey: .albumName) }
+        return metadata
+    }
+
+    /// What the receiver fetches for `item`: a URL as given, a local file through ``local``.
+    private func content(of item: PlayItem, first: Bool, options: Options) async throws -> LocalMedia.Served {
+        let contentType = first ? options.contentType : nil
+        switch item.source {
+        case .url(let url):
+            guard let parsed = URL(string: url) else { throw LocalMediaError(.notFound, "\(url) is not a URL") }
+            return LocalMedia.Served(
+                url: parsed, contentType: contentType ?? MediaContentType.guess(from: url) ?? "video/mp4",
+                isConverted: false)
+        case .file(let file):
+            guard let local = self.local else {
+                throw LocalMediaError(.needsServer, "\(file.path) is a local file, and no server serves them")
+            }
+            return try await local.serve(
+                file, contentType: contentType, audio: first ? options.audio : nil,
+                burningSubtitles: first ? options.burnSubtitles : nil)
+        }
+    }
+
+    /// The item's text tracks — the subtitles given or beside the file first,
+    /// then the file's own — and which is shown: what `choice` asks for, else
+    /// the one given or beside the file, else the file's default.
+    private func textTracks(
+        of item: PlayItem, served: LocalMedia.Served, choice: SubtitleChoice?, options: Options
+    ) throws -> ([MediaTrack], [Int]) {
+        var tracks: [MediaTrack] = []
+        var shown: [Int] = []
+        if let subtitles = item.subtitles {
+            tracks.append(
+                MediaTrack(
+                    trackID: 1, kind: .text, subtype: .subtitles, contentID: try self.subtitlesURL(subtitles),
+                    contentType: "text/vtt", language: options.subtitlesLanguage, name: "Subtitles"))
+            shown = [1]
+        }
+        let first = tracks.count + 1
+        tracks += served.textTracks(numberedFrom: first)
+        if shown.isEmpty, let id = served.defaultTextTrackID(numberedFrom: first) { shown = [id] }
+        switch choice {
+        case .off?:
+            shown = []
+        case .number(let number)?:
+            guard number <= tracks.count else {
+                throw LocalMediaError(.subtitleTrackNotFound, "there are \(tracks.count) subtitle tracks")
+            }
+            shown = [number]
+        case .language(let language)?:
+            guard let track = tracks.first(where: { MediaLanguage.matches($0.language, language) }) else {
+                let known = tracks.compactMap(\.language)
+                throw LocalMediaError(
+                    .subtitleTrackNotFound,
+                    "no subtitles in that language"
+                        + (known.isEmpty ? "" : " (there are: \(known.joined(separator: ", ")))"))
+            }
+            shown = [track.trackID]
+        case .source?, nil:
+            break
+        }
+        return (tracks, shown)
+    }
+
+    /// Subtitles as a URL: a local `.srt` is made WebVTT and served, a local `.vtt` served as it is.
+    private func subtitlesURL(_ subtitles: PlayItem.Source) throws -> String {
+        switch subtitles {
+        case .url(let url):
+            return url
+        case .file(let file):
+            guard let server = self.local?.server else {
+                throw LocalMediaError(.needsServer, "\(file.path) is a local file, and no server serves them")
+            }
+            let bytes: [UInt8]
+            do {
+                bytes = [UInt8](try Data(contentsOf: file))
+            } catch {
+                throw LocalMediaError(.notFound, "\(file.path): \(error.localizedDescription)")
+            }
+            let vtt = file.pathExtension.lowercased() == "vtt" ? try WebVTT(vtt: bytes) : try WebVTT(srt: bytes)
+            self.report("subtitles: \(file.lastPathComponent), \(vtt.cueCount) cues")
+            let name = file.deletingPathExtension().lastPathComponent + ".vtt"
+            return try server.serve(Array(vtt.text.utf8), named: name, contentType: "text/vtt;charset=utf-8")
+                .absoluteString
+        }
+    }
+}
