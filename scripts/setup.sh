@@ -55,16 +55,19 @@ packages=(
 )
 
 # The independent peers of the interop tests, from PyPI: python-zeroconf (mDNS,
-# discovery tests) and pychromecast (a Cast sender, session tests). Installed
-# at the end, once python3 and pip are certainly there.
+# discovery tests), pychromecast (a Cast sender, session tests) and yt-dlp
+# (web pages' videos for cast play; its generic extractor reads a local page).
+# Installed at the end, once python3 and pip are certainly there.
 install_python_peers() {
-    local module
-    for module in zeroconf pychromecast; do
+    local entry module package
+    for entry in zeroconf:zeroconf pychromecast:pychromecast yt_dlp:yt-dlp; do
+        module="${entry%%:*}"
+        package="${entry#*:}"
         python3 -c "import $module" 2>/dev/null && continue
-        echo "setup: installing $module (pip)" >&2
-        python3 -m pip install --quiet --disable-pip-version-check "$module" 2>/dev/null \
-            || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "$module" \
-            || echo "setup: pip could not install $module; its interop tests will be skipped." >&2
+        echo "setup: installing $package (pip)" >&2
+        python3 -m pip install --quiet --disable-pip-version-check "$package" 2>/dev/null \
+            || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "$package" \
+            || echo "setup: pip could not install $package; its tests will be skipped." >&2
     done
 }
 

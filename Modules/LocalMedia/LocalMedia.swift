@@ -38,6 +38,10 @@ public struct LocalMedia: Sendable {
         public var isSegmented = false
         /// The file's own text subtitles, as WebVTT served beside it.
         public var textTracks: [TextTrack] = []
+        /// A picture of it (a web page's thumbnail).
+        public var imageURL: URL?
+        /// Whether it is a live stream (a web page's live video).
+        public var isLive = false
 
         /// Creates a description of what is served.
         public init(url: URL, contentType: String, isConverted: Bool) {

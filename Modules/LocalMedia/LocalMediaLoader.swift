@@ -2,12 +2,15 @@ public import CastMedia
 public import CastMediaServer
 public import Foundation
 
-/// Loads what a user names — URLs, local files, folders' and playlists'
-/// items (``PlayItem``) — into a media session: one item with LOAD,
-/// several as one queue (QUEUE_LOAD); local files served through
+/// Loads what a user names — URLs, web pages, local files, folders' and
+/// playlists' items (``PlayItem``) — into a media session: one item with
+/// LOAD, several as one queue (QUEUE_LOAD); local files served through
 /// ``LocalMedia`` as the device plays them, each with its text tracks (the
 /// subtitles given or beside it first, then the file's own) and the one
-/// shown; the metadata from the file's tags. What `cast play` loads.
+/// shown; the metadata from the file's tags. A URL that names no media
+/// type is a web page: yt-dlp finds its video (`MediaTools.webVideo(on:timeout:)`)
+/// and the format the device plays is loaded with the page's title and
+/// thumbnail. What `cast play` loads.
 ///
 /// ```swift
 /// let items = try PlayItem.resolve(["~/Films/Film.mkv"])
@@ -53,12 +56,23 @@ public struct LocalMediaLoader: Sendable {
 
     /// Serves local files; `nil` when only URLs are loaded.
     public let local: LocalMedia?
+    /// Reads web pages (yt-dlp): `local`'s tools, or those given.
+    public let tools: MediaTools
+    /// What the device plays, for a web page's format: `local`'s device, or the one given.
+    public let device: CastMediaSupport
     /// Told each step, one line for people ("loading a queue of 3").
     public let report: @Sendable (String) -> Void
 
-    /// A loader serving local files through `local`.
-    public init(local: LocalMedia?, report: @escaping @Sendable (String) -> Void = { _ in }) {
+    /// A loader serving local files through `local`; web pages are read with
+    /// `tools` (default: `local`'s, else those installed) for `device`
+    /// (default: `local`'s, else the oldest Chromecast's limits).
+    public init(
+        local: LocalMedia?, tools: MediaTools? = nil, device: CastMediaSupport? = nil,
+        report: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.local = local
+        self.tools = tools ?? local?.tools ?? .installed()
+        self.device = device ?? local?.device ?? .chromecast
         self.report = report
     }
 
@@ -79,7 +93,7 @@ public struct LocalMediaLoader: Sendable {
                 of: item, served: served, choice: index == 0 ? options.subtitles : nil, options: options)
             let information = served.mediaInformation(
                 metadata: Self.metadata(of: item, served: served, single: items.count == 1, options: options),
-                tracks: tracks, streamType: options.isLive ? .live : .buffered)
+                tracks: tracks, streamType: options.isLive || served.isLive ? .live : .buffered)
             queue.append(MediaQueueItem(media: information, activeTrackIDs: active.isEmpty ? nil : active))
         }
         if queue.count == 1, let only = queue.first, let information = only.media {
@@ -99,7 +113,8 @@ public struct LocalMediaLoader: Sendable {
     private static func metadata(of item: PlayItem, served: LocalMedia.Served, single: Bool, options: Options)
         -> MediaMetadata
     {
-        var metadata = MediaMetadata(type: .generic, images: options.imageURL.map { [MediaImage(url: $0)] } ?? [])
+        let image = options.imageURL ?? served.imageURL?.absoluteString
+        var metadata = MediaMetadata(type: .generic, images: image.map { [MediaImage(url: $0)] } ?? [])
         let title = (single ? options.title : nil) ?? item.title ?? served.title ?? item.displayTitle
         metadata.setString(title, forKey: .title)
         if let subtitle = options.subtitle ?? served.artist { metadata.setString(subtitle, forKey: .subtitle) }
@@ -114,9 +129,13 @@ public struct LocalMediaLoader: Sendable {
         switch item.source {
         case .url(let url):
             guard let parsed = URL(string: url) else { throw LocalMediaError(.notFound, "\(url) is not a URL") }
-            return LocalMedia.Served(
-                url: parsed, contentType: contentType ?? MediaContentType.guess(from: url) ?? "video/mp4",
-                isConverted: false)
+            if let type = contentType ?? MediaContentType.guess(from: url) {
+                return LocalMedia.Served(url: parsed, contentType: type, isConverted: false)
+            }
+            guard ["http", "https"].contains(parsed.scheme?.lowercased() ?? "") else {
+                throw LocalMediaError(.unknownType, "cannot tell what kind of media \(url) is")
+            }
+            return try await self.webPage(parsed)
         case .file(let file):
             guard let local = self.local else {
                 throw LocalMediaError(.needsServer, "\(file.path) is a local file, and no server serves them")
@@ -125,6 +144,32 @@ public struct LocalMediaLoader: Sendable {
                 file, contentType: contentType, audio: first ? options.audio : nil,
                 burningSubtitles: first ? options.burnSubtitles : nil)
         }
+    }
+
+    /// The video on the web page `page`, in the format the device plays.
+    private func webPage(_ page: URL) async throws -> LocalMedia.Served {
+        let video: WebVideo
+        do {
+            video = try await self.tools.webVideo(on: page)
+        } catch {
+            throw LocalMediaError(self.tools.ytDlp == nil ? .unknownType : .unplayable, error.message)
+        }
+        guard let format = video.bestFormat(for: self.device) else {
+            let offered = Set(video.formats.map { "\($0.videoCodec ?? "?")/\($0.audioCodec ?? "?")" }).sorted()
+            throw LocalMediaError(
+                .unplayable,
+                "none of the \(video.formats.count) formats of the video on \(page.absoluteString) is one a "
+                    + "\(self.device.name) plays (video/audio: \(offered.joined(separator: ", ")))")
+        }
+        self.report(
+            "playing the video on \(page.host ?? page.absoluteString): format \(format.id) (\(format.fileExtension)"
+                + (format.height.map { ", \($0)p" } ?? "") + ")")
+        var served = LocalMedia.Served(url: format.url, contentType: format.contentType, isConverted: false)
+        served.title = video.title
+        served.duration = video.duration
+        served.imageURL = video.thumbnailURL
+        served.isLive = video.isLive
+        return served
     }
 
     /// The item's text tracks — the subtitles given or beside the file first,

@@ -2,6 +2,7 @@ import CastChannels
 import CastEmulator
 import CastLocalMedia
 import CastMedia
+import CastMediaServer
 import CastTestSupport
 import Foundation
 import NIOConcurrencyHelpers
@@ -99,5 +100,62 @@ import Testing
                 (error as? LocalMediaError)?.code == .needsServer && "\(error)".contains("/films/film.mkv")
             }
         }
+    }
+}
+
+/// A web page with a video, read by the real yt-dlp (its generic
+/// extractor, offline: the page is served on 127.0.0.1 by our media
+/// server) and loaded as the format the device plays, with the page's
+/// title and thumbnail.
+///
+/// yt-dlp is a Python program that takes a core for a second or two as it
+/// starts: each test takes the child processes' turn.
+@Suite(
+    .timeLimit(.minutes(2)), .takesTurn(.childProcesses),
+    .enabled(if: MediaTools.installed().ytDlp != nil, "needs yt-dlp (make setup installs it with pip)"))
+struct WebPageLoadTests {
+    @Test func aPageWithAVideoIsLoadedAsItsVideo() async throws {
+        let server = try await MediaServer.start(toward: "127.0.0.1")
+        let film = try server.serve(Array("not really a film".utf8), named: "film.mp4", contentType: "video/mp4")
+        let poster = try server.serve([0xFF, 0xD8, 0xFF], named: "poster.jpg", contentType: "image/jpeg")
+        let html = """
+            <!doctype html><html><head><title>A film on a page</title></head>
+            <body><video controls src="\(film.absoluteString)" poster="\(poster.absoluteString)"></video></body></html>
+            """
+        let page = try server.serve(Array(html.utf8), named: "page", contentType: "text/html;charset=utf-8")
+        try await PlaybackWatchTests.withMedia { emulator, media in
+            let lines = NIOLockedValueBox<[String]>([])
+            let loader = LocalMediaLoader(local: nil, tools: .installed(), device: .chromecast) { line in
+                lines.withLockedValue { $0.append(line) }
+            }
+            let sent = try await LocalMediaLoaderTests.requests(emulator) {
+                _ = try await loader.load([PlayItem(source: .url(page.absoluteString))], into: media)
+            }
+            let load = try #require(sent.first)
+            #expect(load["media"]?["contentId"]?.stringValue == film.absoluteString)
+            #expect(load["media"]?["contentType"] == "video/mp4")
+            #expect(load["media"]?["metadata"]?["title"]?.stringValue?.hasPrefix("A film on a page") == true)
+            #expect(
+                load["media"]?["metadata"]?["images"]?.arrayValue?.first?["url"]?.stringValue == poster.absoluteString)
+            #expect(lines.withLockedValue { $0 }.contains { $0.hasPrefix("playing the video on 127.0.0.1") })
+        }
+        await server.stop()
+    }
+
+    /// A page yt-dlp finds no video on is a typed error naming the page.
+    @Test func aPageWithoutAVideoIsATypedError() async throws {
+        let server = try await MediaServer.start(toward: "127.0.0.1")
+        let page = try server.serve(
+            Array("<html><title>Nothing</title><p>words</p></html>".utf8), named: "words",
+            contentType: "text/html")
+        try await PlaybackWatchTests.withMedia { _, media in
+            await #expect {
+                _ = try await LocalMediaLoader(local: nil, tools: .installed()).load(
+                    [PlayItem(source: .url(page.absoluteString))], into: media)
+            } throws: { error in
+                (error as? LocalMediaError)?.code == .unplayable && "\(error)".contains(page.absoluteString)
+            }
+        }
+        await server.stop()
     }
 }

@@ -89,11 +89,6 @@ struct PlayCommand: AsyncParsableCommand {
                     subtitles.contains("://") ? .url(subtitles) : .file(URL(fileURLWithPath: subtitles))
             }
             if self.shuffle { items.shuffle() }
-            if items.count == 1, let only = items.first, case .url(let url) = only.source, self.contentType == nil,
-                MediaContentType.guess(from: url) == nil
-            {
-                throw ValidationError("cannot guess the content type of \(url); give --content-type")
-            }
             let served = items.contains { if case .file = $0.source { true } else { $0.subtitles.isLocal } }
             // One local file resumes where it was last stopped, unless --start says where.
             let resuming = Self.resumable(items)
@@ -200,7 +195,7 @@ struct PlayCommand: AsyncParsableCommand {
         case .subtitleStreamNotFound: "--burn-subtitles \(self.burnSubtitles ?? 0): \(error.message)"
         case .audioStreamNotFound: "--audio \(self.audio ?? ""): \(error.message)"
         case .conversionOff: "\(error.message), and --convert never was given"
-        case .unknownType: "\(error.message); give --content-type"
+        case .unknownType: "\(error.message); if it is media itself, give --content-type"
         case .subtitleTrackNotFound: "--subtitles \(self.subtitles ?? ""): \(error.message)"
         default: error.message
         }

@@ -6,19 +6,23 @@ import Glibc
 import Musl
 #endif
 
-/// Where ffprobe and ffmpeg are, when installed: what checking a file
-/// against a device (ffprobe) and converting it (ffmpeg) need. Both are
-/// optional; without them local files are judged by their extension.
+/// Where ffprobe, ffmpeg and yt-dlp are, when installed: what checking a
+/// file against a device (ffprobe), converting it (ffmpeg) and finding the
+/// video on a web page (yt-dlp) need. Each is optional; without them local
+/// files are judged by their extension and pages are not read.
 public struct MediaTools: Sendable, Hashable {
     /// ffprobe's path, if any.
     public var ffprobe: URL?
     /// ffmpeg's path, if any.
     public var ffmpeg: URL?
+    /// yt-dlp's path, if any.
+    public var ytDlp: URL?
 
     /// Names the tools' paths.
-    public init(ffprobe: URL?, ffmpeg: URL?) {
+    public init(ffprobe: URL?, ffmpeg: URL?, ytDlp: URL? = nil) {
         self.ffprobe = ffprobe
         self.ffmpeg = ffmpeg
+        self.ytDlp = ytDlp
     }
 
     /// The tools found on `PATH` of `environment`.
@@ -28,7 +32,34 @@ public struct MediaTools: Sendable, Hashable {
             folders.lazy.map { URL(fileURLWithPath: String($0)).appendingPathComponent(name) }
                 .first { FileManager.default.isExecutableFile(atPath: $0.path) }
         }
-        return MediaTools(ffprobe: find("ffprobe"), ffmpeg: find("ffmpeg"))
+        return MediaTools(ffprobe: find("ffprobe"), ffmpeg: find("ffmpeg"), ytDlp: find("yt-dlp"))
+    }
+
+    /// Asks yt-dlp which video `page` shows and how the site serves it
+    /// (`yt-dlp -J --no-playlist`: it reads the page, nothing is downloaded).
+    ///
+    /// - Throws: ``MediaServerError/Code-swift.struct/probeFailed`` when
+    ///   yt-dlp is not installed (the message says how to install it), finds
+    ///   no video there, or takes longer than `timeout`;
+    ///   ``MediaServerError/Code-swift.struct/unsupportedMedia`` for an answer
+    ///   that names no format Cast can fetch.
+    public func webVideo(on page: URL, timeout: Duration = .seconds(60)) async throws(MediaServerError) -> WebVideo {
+        guard let ytDlp = self.ytDlp else {
+            throw MediaServerError(
+                .probeFailed,
+                "\(page.absoluteString) is not a media file; to play the video on a web page, install yt-dlp "
+                    + "(pip install yt-dlp)")
+        }
+        let arguments = ["-J", "--no-playlist", "--no-warnings", "--", page.absoluteString]
+        let (status, output, errors) = try await Self.run(ytDlp, arguments, timeout: timeout)
+        guard status == 0 else {
+            let said = String(decoding: errors, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw MediaServerError(
+                .probeFailed,
+                "yt-dlp found no video on \(page.absoluteString)"
+                    + (said.isEmpty ? "" : ": \(said.split(separator: "\n").last ?? "")"))
+        }
+        return try WebVideo(ytDlpJSON: output, page: page)
     }
 
     /// Asks ffprobe what `file` holds.

@@ -12,6 +12,11 @@ import Foundation
 func fuzzLocalMedia(_ bytes: [UInt8]) {
     guard let selector = bytes.first else { return }
     let input = Array(bytes.dropFirst())
+    // 0xFF: yt-dlp's answer for a web page (kept apart so the older seeds keep their parsers).
+    if selector == 0xFF {
+        fuzzWebVideo(input)
+        return
+    }
     switch selector % 8 {
     case 6:
         let times = KeyFrameTimes()
@@ -60,5 +65,17 @@ func fuzzLocalMedia(_ bytes: [UInt8]) {
                 precondition(range.lowerBound >= 0 && range.upperBound < size)
             }
         }
+    }
+}
+
+/// yt-dlp's JSON, which a hostile page shapes: whatever it holds, every
+/// format read has an http(s) URL, and the choice for each device is one of them.
+private func fuzzWebVideo(_ input: [UInt8]) {
+    let page = URL(fileURLWithPath: "/page.html")
+    guard let video = try? WebVideo(ytDlpJSON: input, page: page) else { return }
+    precondition(!video.formats.isEmpty && video.formats.count <= WebVideo.maximumFormats)
+    precondition(video.formats.allSatisfy { ["http", "https"].contains($0.url.scheme ?? "") })
+    for device in [CastMediaSupport.chromecast, .googleTVStreamer, .speaker] {
+        if let chosen = video.bestFormat(for: device) { precondition(video.formats.contains(chosen)) }
     }
 }
