@@ -117,7 +117,11 @@ public struct ReceiverProfile: Sendable {
     /// `requestId`, PINGs as `Tr@n$p0rt-0`, `fixed` volume (the TV's, over
     /// CEC) and no idle app (conformance 011), and the ANSWER of conformance
     /// 073: a 3840×2160 display at "60" frames per second that the sender
-    /// must letterbox (`scaling: "sender"`), no constraints.
+    /// must letterbox (`scaling: "sender"`), no constraints. It decodes
+    /// H.264, VP9 and VP8 (Google's "Supported media for Google Cast":
+    /// Chromecast with Google TV, H.264 High, VP9 profiles 0 and 2; VP8 as
+    /// every Cast device), taken in Open Screen's receiver order
+    /// (H.264 over VP9 over VP8, mirroring_application.cc).
     public static let chromecastWithGoogleTV = ReceiverProfile(
         name: "chromecast-google-tv",
         summary: "Chromecast with Google TV: replies to LAUNCH/STOP, PINGs, 4K display the sender letterboxes to",
@@ -128,7 +132,7 @@ public struct ReceiverProfile: Sendable {
         streaming: StreamingReceiverConfiguration(
             display: StreamingReceiverConfiguration.Display(
                 width: 3_840, height: 2_160, frameRate: 60, scaling: .sender),
-            firstFrameDeadline: googleFirstFrameDeadline),
+            videoCodecs: [.h264, .vp9, .vp8], firstFrameDeadline: googleFirstFrameDeadline),
         modelName: "Chromecast", capabilities: [.videoOut, .audioOut])
 
     /// An earlier Chromecast (2nd and 3rd generation): lists the Backdrop idle

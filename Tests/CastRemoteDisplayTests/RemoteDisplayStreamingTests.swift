@@ -87,12 +87,12 @@ import Testing
         /// Open Screen's standalone receiver takes VP9 over VP8, H.264 over both
         /// and AV1 over all (mirroring_application.cc:72-74) and decodes what it
         /// took — H.264 and AV1 with FFmpeg's decoders, not the libraries that encoded them; the
-        /// default profile (Open Screen's library order, VP8 first) gets VP8.
+        /// default profile (a Chromecast with Google TV, which decodes VP9) gets VP9.
         @Test func theReceiverPicksTheCodecAndDecodesIt() async throws {
             let cases: [(ReceiverProfile, [VideoCodec], VideoCodec)] = [
                 (.openScreen, [.vp9, .vp8], .vp9), (.openScreen, [.vp9, .h264, .vp8], .h264),
                 (.openScreen, [.vp9, .h264, .av1], .av1),
-                (.chromecastWithGoogleTV, [.vp9, .vp8], .vp8),
+                (.chromecastWithGoogleTV, [.vp9, .vp8], .vp9),
             ]
             for (profile, offered, codec) in cases {
                 try await StreamingFixture.with(streaming: nil, profile: profile) { fixture in

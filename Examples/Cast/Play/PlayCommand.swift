@@ -89,6 +89,13 @@ struct PlayCommand: AsyncParsableCommand {
                     subtitles.contains("://") ? .url(subtitles) : .file(URL(fileURLWithPath: subtitles))
             }
             if self.shuffle { items.shuffle() }
+            if self.contentType == nil, MediaTools.installed().ytDlp == nil,
+                let page = items.lazy.compactMap(\.webPage).first
+            {
+                throw ValidationError(
+                    "cannot tell what kind of media \(page) is: give --content-type, or install yt-dlp "
+                        + "(pip install yt-dlp) to play the video on a web page")
+            }
             let served = items.contains { if case .file = $0.source { true } else { $0.subtitles.isLocal } }
             // One local file resumes where it was last stopped, unless --start says where.
             let resuming = Self.resumable(items)
@@ -211,6 +218,14 @@ struct PlayCommand: AsyncParsableCommand {
             .mediaFailed,
             "\(error); the receiver never fetched anything from \(server.baseURL.absoluteString): "
                 + "can it reach this machine (a firewall, another network)?")
+    }
+}
+
+extension PlayItem {
+    /// The URL, when it names no media type by its name: a web page, for yt-dlp.
+    fileprivate var webPage: String? {
+        guard case .url(let url) = self.source, MediaContentType.guess(from: url) == nil else { return nil }
+        return url
     }
 }
 
