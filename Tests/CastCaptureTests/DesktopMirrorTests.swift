@@ -75,6 +75,55 @@ import Testing
         await emulator.stop()
     }
 
+    /// The mirroring app is launched before the capture opens (a portal's
+    /// dialog would come first otherwise): a device without it is refused
+    /// with the launch's error though the display does not exist, and a
+    /// capture that fails after the launch leaves nothing running.
+    @Test func theAppIsLaunchedBeforeTheCaptureOpensAndStoppedWhenItFails() async throws {
+        let nowhere = DesktopMirror.Configuration(capture: ScreenCaptureConfiguration(display: ":4242"))
+        try await Self.withLink(applications: [EmulatedApplication.defaultMediaReceiver]) { _, link in
+            await #expect {
+                try await DesktopMirror.start(on: link, configuration: nowhere, logger: StreamingFixture.logger)
+            } throws: { error in
+                (error as? CastRemoteDisplayError)?.code == .launchFailed
+            }
+        }
+        try await Self.withLink(applications: EmulatedApplication.standard) { emulator, link in
+            let events = emulator.events()
+            await #expect(throws: CaptureError.self) {
+                try await DesktopMirror.start(on: link, configuration: nowhere, logger: StreamingFixture.logger)
+            }
+            let launched = await first(events, within: .seconds(10)) { event in
+                guard case .messageReceived(_, let message) = event else { return false }
+                return message.text?.contains(#""LAUNCH""#) == true
+            }
+            #expect(launched != nil, "nothing was launched before the capture failed")
+            #expect(emulator.runningApplication == nil, "the app launched was not stopped")
+        }
+    }
+
+    /// An emulator with `applications` and a link to it in memory; both closed after `body`.
+    private static func withLink(
+        applications: [EmulatedApplication], _ body: (CastEmulator, CastDeviceLink) async throws -> Void
+    ) async throws {
+        let emulator = try CastEmulator(
+            configuration: CastEmulatorConfiguration(applications: applications), logger: StreamingFixture.logger)
+        try await emulator.start()
+        let link = try await CastDeviceLink.connect(
+            to: emulator.loopbackDevice, configuration: CastConnectionConfiguration(deviceAuthentication: .off),
+            factory: [emulator].inMemoryConnectionFactory, logger: StreamingFixture.logger)
+        let result: Result<Void, any Error>
+        do {
+            try await body(emulator, link)
+            result = .success(())
+        } catch {
+            result = .failure(error)
+        }
+        await link.close()
+        await emulator.stop()
+        try result.get()
+    }
+
     /// A 320×240 Xvfb with something drawn, the emulator started, a link
     /// to it and a mirror of the display started on it; all torn down after `body`.
     private static func withMirror(_ body: (CastEmulator, DesktopMirror) async throws -> Void) async throws {

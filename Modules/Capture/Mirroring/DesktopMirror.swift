@@ -17,8 +17,9 @@ public import CastTransport
 /// await link.close()
 /// ```
 ///
-/// The device is connected before the capture opens, so a portal's dialog
-/// comes only once the device has answered.
+/// The device is connected and its mirroring app launched before the
+/// capture opens, so a portal's dialog comes only once the device has
+/// taken the stream; a capture refused then leaves nothing running.
 public final class DesktopMirror: Sendable {
     /// What to capture and how to send it.
     public struct Configuration: Sendable {
@@ -119,12 +120,20 @@ extension DesktopMirror {
             throw CastRemoteDisplayError(
                 .codecFailure, "this machine cannot run Remote Display: libvpx or libopus does not work")
         }
-        let capture = try await ScreenCapture.open(configuration: configuration.capture)
+        // The app is launched before the capture opens: a device that refuses
+        // is said before a portal asks the user anything.
+        try await channel.launchApplication(CastApplicationID.mirroring, on: link.receiver)
+        let capture: ScreenCapture
+        do {
+            capture = try await ScreenCapture.open(configuration: configuration.capture)
+        } catch {
+            await channel.endSession(stoppingApplication: true)
+            throw error
+        }
         do {
             let sound = try configuration.sound.map { try DesktopAudioCapture(configuration: $0) }
-            let session = try await channel.launchSession(
-                configuration: Self.streaming(configuration, sourceSize: capture.sourceSize, withSound: sound != nil),
-                through: link)
+            let session = try await Self.begin(
+                on: channel, Self.streaming(configuration, sourceSize: capture.sourceSize, withSound: sound != nil))
             let mirror = DesktopMirror(
                 capture: capture, sound: sound, session: session, channel: channel, link: link, clock: clock)
             do {
@@ -137,6 +146,18 @@ extension DesktopMirror {
             return mirror
         } catch {
             capture.stop()
+            throw error
+        }
+    }
+
+    /// Begins the session on the app launched; the app is stopped again when the device refuses.
+    private static func begin(on channel: RemoteDisplayChannel, _ configuration: RemoteDisplayConfiguration)
+        async throws -> RemoteDisplaySession
+    {
+        do {
+            return try await channel.beginSession(configuration: configuration)
+        } catch {
+            await channel.endSession(stoppingApplication: true)
             throw error
         }
     }

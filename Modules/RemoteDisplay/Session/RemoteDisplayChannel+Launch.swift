@@ -24,10 +24,29 @@ extension RemoteDisplayChannel {
         async throws(CastRemoteDisplayError) -> RemoteDisplaySession
     {
         let configuration = try configuration.validated()
+        try await self.launchApplication(configuration.applicationID, on: receiver)
+        do {
+            return try await self.beginSession(configuration: configuration)
+        } catch {
+            await self.endSession(stoppingApplication: true)
+            throw error
+        }
+    }
+
+    /// The first half of ``launchSession(configuration:on:)``: launches
+    /// `appID` afresh (a running session of it stopped first), opens its
+    /// transport and attaches this channel, without an OFFER yet. For a
+    /// sender that must know the device takes the stream before it asks the
+    /// user anything (a portal's dialog); then ``beginSession(configuration:)``,
+    /// or ``endSession(stoppingApplication:)`` to stop the app again.
+    ///
+    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/notConnected``
+    ///   when `receiver` is not attached; ``CastRemoteDisplayError/Code-swift.struct/launchFailed``
+    ///   with the receiver's error as the cause.
+    public func launchApplication(_ appID: String, on receiver: ReceiverChannel) async throws(CastRemoteDisplayError) {
         guard let (connection, _) = receiver.currentLink else {
             throw CastRemoteDisplayError(.notConnected, "attach the receiver channel to a connection first")
         }
-        let appID = configuration.applicationID
         let application: ReceiverApplication
         do throws(CastChannelError) {
             if let running = try await receiver.requestStatus().runningApplication(appID: appID),
@@ -50,12 +69,6 @@ extension RemoteDisplayChannel {
         }
         self.attach(to: connection, destinationID: transportID, logger: self.castLogger)
         self.rememberLaunch(receiver: receiver, sessionID: sessionID)
-        do {
-            return try await self.beginSession(configuration: configuration)
-        } catch {
-            await self.endSession(stoppingApplication: true)
-            throw error
-        }
     }
 
     /// Ends the session and detaches the channel; with `stoppingApplication`
