@@ -11,16 +11,17 @@ import Testing
 /// The SDK's ``LocalMediaLoader`` against the emulator in memory: what the
 /// LOAD and QUEUE_LOAD carry, and the typed errors, without ffmpeg or a server.
 @Suite(.timeLimit(.minutes(1))) struct LocalMediaLoaderTests {
-    /// The media requests the emulator received while `body` ran, as JSON.
-    static func requests(_ emulator: CastEmulator, during body: () async throws -> Void) async throws -> [JSONValue] {
-        let events = emulator.events()
-        try await body()
-        return await collect(events, count: 1, within: .seconds(5)) { event -> JSONValue? in
+    /// The next LOAD or QUEUE_LOAD among `events` (one subscription per test: a new one
+    /// would first replay the emulator's latest event, which may be the last LOAD).
+    static func nextLoad(_ events: AsyncStream<EmulatorEvent>) async -> JSONValue? {
+        await first(events, within: .seconds(10)) { event in
             guard case .messageReceived(_, let message) = event, message.namespace == CastNamespace.media,
-                let json = try? JSONValue(parsing: message.text ?? ""),
-                ["LOAD", "QUEUE_LOAD"].contains(json["type"]?.stringValue ?? "")
-            else { return nil }
-            return json
+                let json = try? JSONValue(parsing: message.text ?? "")
+            else { return false }
+            return ["LOAD", "QUEUE_LOAD"].contains(json["type"]?.stringValue ?? "")
+        }.flatMap { event in
+            guard case .messageReceived(_, let message) = event else { return nil }
+            return try? JSONValue(parsing: message.text ?? "")
         }
     }
 
@@ -30,16 +31,15 @@ import Testing
             let lines = NIOLockedValueBox<[String]>([])
             var options = LocalMediaLoader.Options()
             options.repeatMode = .all
-            let sent = try await Self.requests(emulator) {
-                _ = try await LocalMediaLoader(local: nil) { line in lines.withLockedValue { $0.append(line) } }
-                    .load(
-                        [
-                            PlayItem(source: .url("https://media.example/one.mp4")),
-                            PlayItem(source: .url("https://media.example/two.mp3"), title: "Second"),
-                        ],
-                        into: media, options: options)
-            }
-            let queue = try #require(sent.first)
+            let events = emulator.events()
+            _ = try await LocalMediaLoader(local: nil) { line in lines.withLockedValue { $0.append(line) } }
+                .load(
+                    [
+                        PlayItem(source: .url("https://media.example/one.mp4")),
+                        PlayItem(source: .url("https://media.example/two.mp3"), title: "Second"),
+                    ],
+                    into: media, options: options)
+            let queue = try #require(await Self.nextLoad(events))
             #expect(queue["type"] == "QUEUE_LOAD")
             #expect(queue["repeatMode"] == "REPEAT_ALL")
             let items = queue["items"]?.arrayValue ?? []
@@ -61,10 +61,9 @@ import Testing
             options.title = "Film"
             options.start = 30
             let loader = LocalMediaLoader(local: nil)
-            let shown = try await Self.requests(emulator) {
-                _ = try await loader.load([item], into: media, options: options)
-            }
-            let load = try #require(shown.first)
+            let events = emulator.events()
+            _ = try await loader.load([item], into: media, options: options)
+            let load = try #require(await Self.nextLoad(events))
             #expect(load["type"] == "LOAD")
             #expect(load["currentTime"] == 30)
             #expect(load["media"]?["metadata"]?["title"] == "Film")
@@ -75,10 +74,9 @@ import Testing
             #expect(load["activeTrackIds"] == [1])
 
             options.subtitles = .off
-            let off = try await Self.requests(emulator) {
-                _ = try await loader.load([item], into: media, options: options)
-            }
-            #expect(off.first?["activeTrackIds"] == nil)
+            _ = try await loader.load([item], into: media, options: options)
+            let off = try #require(await Self.nextLoad(events))
+            #expect(off["activeTrackIds"] == nil)
 
             options.subtitles = .number(3)
             await #expect {
@@ -128,10 +126,9 @@ struct WebPageLoadTests {
             let loader = LocalMediaLoader(local: nil, tools: .installed(), device: .chromecast) { line in
                 lines.withLockedValue { $0.append(line) }
             }
-            let sent = try await LocalMediaLoaderTests.requests(emulator) {
-                _ = try await loader.load([PlayItem(source: .url(page.absoluteString))], into: media)
-            }
-            let load = try #require(sent.first)
+            let events = emulator.events()
+            _ = try await loader.load([PlayItem(source: .url(page.absoluteString))], into: media)
+            let load = try #require(await LocalMediaLoaderTests.nextLoad(events))
             #expect(load["media"]?["contentId"]?.stringValue == film.absoluteString)
             #expect(load["media"]?["contentType"] == "video/mp4")
             #expect(load["media"]?["metadata"]?["title"]?.stringValue?.hasPrefix("A film on a page") == true)

@@ -67,6 +67,9 @@ import Testing
         try await Self.withMedia { emulator, media in
             emulator.faults.erroringContentIDs = [Self.film]
             try await Self.load(media)
+            // The error is in the status before the watch's first look, which then ends it without a tick.
+            let failed = try await waitUntil(within: .seconds(30)) { media.mediaStatus?.idleReason == .error }
+            #expect(failed, "the emulator's player did not fail")
             let watch = PlaybackWatch(media: media, clock: ManualClock())
             let (_, error) = await Self.run(watch).value
             #expect((error as? LocalMediaError)?.code == .undecodable, "\(String(describing: error))")

@@ -69,14 +69,15 @@ final class ConnectionKeeper: Sendable {
             guard kept else { return await link.close() }
             channel.attach(to: link.connection, destinationID: transportID, logger: link.logger)
             self.events.yield(.reconnected(link))
-        } catch is CancellationError {
-            return
         } catch {
+            // Closed while it tried: the caller ended the session, nothing failed.
+            guard !Task.isCancelled else { return }
             let failure =
                 error as? CastTransportError
                 ?? CastTransportError(.connectionFailed, "\(lost.device.friendlyName) did not come back: \(error)")
-            self.events.yield(.reconnectionFailed(failure))
+            // Ended first: whoever hears the failure finds the session over.
             session.end(.connectionLost)
+            self.events.yield(.reconnectionFailed(failure))
         }
     }
 
