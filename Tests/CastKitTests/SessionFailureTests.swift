@@ -79,7 +79,10 @@ import Testing
                 fixture.log.labels.contains { $0.hasPrefix("failedToStart") }
             }
             guard failed else {
-                Issue.record("no failedToStart 60 s after the timeout; events: \(fixture.log.labels)")
+                let events = fixture.log.labels
+                let (now, asleep) = (clock.now.offset, clock.deadlines)
+                Issue.record(
+                    "no failedToStart 60 s after the timeout; events: \(events); clock \(now), asleep until \(asleep)")
                 starting.cancel()
                 return
             }

@@ -70,6 +70,11 @@ public final class ManualClock: Clock, Sendable {
     /// Now, as far as the clock has been advanced.
     public var now: Instant { self.state.withLockedValue { $0.now } }
 
+    /// The deadlines of the tasks asleep on the clock now, earliest first.
+    public var deadlines: [Duration] {
+        self.state.withLockedValue { $0.sleepers.values.map(\.deadline.offset).sorted() }
+    }
+
     /// Virtual time has no resolution limit.
     public var minimumResolution: Duration { .zero }
 
