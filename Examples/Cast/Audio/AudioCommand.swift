@@ -68,8 +68,11 @@ struct AudioCommand: AsyncParsableCommand {
                 summary.members = group.json
                 if !self.keepApp { Output.progress("stopping \(sender.audio.applicationID)") }
                 try await sender.stop(stoppingApplication: !self.keepApp)
-                if let lost = lost.failure {
-                    throw CommandFailure(.connectionFailed, "the device did not come back: \(lost.summary)")
+                // The session says it was lost; the event (which may come a moment later) says why.
+                if sender.audio.session.state == .ended(.connectionLost) {
+                    throw CommandFailure(
+                        .connectionFailed,
+                        "the device did not come back" + (lost.failure.map { ": \($0.summary)" } ?? ""))
                 }
                 return summary
             }

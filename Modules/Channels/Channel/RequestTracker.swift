@@ -40,6 +40,9 @@ public final class RequestTracker<Reply: Sendable>: Sendable {
         timeout: Duration,
         send: () async throws(CastChannelError) -> Void
     ) async throws(CastChannelError) -> Reply {
+        // The slot first, then its timer: a timer that fires at once (a test's
+        // clock advanced as soon as it sleeps) must find the request waiting.
+        self.slots.withLockedValue { $0[requestID] = .waiting(nil, timeout: nil) }
         let clock = self.clock
         let timer = Task { [weak self] in
             guard (try? await clock.sleep(for: timeout)) != nil else { return }
@@ -47,7 +50,12 @@ public final class RequestTracker<Reply: Sendable>: Sendable {
                 requestID: requestID,
                 with: .failure(CastChannelError(.timedOut, "no reply to request \(requestID) within \(timeout)")))
         }
-        self.slots.withLockedValue { $0[requestID] = .waiting(nil, timeout: timer) }
+        let armed = self.slots.withLockedValue { slots in
+            guard case .waiting(let continuation, nil) = slots[requestID] else { return false }
+            slots[requestID] = .waiting(continuation, timeout: timer)
+            return true
+        }
+        if !armed { timer.cancel() }
         do {
             try await send()
         } catch {
@@ -86,17 +94,18 @@ public final class RequestTracker<Reply: Sendable>: Sendable {
     public func resolve(requestID: Int, with result: Result<Reply, CastChannelError>) -> Bool {
         let continuation: CheckedContinuation<Result<Reply, CastChannelError>, Never>?
         let timer: Task<Void, Never>?
-        (continuation, timer) = self.slots.withLockedValue { slots in
-            guard case .waiting(let continuation, let timeout) = slots[requestID] else { return (nil, nil) }
+        let pending: Bool
+        (continuation, timer, pending) = self.slots.withLockedValue { slots in
+            guard case .waiting(let continuation, let timeout) = slots[requestID] else { return (nil, nil, false) }
             if continuation == nil {
                 slots[requestID] = .done(result)
             } else {
                 slots[requestID] = nil
             }
-            return (continuation, timeout)
+            return (continuation, timeout, true)
         }
-        guard let timer else { return false }
-        timer.cancel()
+        guard pending else { return false }
+        timer?.cancel()
         continuation?.resume(returning: result)
         return true
     }
