@@ -123,17 +123,25 @@ extension DesktopMirror {
         // The app is launched before the capture opens: a device that refuses
         // is said before a portal asks the user anything.
         try await channel.launchApplication(CastApplicationID.mirroring, on: link.receiver)
-        let capture: ScreenCapture
         do {
-            capture = try await ScreenCapture.open(configuration: configuration.capture)
+            return try await Self.stream(on: channel, link: link, configuration: configuration, clock: clock)
         } catch {
+            // Whatever failed after the launch (the capture, the sound, the OFFER), the app is stopped.
             await channel.endSession(stoppingApplication: true)
             throw error
         }
+    }
+
+    /// Opens the capture and the sound and begins the session on the app launched.
+    private static func stream(
+        on channel: RemoteDisplayChannel, link: CastDeviceLink, configuration: Configuration,
+        clock: any Clock<Duration>
+    ) async throws -> DesktopMirror {
+        let capture = try await ScreenCapture.open(configuration: configuration.capture)
         do {
             let sound = try configuration.sound.map { try DesktopAudioCapture(configuration: $0) }
-            let session = try await Self.begin(
-                on: channel, Self.streaming(configuration, sourceSize: capture.sourceSize, withSound: sound != nil))
+            let session = try await channel.beginSession(
+                configuration: Self.streaming(configuration, sourceSize: capture.sourceSize, withSound: sound != nil))
             let mirror = DesktopMirror(
                 capture: capture, sound: sound, session: session, channel: channel, link: link, clock: clock)
             do {
@@ -146,18 +154,6 @@ extension DesktopMirror {
             return mirror
         } catch {
             capture.stop()
-            throw error
-        }
-    }
-
-    /// Begins the session on the app launched; the app is stopped again when the device refuses.
-    private static func begin(on channel: RemoteDisplayChannel, _ configuration: RemoteDisplayConfiguration)
-        async throws -> RemoteDisplaySession
-    {
-        do {
-            return try await channel.beginSession(configuration: configuration)
-        } catch {
-            await channel.endSession(stoppingApplication: true)
             throw error
         }
     }

@@ -136,17 +136,14 @@ private struct YtDlpInfo: Decodable {
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            func field<T: Decodable>(_ key: CodingKeys) -> T? {
-                (try? container.decodeIfPresent(T.self, forKey: key)) ?? nil
-            }
-            self.formatID = field(.formatID)
-            self.url = field(.url)
-            self.ext = field(.ext)
-            self.proto = field(.proto)
-            self.vcodec = field(.vcodec)
-            self.acodec = field(.acodec)
-            self.height = field(.height)
-            self.tbr = field(.tbr)
+            self.formatID = container.lenient(.formatID)
+            self.url = container.lenient(.url)
+            self.ext = container.lenient(.ext)
+            self.proto = container.lenient(.proto)
+            self.vcodec = container.lenient(.vcodec)
+            self.acodec = container.lenient(.acodec)
+            self.height = container.lenient(.height)
+            self.tbr = container.lenient(.tbr)
         }
 
         init(url: String?, ext: String?, proto: String?, vcodec: String?, acodec: String?) {
@@ -185,19 +182,25 @@ private struct YtDlpInfo: Decodable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        func field<T: Decodable>(_ key: CodingKeys) -> T? {
-            (try? container.decodeIfPresent(T.self, forKey: key)) ?? nil
-        }
-        if let type: String = field(.type), type != "video" {
+        if let type: String = container.lenient(.type), type != "video" {
             throw DecodingError.dataCorruptedError(
                 forKey: .type, in: container, debugDescription: "a \(type), not one video")
         }
-        self.title = field(.title)
-        self.thumbnail = field(.thumbnail)
-        self.duration = field(.duration)
-        self.isLive = field(.isLive)
-        self.formats = field(.formats)
+        self.title = container.lenient(.title)
+        self.thumbnail = container.lenient(.thumbnail)
+        self.duration = container.lenient(.duration)
+        self.isLive = container.lenient(.isLive)
+        self.formats = container.lenient(.formats)
         self.asFormat = Entry(
-            url: field(.url), ext: field(.ext), proto: field(.proto), vcodec: field(.vcodec), acodec: field(.acodec))
+            url: container.lenient(.url), ext: container.lenient(.ext), proto: container.lenient(.proto),
+            vcodec: container.lenient(.vcodec), acodec: container.lenient(.acodec))
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// The value at `key`, or `nil` when it is absent or of another type:
+    /// what a field of yt-dlp's JSON is read with.
+    fileprivate func lenient<T: Decodable>(_ key: Key) -> T? {
+        (try? self.decodeIfPresent(T.self, forKey: key)) ?? nil
     }
 }

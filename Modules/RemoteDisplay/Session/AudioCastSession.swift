@@ -99,12 +99,8 @@ public final class AudioCastSession: Sendable {
         targetDelay: Duration = .milliseconds(400), reconnection: ReconnectPolicy = AudioCastSession.reconnection,
         clock: any Clock<Duration> = ContinuousClock()
     ) async throws(CastRemoteDisplayError) -> AudioCastSession {
-        // A known host's capabilities are unknown until asked: the launch decides there.
-        let device = link.device
-        if device.source != .knownHost, !device.capabilities.contains(.audioOut) {
-            throw CastRemoteDisplayError(
-                .noSoundOutput, "\(device.friendlyName) has no sound output (capabilities: \(device.capabilities))")
-        }
+        try RemoteDisplayChannel.require(
+            link.device.capabilities.contains(.audioOut), on: link, or: .noSoundOutput, "has no sound output")
         let started = try await Self.start(
             on: link.receiver, audio: audio, targetDelay: targetDelay, logger: link.logger)
         let keeper = ConnectionKeeper(link: link, policy: reconnection, clock: clock)

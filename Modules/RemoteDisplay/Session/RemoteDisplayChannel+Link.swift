@@ -24,9 +24,17 @@ extension RemoteDisplayChannel {
     /// its address passes. For an app that must know before it opens its
     /// capture (a portal's dialog would ask the user first).
     public static func requireScreen(on link: CastDeviceLink) throws(CastRemoteDisplayError) {
+        try Self.require(link.device.capabilities.contains(.videoOut), on: link, or: .noScreen, "has no screen")
+    }
+
+    /// Throws `code` when discovery says `link`'s device lacks a capability
+    /// (`has` is whether it has it); a device known only by its address
+    /// passes (its capabilities are unknown until asked: the launch decides there).
+    static func require(
+        _ has: Bool, on link: CastDeviceLink, or code: CastRemoteDisplayError.Code, _ lacking: String
+    ) throws(CastRemoteDisplayError) {
         let device = link.device
-        guard device.source != .knownHost, !device.capabilities.contains(.videoOut) else { return }
-        throw CastRemoteDisplayError(
-            .noScreen, "\(device.friendlyName) has no screen (capabilities: \(device.capabilities))")
+        guard device.source != .knownHost, !has else { return }
+        throw CastRemoteDisplayError(code, "\(device.friendlyName) \(lacking) (capabilities: \(device.capabilities))")
     }
 }
