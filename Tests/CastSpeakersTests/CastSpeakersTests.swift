@@ -194,38 +194,52 @@ import Testing
         await remote.close()
     }
 
-    /// When each emulator plays each sound frame, by the frame's capture time in milliseconds.
+    /// When each emulator plays each sound frame, by the frame's capture time.
+    ///
+    /// Each member reads a frame's capture time through its own stream's
+    /// sender reports, so the same frame's two readings can differ by a
+    /// fraction of a millisecond (under a sanitizer, stop 57's CI, enough to
+    /// split most of them across a rounding boundary): frames are paired
+    /// with the other member's nearest capture time, 10 ms apart.
     final class Playouts: Sendable {
         private let times = NIOLockedValueBox([Int64: HostTime]())
 
         init(of emulator: CastEmulator) {
             emulator.streaming.observer.soundPlayout = { [times] capture, playout in
-                times.withLockedValue { $0[(capture.nanoseconds + 500_000) / 1_000_000] = playout }
+                times.withLockedValue { $0[capture.nanoseconds] = playout }
             }
         }
 
         var count: Int { self.times.withLockedValue { $0.count } }
 
-        /// The offsets in capture order, rounded to 0.1 ms (what a failure shows).
-        func offsetsInOrder(from other: Playouts) -> [Double] {
-            let mine = self.times.withLockedValue { $0 }
-            let theirs = other.times.withLockedValue { $0 }
-            return mine.keys.sorted().compactMap { key in
-                theirs[key].map { (Double(mine[key]!.nanoseconds - $0.nanoseconds) / 100_000).rounded() / 10 }
-            }
-        }
-
         /// Forgets what was played so far.
         func reset() { self.times.withLockedValue { $0 = [:] } }
 
-        /// How much later than `other` this emulator plays each frame both played, ms, sorted.
-        func offsets(from other: Playouts) -> [Double] {
-            let mine = self.times.withLockedValue { $0 }
-            let theirs = other.times.withLockedValue { $0 }
-            return mine.compactMap { key, playout in
-                theirs[key].map { Double(playout.nanoseconds - $0.nanoseconds) / 1_000_000 }
-            }.sorted()
+        /// How much later than `other` this emulator plays each frame both
+        /// played, ms, in capture order.
+        private func pairedOffsets(from other: Playouts) -> [Double] {
+            let mine = self.times.withLockedValue { $0 }.sorted { $0.key < $1.key }
+            let theirs = other.times.withLockedValue { $0 }.sorted { $0.key < $1.key }
+            let halfAFrame: Int64 = 4_000_000
+            var index = 0
+            return mine.compactMap { capture, playout in
+                while index + 1 < theirs.count,
+                    abs(theirs[index + 1].key - capture) <= abs(theirs[index].key - capture)
+                {
+                    index += 1
+                }
+                guard index < theirs.count, abs(theirs[index].key - capture) <= halfAFrame else { return nil }
+                return Double(playout.nanoseconds - theirs[index].value.nanoseconds) / 1_000_000
+            }
         }
+
+        /// The offsets in capture order, rounded to 0.1 ms (what a failure shows).
+        func offsetsInOrder(from other: Playouts) -> [Double] {
+            self.pairedOffsets(from: other).map { ($0 * 10).rounded() / 10 }
+        }
+
+        /// How much later than `other` this emulator plays each frame both played, ms, sorted.
+        func offsets(from other: Playouts) -> [Double] { self.pairedOffsets(from: other).sorted() }
     }
 
     /// A group of two speakers, one of them on a lossy, jittery and longer
