@@ -254,13 +254,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // Cast devices as the desktop's sound outputs: a sink per device in the
-        // user's sound server (libpulse), streaming while sound reaches it. Its
-        // own product, like CastSoundCapture, whose sound recording it uses.
+        // user's sound server (libpulse; on PipeWire a node of its own, through
+        // libpipewire, that reports the device's latency), streaming while sound
+        // reaches it. Its own product, like CastSoundCapture, whose sound
+        // recording it uses.
         .target(
             name: "CastSpeakers",
             dependencies: [
                 "CastSoundCapture", "CastRemoteDisplay", "CastChannels", "CastTransport", "CastDiscovery", "CastCommon",
-                "CastLogging", "CPulse",
+                "CastLogging", "CPulse", "CPipeWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
@@ -696,7 +698,7 @@ let package = Package(
             name: "CastSpeakersTests",
             dependencies: [
                 "CastSpeakers", "CastDiscovery", "CastEmulator", "CastTestSupport", "CastLogging", "CastTransport",
-                "CastChannels", "CastCommon", "CastRemoteDisplay",
+                "CastChannels", "CastCommon", "CastRemoteDisplay", "CPulse",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strictSettings

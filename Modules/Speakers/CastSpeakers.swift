@@ -24,8 +24,10 @@ import NIOConcurrencyHelpers
 /// try await speakers.run(following: discovery.events())   // until cancelled
 /// ```
 ///
-/// The sinks are PulseAudio's `module-null-sink`, made through libpulse,
-/// which PipeWire's pulse server serves too; each is named after its device
+/// The sinks are PulseAudio's `module-null-sink`, made through libpulse;
+/// where the sound server is PipeWire's, nodes of this type's own that
+/// report ``CastSpeakersConfiguration/targetDelay`` as their latency, so
+/// players compensate for it. Each is named after its device
 /// (`cast.kitchen_speaker` for "Kitchen speaker") and described by the
 /// device's name. They are removed
 /// when ``run(following:)`` returns, and any left by a process that did not
@@ -46,6 +48,8 @@ public final class CastSpeakers: Sendable {
     /// The devices discovery reports present, by id (every one, taken or not).
     private let present = NIOLockedValueBox([String: CastDevice]())
     private let server: SoundServerConnection
+    /// The PipeWire behind the sound server, whose own nodes the sinks are; `nil` on PulseAudio.
+    private let pipeWire: PipeWireRemote?
     private let broadcaster = EventBroadcaster<CastSpeakersEvent>(initial: nil, replaysLatest: false)
     private let outputs = NIOLockedValueBox([String: (output: SpeakerOutput, task: Task<Void, Never>)]())
     private let hasRun = NIOLockedValueBox(false)
@@ -69,6 +73,8 @@ public final class CastSpeakers: Sendable {
         self.logger = logger
         self.log = logger.makeLogger(subsystem: "Speakers")
         self.server = try SoundServerConnection(server: configuration.soundServer)
+        self.pipeWire = PipeWireRemote.behind(
+            serverName: (try? self.server.serverName()) ?? "", address: configuration.soundServer)
         for module in try self.server.modules()
         where module.name == "module-null-sink" && module.argument.hasPrefix("sink_name=\(Self.sinkPrefix)") {
             // Another instance's, of this user or another on the same server, while it runs.
@@ -327,22 +333,17 @@ public final class CastSpeakers: Sendable {
             free = "\(name).\(suffix)"
             suffix += 1
         }
-        let module: UInt32
-        do {
-            module = try self.server.loadNullSink(name: free, description: label, owner: SinkOwner.current)
-        } catch {
-            self.log.error("no sink for \(label): \(error)")
-            return
-        }
+        guard let sink = self.makeSink(name: free, label: label) else { return }
         // A name taken meanwhile: PulseAudio names the sink otherwise; it is the module's.
-        let sinkName = (try? self.server.sinks().first { $0.module == module }?.name) ?? free
+        let sinkName =
+            sink.module.flatMap { module in try? self.server.sinks().first { $0.module == module }?.name } ?? free
         if sinkName != name {
             self.log.warning(
                 "sink name \(name) is taken (another cast speakers, or a sink made by hand); \(label) is \(sinkName)")
         }
         let name = sinkName
         let output = SpeakerOutput(
-            label: label, members: members, isGroup: isGroup, sinkName: name, module: module,
+            label: label, members: members, isGroup: isGroup, sinkName: name, sink: sink,
             configuration: self.configuration, events: self.broadcaster, logger: self.logger,
             sinkControl: SpeakerOutput.SinkControl(
                 setVolume: { [server = self.server] volume throws(SpeakersError) in
@@ -357,11 +358,33 @@ public final class CastSpeakers: Sendable {
         self.broadcaster.yield(.sinkAdded(sink: name, device: label))
     }
 
+    /// A sink named `name` described as `label`: on PipeWire a node of our
+    /// own that reports the device's latency, elsewhere a null sink; `nil`
+    /// (logged) when the server refuses.
+    private func makeSink(name: String, label: String) -> SpeakerSink? {
+        do {
+            if let pipeWire = self.pipeWire {
+                return .pipeWireNode(
+                    try PipeWireSink(
+                        remote: pipeWire.socket, name: name, description: label,
+                        latency: self.configuration.targetDelay, owner: SinkOwner.current))
+            }
+            return .nullSink(
+                module: try self.server.loadNullSink(name: name, description: label, owner: SinkOwner.current))
+        } catch {
+            self.log.error("no sink for \(label): \(error)")
+            return nil
+        }
+    }
+
     private func removeOutput(_ key: String) async {
         guard let (output, task) = self.outputs.withLockedValue({ $0.removeValue(forKey: key) }) else { return }
         output.demand.finish()
         await task.value
-        try? self.server.unloadModule(output.module)
+        switch output.sink {
+        case .nullSink(let module): try? self.server.unloadModule(module)
+        case .pipeWireNode(let node): node.close()
+        }
         self.broadcaster.yield(.sinkRemoved(sink: output.sinkName, device: output.label))
     }
 }

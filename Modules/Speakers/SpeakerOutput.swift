@@ -30,7 +30,7 @@ actor SpeakerOutput {
     /// What the events call the sink: the device's name, or the group's.
     let label: String
     let sinkName: String
-    let module: UInt32
+    let sink: SpeakerSink
     let isGroup: Bool
     let demand: StreamDemand
     private var configuration: CastSpeakersConfiguration
@@ -62,7 +62,7 @@ actor SpeakerOutput {
     static let healthyDuration = Duration.seconds(30)
 
     init(
-        label: String, members: [CastDevice], isGroup: Bool, sinkName: String, module: UInt32,
+        label: String, members: [CastDevice], isGroup: Bool, sinkName: String, sink: SpeakerSink,
         configuration: CastSpeakersConfiguration, events: EventBroadcaster<CastSpeakersEvent>, logger: CastLogger,
         sinkControl: SinkControl
     ) {
@@ -70,7 +70,7 @@ actor SpeakerOutput {
         self.members = Dictionary(members.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
         self.isGroup = isGroup
         self.sinkName = sinkName
-        self.module = module
+        self.sink = sink
         self.configuration = configuration
         self.demand = StreamDemand(gracePeriod: configuration.gracePeriod, clock: configuration.clock)
         self.events = events
@@ -82,10 +82,11 @@ actor SpeakerOutput {
 
     /// Follows `configuration` from now on: the grace period from the next
     /// silence, the bitrate and delay for the streams started afterwards,
-    /// a group's delay at its next alignment.
+    /// a group's delay at its next alignment; a PipeWire node reports the new delay at once.
     func update(_ configuration: CastSpeakersConfiguration) {
         self.configuration = configuration
         self.demand.gracePeriod = configuration.gracePeriod
+        if case .pipeWireNode(let node) = self.sink { node.setLatency(configuration.targetDelay) }
     }
 
     /// The server reported the sink: its state, volume and mute.
@@ -208,9 +209,13 @@ actor SpeakerOutput {
             }
         }
         do {
-            let capture = try DesktopAudioCapture(
-                configuration: DesktopAudioConfiguration(
-                    server: self.configuration.soundServer, device: "\(self.sinkName).monitor"))
+            let recording = DesktopAudioConfiguration(
+                server: self.configuration.soundServer, device: "\(self.sinkName).monitor")
+            let capture =
+                switch self.sink {
+                case .nullSink: try DesktopAudioCapture(configuration: recording)
+                case .pipeWireNode(let node): try DesktopAudioCapture(configuration: recording, recording: node.tap())
+                }
             if !self.isGroup, let sink = self.lastSink { capture.gain = Self.gain(undoing: sink) }
             try capture.start(streamingTo: [session.audio.session] + self.sessions.values.map(\.audio.session))
             self.capture = capture

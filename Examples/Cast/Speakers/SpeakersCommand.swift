@@ -13,8 +13,9 @@ struct SpeakersCommand: AsyncParsableCommand {
         discussion: """
             Each device discovery finds gets a sink in the sound server (PulseAudio, or PipeWire's pulse server) \
             named after it, listed by the desktop's sound settings beside the computer's own outputs. Sound played \
-            into a sink goes to its device over Cast Streaming, a few hundred milliseconds behind; after --grace \
-            seconds of silence the device is let go. The sinks are removed when the command ends. A sink never \
+            into a sink goes to its device over Cast Streaming, --delay behind (on PipeWire the sink reports that \
+            delay, so video players keep their pictures in step); after --grace seconds of silence the device is \
+            let go. The sinks are removed when the command ends. A sink never \
             becomes the default output by itself where the desktop has another; pick it in the sound settings.
 
             A group's sink (--group) plays to every member in step. Its volume scales the sound all members \

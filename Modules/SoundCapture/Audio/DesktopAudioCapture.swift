@@ -20,7 +20,9 @@ public final class DesktopAudioCapture: Sendable {
 
     /// Where the sound comes from.
     public let configuration: DesktopAudioConfiguration
-    private let stream: NIOLockedValueBox<RecordStream?>
+    private let stream: NIOLockedValueBox<(any SoundRecording)?>
+    /// Ends a read that waits, when stopped.
+    private let interruption: @Sendable () -> Void
     private let control = NIOLockedValueBox(
         (stopping: false, statistics: DesktopAudioStatistics(), gain: Float(1)))
     private let completion = CaptureCompletion()
@@ -33,13 +35,25 @@ public final class DesktopAudioCapture: Sendable {
     /// - Throws: ``CaptureError/Code-swift.struct/audioUnavailable`` when no
     ///   server answers or the source does not exist;
     ///   ``CaptureError/Code-swift.struct/invalidConfiguration`` for a chunk out of range.
-    public init(configuration: DesktopAudioConfiguration = DesktopAudioConfiguration()) throws(CaptureError) {
+    public convenience init(configuration: DesktopAudioConfiguration = DesktopAudioConfiguration()) throws(CaptureError)
+    {
+        let chunkFrames = try configuration.chunkFrames()
+        try self.init(
+            configuration: configuration,
+            recording: RecordStream(
+                server: configuration.server, device: configuration.device ?? "@DEFAULT_MONITOR@",
+                chunkBytes: chunkFrames * Self.channelCount * MemoryLayout<Float>.size))
+    }
+
+    /// Feeds what `recording` delivers, in chunks of the configuration's
+    /// length; the configuration's server and device are not used.
+    ///
+    /// - Throws: ``CaptureError/Code-swift.struct/invalidConfiguration`` for a chunk out of range.
+    package init(configuration: DesktopAudioConfiguration, recording: any SoundRecording) throws(CaptureError) {
         self.chunkFrames = try configuration.chunkFrames()
         self.configuration = configuration
-        self.stream = NIOLockedValueBox(
-            try RecordStream(
-                server: configuration.server, device: configuration.device ?? "@DEFAULT_MONITOR@",
-                chunkBytes: self.chunkFrames * Self.channelCount * MemoryLayout<Float>.size))
+        self.stream = NIOLockedValueBox(recording)
+        self.interruption = { recording.interrupt() }
     }
 
     /// A linear gain applied to the sound as it is recorded; 1 (the
@@ -118,6 +132,7 @@ public final class DesktopAudioCapture: Sendable {
     public func stop() {
         self.control.withLockedValue { $0.stopping = true }
         self.completion.finish(nil)
+        self.interruption()
     }
 
     /// Whether recording ended (stopped, the session ended, or the server went away).
@@ -128,26 +143,27 @@ public final class DesktopAudioCapture: Sendable {
         await self.completion.wait()
     }
 
-    private func run(_ stream: RecordStream) -> CaptureError? {
+    private func run(_ stream: any SoundRecording) -> CaptureError? {
         // Each session's input, made on this thread when the session joins.
         var feeds: [ObjectIdentifier: SessionFeed] = [:]
         var samples = [Float](repeating: 0, count: self.chunkFrames * Self.channelCount)
-        let chunk = Duration.seconds(1) * self.chunkFrames / Self.sampleRate
         var lastRefusal: (any Error)?
         while !self.control.withLockedValue({ $0.stopping }) {
-            let failure = samples.withUnsafeMutableBytes { bytes -> CaptureError? in
+            let read = samples.withUnsafeMutableBytes { bytes -> Result<HostTime, CaptureError> in
                 do throws(CaptureError) {
-                    try stream.read(into: bytes)
-                    return nil
+                    return .success(try stream.read(into: bytes))
                 } catch {
-                    return error
+                    return .failure(error)
                 }
             }
-            if let failure { return failure }
-            let latency = stream.latency
-            let pts = HostTime.now.advanced(by: .zero - latency - chunk)
             let (stopping, gain) = self.control.withLockedValue { ($0.stopping, $0.gain) }
             if stopping { return nil }
+            let pts: HostTime
+            switch read {
+            case .success(let time): pts = time
+            case .failure(let failure): return failure
+            }
+            let latency = stream.latency
             if gain != 1 {
                 for index in samples.indices { samples[index] *= gain }
             }
@@ -212,7 +228,7 @@ private final class SessionFeed {
 //
 // @unchecked Sendable: made on the app's thread, then used only by the
 // recording thread (handed over through `Thread`'s start).
-private final class RecordStream: @unchecked Sendable {
+private final class RecordStream: SoundRecording, @unchecked Sendable {
     private let handle: OpaquePointer
 
     init(server: String?, device: String, chunkBytes: Int) throws(CaptureError) {
@@ -240,13 +256,20 @@ private final class RecordStream: @unchecked Sendable {
         pa_simple_free(self.handle)
     }
 
-    /// Fills `bytes` with the next sound, blocking until it is there.
-    func read(into bytes: UnsafeMutableRawBufferPointer) throws(CaptureError) {
+    /// Fills `bytes` with the next sound, blocking until it is there; its
+    /// capture time is now, less the server's recording latency and its length.
+    func read(into bytes: UnsafeMutableRawBufferPointer) throws(CaptureError) -> HostTime {
         var error: Int32 = 0
         guard pa_simple_read(self.handle, bytes.baseAddress, bytes.count, &error) == 0 else {
             throw CaptureError(.sourceVanished, "recording stopped: \(Self.describe(error))")
         }
+        let frames = bytes.count / (DesktopAudioCapture.channelCount * MemoryLayout<Float>.size)
+        return HostTime.now.advanced(by: .zero - self.latency - .seconds(1) * frames / DesktopAudioCapture.sampleRate)
     }
+
+    /// A libpulse recording delivers a chunk every few milliseconds, monitors
+    /// silence too: a read ends soon by itself.
+    func interrupt() {}
 
     /// How long ago the sound just read was captured, beyond its own length.
     var latency: Duration {

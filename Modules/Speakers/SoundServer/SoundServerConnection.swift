@@ -202,6 +202,20 @@ final class SoundServerConnection: @unchecked Sendable {
         }
     }
 
+    /// The server's name: `pulseaudio`, or `PulseAudio (on PipeWire 0.3.65)`
+    /// where PipeWire's pulse server answers.
+    func serverName() throws(SpeakersError) -> String {
+        try self.locked { () throws(SpeakersError) in
+            let reply = Reply(loop: self.loop)
+            try self.await(
+                reply,
+                pa_context_get_server_info(
+                    self.context, Self.serverDescribed, Unmanaged.passUnretained(reply).toOpaque()),
+                "asking for the server's name")
+            return reply.serverName
+        }
+    }
+
     /// Every sink the server has.
     func sinks() throws(SpeakersError) -> [SoundServerSink] {
         try self.locked { () throws(SpeakersError) in
@@ -257,6 +271,7 @@ final class SoundServerConnection: @unchecked Sendable {
         var success = false
         var sinks: [SoundServerSink] = []
         var modules: [(index: UInt32, name: String, argument: String)] = []
+        var serverName = ""
 
         init(loop: OpaquePointer) { self.loop = loop }
     }
@@ -315,6 +330,13 @@ final class SoundServerConnection: @unchecked Sendable {
     private static let indexed: pa_context_index_cb_t = { _, index, userdata in
         guard let reply = SoundServerConnection.reply(userdata) else { return }
         reply.index = index
+        pa_threaded_mainloop_signal(reply.loop, 0)
+    }
+
+    private static let serverDescribed: pa_server_info_cb_t = { _, info, userdata in
+        guard let reply = SoundServerConnection.reply(userdata) else { return }
+        reply.serverName = info?.pointee.server_name.map { String(cString: $0) } ?? ""
+        reply.success = true
         pa_threaded_mainloop_signal(reply.loop, 0)
     }
 

@@ -8,6 +8,8 @@
 #include <sys/ioctl.h>
 #include <pipewire/pipewire.h>
 #include <spa/buffer/meta.h>
+#include <spa/param/audio/format-utils.h>
+#include <spa/param/latency-utils.h>
 #include <spa/param/video/format-utils.h>
 #include <spa/pod/builder.h>
 
@@ -129,6 +131,38 @@ static inline int cpw_registry_add_listener(
 static inline int cpw_core_add_listener(
     struct pw_core *core, struct spa_hook *hook, const struct pw_core_events *events, void *data) {
     return pw_core_add_listener(core, hook, events, data);
+}
+
+/// An EnumFormat param for interleaved 32-bit float sound at `rate` with
+/// `channels` channels (front left and right for two), what a sink node
+/// that takes any application's sound asks its adapter for.
+static inline const struct spa_pod *cpw_audio_f32_format(struct spa_pod_builder *b, uint32_t rate, uint32_t channels) {
+    struct spa_audio_info_raw info = { .format = SPA_AUDIO_FORMAT_F32, .rate = rate, .channels = channels };
+    if (channels == 2) {
+        info.position[0] = SPA_AUDIO_CHANNEL_FL;
+        info.position[1] = SPA_AUDIO_CHANNEL_FR;
+    } else if (channels == 1) {
+        info.position[0] = SPA_AUDIO_CHANNEL_MONO;
+    }
+    return spa_format_audio_raw_build(b, SPA_PARAM_EnumFormat, &info);
+}
+
+/// A Latency param of the input direction: a sink node telling the streams
+/// that play into it how long after it takes a sample the sample is heard,
+/// `ns` nanoseconds. PipeWire carries it up the links to each playing
+/// stream, whose delay (`pw_stream_get_time_n`, and through pipewire-pulse
+/// `pa_stream_get_latency`) then includes it, as module-raop-sink reports
+/// an AirPlay receiver's latency.
+static inline const struct spa_pod *cpw_input_latency(struct spa_pod_builder *b, uint64_t ns) {
+    struct spa_latency_info info = SPA_LATENCY_INFO(SPA_DIRECTION_INPUT);
+    info.min_ns = ns;
+    info.max_ns = ns;
+    return spa_latency_build(b, SPA_PARAM_Latency, &info);
+}
+
+/// Reads a Latency param; 0 on success.
+static inline int cpw_parse_latency(const struct spa_pod *param, struct spa_latency_info *info) {
+    return spa_latency_parse(param, info);
 }
 
 #endif

@@ -1,0 +1,194 @@
+import CPulse
+import CastChannels
+import CastDiscovery
+import CastEmulator
+import CastRemoteDisplay
+import CastTestSupport
+import CastTransport
+import Foundation
+import NIOConcurrencyHelpers
+import Testing
+
+@testable import CastSpeakers
+
+extension CastSpeakersTests {
+    /// On PipeWire a speaker's sink tells players its latency, and the
+    /// report is true: a player of its own (libpulse, as mpv and browsers
+    /// play) writes a click and reckons, from its stream's latency, when the
+    /// click will be heard; the emulated speaker plays it then, within 20 ms
+    /// (lip sync errors become visible at +45 ms, ITU-R BT.1359), at the
+    /// default delay and at a shorter one. Without the report the player
+    /// would be off by the whole delay (400 ms).
+    @Test(arguments: [Duration.milliseconds(400), .milliseconds(200)])
+    func onPipeWireTheSinkReportsTheLatencyTheSpeakerPlaysAt(delay: Duration) async throws {
+        try await RealTimeTurns.take(.thisProcess) {
+            try await SoundServer.with(.pipeWire) { sound in
+                let kitchen = try CastEmulator(
+                    configuration: CastEmulatorConfiguration(profile: .nestSpeaker), logger: Self.quiet)
+                try await kitchen.start()
+                do {
+                    try await Self.clickIsHeardWhenReported(kitchen, sound, delay: delay)
+                } catch {
+                    await kitchen.stop()
+                    throw error
+                }
+                await kitchen.stop()
+            }
+        }
+    }
+
+    private static func clickIsHeardWhenReported(
+        _ kitchen: CastEmulator, _ sound: SoundServer, delay: Duration
+    ) async throws {
+        let speakers = try CastSpeakers(
+            configuration: CastSpeakersConfiguration(
+                soundServer: sound.server, gracePeriod: .seconds(5), targetDelay: delay,
+                connection: CastConnectionConfiguration(deviceAuthentication: .off)),
+            logger: Self.quiet)
+        let (events, found, running, added) = try await Self.run(
+            speakers, finding: try Self.speaker(kitchen, id: "0123abcd-kitchen", name: "Kitchen"))
+        #expect(added == ["cast.kitchen"])
+        let heard = HeardClick(kitchen)
+        let player = try ClickPlayer(server: sound.server, sink: "cast.kitchen")
+        let started = await first(events, within: .seconds(60)) { event in
+            if case .streamStarted("Kitchen", _) = event { return true }
+            return false
+        }
+        #expect(started != nil, "no stream started when the player played into the kitchen's sink")
+        // A second of sound played out first: the stream and the links' latencies settled.
+        let settled = try await waitUntil(within: .seconds(30)) { heard.frames >= 100 }
+        #expect(settled, "\(heard.frames) frames decoded")
+        let expected = try await player.click()
+        let played = try await waitUntil(within: .seconds(10)) { heard.click != nil }
+        #expect(played, "the click was not decoded")
+        if let click = heard.click {
+            let error = Double(expected.duration(to: click) / .microseconds(1)) / 1_000
+            print(
+                "speakers on PipeWire, delay \(delay): the player reckoned the click heard at +\(player.reckonedLatency), "
+                    + "the speaker played it \(error) ms from then")
+            #expect(abs(error) <= 20, "the speaker played the click \(error) ms from when the player reckoned")
+        }
+        await player.stop()
+        found.finish()
+        try await running.value
+    }
+}
+
+/// When an emulated speaker played the first loud sample after silence:
+/// the decoded frame holding it, by capture time, and that frame's playout.
+private final class HeardClick: Sendable {
+    private let state = NIOLockedValueBox(
+        (frames: 0, loud: [Int64: Int](), playouts: [Int64: HostTime](), click: HostTime?.none))
+
+    init(_ emulator: CastEmulator) {
+        emulator.streaming.observer.sound = { [state] capture, samples, channels in
+            guard let capture else { return }
+            let first = samples.firstIndex { abs($0) > 0.25 }
+            state.withLockedValue { state in
+                state.frames += 1
+                if let first, state.click == nil { state.loud[capture.nanoseconds] = first / max(1, channels) }
+            }
+        }
+        emulator.streaming.observer.soundPlayout = { [state] capture, playout in
+            state.withLockedValue { state in
+                guard state.click == nil, let offset = state.loud[capture.nanoseconds] else { return }
+                state.click = playout.advanced(byFrames: offset, sampleRate: 48_000)
+            }
+        }
+    }
+
+    /// Frames decoded so far.
+    var frames: Int { self.state.withLockedValue { $0.frames } }
+    /// When the click was played, once it was.
+    var click: HostTime? { self.state.withLockedValue { $0.click } }
+}
+
+/// A player as a desktop's players are: libpulse, 48 kHz stereo float,
+/// 40 ms of buffer; it plays silence on a thread of its own until asked for
+/// a click, and reckons when the click will be heard as a player keeping
+/// pictures in sync does — when the write returns, the stream's latency
+/// (`pa_simple_get_latency`: until the last sample written is heard) less
+/// the part of the click after its start.
+private final class ClickPlayer: Sendable {
+    private static let chunkFrames = 480
+    private let state = NIOLockedValueBox(
+        (clicking: false, stopping: false, reckoned: HostTime?.none, latency: Duration.zero, failure: String?.none))
+    private let finished = NIOLockedValueBox(false)
+
+    init(server: String, sink: String) throws {
+        var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: 48_000, channels: 2)
+        let chunkBytes = UInt32(Self.chunkFrames * 2 * MemoryLayout<Float>.size)
+        var attributes = pa_buffer_attr(
+            maxlength: UInt32.max, tlength: chunkBytes * 4, prebuf: UInt32.max, minreq: UInt32.max, fragsize: UInt32.max
+        )
+        var error: Int32 = 0
+        guard
+            let handle = pa_simple_new(
+                server, "cast-test", PA_STREAM_PLAYBACK, sink, "click", &spec, nil, &attributes, &error)
+        else {
+            throw TestDaemonError.requestFailed("cannot play into \(sink): \(String(cString: pa_strerror(error)))")
+        }
+        let stream = PlaybackHandle(handle)
+        Thread.detachNewThread { [state, finished] in
+            Self.play(stream, state: state)
+            finished.withLockedValue { $0 = true }
+        }
+    }
+
+    /// How long after the click's write the player reckoned it heard.
+    var reckonedLatency: Duration { self.state.withLockedValue { $0.latency } }
+
+    /// Plays the click; returns when the player reckons it will be heard.
+    func click() async throws -> HostTime {
+        self.state.withLockedValue { $0.clicking = true }
+        let reckoned = try await waitUntil(within: .seconds(10)) {
+            self.state.withLockedValue { $0.reckoned != nil || $0.failure != nil }
+        }
+        let (time, failure) = self.state.withLockedValue { ($0.reckoned, $0.failure) }
+        guard reckoned, let time else { throw TestDaemonError.requestFailed(failure ?? "the click was not played") }
+        return time
+    }
+
+    /// Stops playing and waits for the thread to end.
+    func stop() async {
+        self.state.withLockedValue { $0.stopping = true }
+        _ = try? await waitUntil(within: .seconds(10)) { self.finished.withLockedValue { $0 } }
+    }
+
+    private static func play(
+        _ stream: PlaybackHandle,
+        state: NIOLockedValueBox<
+            (clicking: Bool, stopping: Bool, reckoned: HostTime?, latency: Duration, failure: String?)
+        >
+    ) {
+        defer { pa_simple_free(stream.handle) }
+        let silence = [Float](repeating: 0, count: Self.chunkFrames * 2)
+        // 10 ms of a 1 kHz sine at 0.8, loud from its first sample.
+        let click = (0..<Self.chunkFrames * 2).map { Float(0.8 * cos(2 * Double.pi * 1_000 * Double($0 / 2) / 48_000)) }
+        var error: Int32 = 0
+        var clicked = false
+        while !state.withLockedValue({ $0.stopping }) {
+            let clicking = !clicked && state.withLockedValue { $0.clicking }
+            let chunk = clicking ? click : silence
+            let written = chunk.withUnsafeBytes { pa_simple_write(stream.handle, $0.baseAddress, $0.count, &error) }
+            guard written == 0 else {
+                state.withLockedValue { $0.failure = "pa_simple_write: \(String(cString: pa_strerror(error)))" }
+                return
+            }
+            guard clicking else { continue }
+            clicked = true
+            let latency = pa_simple_get_latency(stream.handle, &error)
+            let untilHeard = Duration.microseconds(Int64(latency)) - .milliseconds(10)
+            state.withLockedValue {
+                $0.latency = untilHeard
+                $0.reckoned = HostTime.now.advanced(by: untilHeard)
+            }
+        }
+    }
+}
+
+/// A libpulse playback handed to the player's thread, which alone uses it.
+private final class PlaybackHandle: @unchecked Sendable {
+    let handle: OpaquePointer
+    init(_ handle: OpaquePointer) { self.handle = handle }
+}
