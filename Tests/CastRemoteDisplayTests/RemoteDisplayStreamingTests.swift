@@ -7,9 +7,12 @@ import Foundation
 import NIOConcurrencyHelpers
 import Testing
 
-/// Every end-to-end suite runs one test at a time: each streams real time
-/// and takes a good share of a 2-core machine.
-@Suite(.timeLimit(.minutes(10)), .serialized) enum RemoteDisplayEndToEnd {
+/// The end-to-end suites: each test that streams in real time takes the
+/// process's real-time turn through `StreamingFixture`, so none shares the
+/// machine with another; they are not serialized as a whole (which made
+/// the chain wait for the turn test after test, the suite's ~30 tests
+/// the test phase's longest path).
+@Suite(.timeLimit(.minutes(10))) enum RemoteDisplayEndToEnd {
     /// Remote Display end to end: the channel's OFFER/ANSWER against the
     /// emulator, then VP8 and Opus over real UDP on loopback, decoded by the
     /// emulator's receiver with libvpx and libopus.
