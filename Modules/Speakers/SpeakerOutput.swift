@@ -15,7 +15,8 @@ import Logging
 /// configured clock) while sound still reaches the sink.
 ///
 /// A device's own sink follows its volume and mute both ways
-/// (``VolumeLink``; the device's win when the stream starts). The monitor
+/// (``VolumeLink``; the device's win when the stream starts, or when the
+/// control connection kept while no stream runs is made). The monitor
 /// records after the sink's volume, so that recording gets the inverse
 /// gain: the device receives what apps play and applies the volume itself,
 /// once. A group's sink has no device volume to follow: its volume is the
@@ -33,13 +34,13 @@ actor SpeakerOutput {
     let sink: SpeakerSink
     let isGroup: Bool
     let demand: StreamDemand
-    private var configuration: CastSpeakersConfiguration
+    private(set) var configuration: CastSpeakersConfiguration
     private let events: EventBroadcaster<CastSpeakersEvent>
-    private let logger: CastLogger
+    let logger: CastLogger
     private let sinkControl: SinkControl
-    private let log: Logger
+    let log: Logger
     /// The devices the sink plays to that are present now, by id.
-    private var members: [String: CastDevice]
+    private(set) var members: [String: CastDevice]
     private var sessions: [String: DeviceSession] = [:]
     private var watchers: [String: Task<Void, Never>] = [:]
     private var retries: [String: Task<Void, Never>] = [:]
@@ -48,7 +49,13 @@ actor SpeakerOutput {
     /// Each playing member's wait until its stream counts as healthy.
     private var healthy: [String: Task<Void, Never>] = [:]
     private var capture: DesktopAudioCapture?
-    private var volumeWatcher: Task<Void, Never>?
+    var volumeWatcher: Task<Void, Never>?
+    /// The receiver the sink's volume follows now: the stream's, or the idle link's.
+    var volumeReceiver: ReceiverChannel?
+    /// A device's own sink while no stream runs: the control connection that keeps its volume in step.
+    var idle: (link: CastDeviceLink?, task: Task<Void, Never>)?
+    /// Set once ``run()`` ends: no idle link is made again.
+    var isFinishing = false
     private var aligner: Task<Void, Never>?
     private var volume = VolumeLink()
     private var mute = VolumeLink()
@@ -97,6 +104,7 @@ actor SpeakerOutput {
 
     /// Follows the demand and the sink's reports until the demand finishes, then stops every stream.
     func run() async {
+        self.watchWhileIdle()
         let reports = Task {
             for await sink in self.sinkReports { await self.sinkReported(sink) }
         }
@@ -110,7 +118,9 @@ actor SpeakerOutput {
         }
         self.sinkReporter.finish()
         await reports.value
+        self.isFinishing = true
         await self.stop()
+        await self.stopWatchingIdle()
     }
 
     /// Whether any member streams now.
@@ -122,6 +132,7 @@ actor SpeakerOutput {
     /// A member came (or came back): it joins the sound at once while the sink plays.
     func add(_ device: CastDevice) async {
         self.members[device.id] = device
+        self.watchWhileIdle()
         guard self.demand.isWanted, self.sessions[device.id] == nil, self.retries[device.id] == nil else { return }
         await self.startMembers([device])
     }
@@ -131,6 +142,7 @@ actor SpeakerOutput {
         self.members[deviceID] = nil
         self.retries.removeValue(forKey: deviceID)?.cancel()
         self.attempts[deviceID] = nil
+        await self.stopWatchingIdle()
         await self.stopMember(deviceID)
     }
 
@@ -189,7 +201,8 @@ actor SpeakerOutput {
                 if self.isGroup {
                     self.startAligning()
                 } else {
-                    await self.followVolume(of: session)
+                    await self.stopWatchingIdle()
+                    await self.followVolume(of: session.receiver)
                 }
             case .failure(let error):
                 self.events.yield(.streamFailed(device: device.friendlyName, reason: "\(error)"))
@@ -241,12 +254,14 @@ actor SpeakerOutput {
         if !self.isGroup {
             self.volumeWatcher?.cancel()
             self.volumeWatcher = nil
+            self.volumeReceiver = nil
         }
         if self.sessions.isEmpty {
             self.capture?.stop()
             self.capture = nil
         }
         await session.stop()
+        self.watchWhileIdle()
     }
 
     /// Tries member `id` again after the configuration's back-off: 1 s,
@@ -337,30 +352,34 @@ actor SpeakerOutput {
 
     // MARK: Volume (a device's own sink)
 
-    private func followVolume(of session: DeviceSession) async {
+    /// Keeps the sink's volume and mute in step with `receiver`'s device from now on.
+    func followVolume(of receiver: ReceiverChannel) async {
+        self.volumeWatcher?.cancel()
         self.volume = VolumeLink()
         self.mute = VolumeLink()
-        let deviceEvents = session.receiver.events()
+        self.volumeReceiver = receiver
+        let deviceEvents = receiver.events()
         self.volumeWatcher = Task { [weak self] in
             for await case .volumeChanged(let volume) in deviceEvents {
-                await self?.deviceReported(volume, session)
+                await self?.deviceReported(volume, receiver)
             }
         }
         // The sink as last reported, then the device: the device's volume wins at the start.
         if let sink = self.lastSink { await self.sinkReported(sink) }
-        if let volume = session.receiver.status?.volume { await self.deviceReported(volume, session) }
+        if let volume = receiver.status?.volume { await self.deviceReported(volume, receiver) }
     }
 
     private func sinkReported(_ sink: SoundServerSink) async {
         self.lastSink = sink
-        guard !self.isGroup, let session = self.sessions.values.first else { return }
+        guard !self.isGroup else { return }
         self.capture?.gain = Self.gain(undoing: sink)
+        guard let receiver = self.volumeReceiver else { return }
         await self.apply(
-            volume: self.volume.sinkReported(sink.volume), mute: self.mute.sinkReported(sink.isMuted ? 1 : 0), session)
+            volume: self.volume.sinkReported(sink.volume), mute: self.mute.sinkReported(sink.isMuted ? 1 : 0), receiver)
     }
 
-    private func deviceReported(_ volume: ReceiverVolume, _ session: DeviceSession) async {
-        guard self.sessions[session.device.id] === session else { return }
+    private func deviceReported(_ volume: ReceiverVolume, _ receiver: ReceiverChannel) async {
+        guard self.volumeReceiver === receiver else { return }
         let fixed = volume.controlType == .fixed
         if fixed, !self.volume.isFixed {
             self.log.notice("\(self.label) has a fixed volume: its sink stays at 100 % and only the mute follows")
@@ -368,21 +387,21 @@ actor SpeakerOutput {
         self.volume.isFixed = fixed
         await self.apply(
             volume: volume.level.map { self.volume.deviceReported($0) } ?? [],
-            mute: volume.isMuted.map { self.mute.deviceReported($0 ? 1 : 0) } ?? [], session)
+            mute: volume.isMuted.map { self.mute.deviceReported($0 ? 1 : 0) } ?? [], receiver)
     }
 
-    private func apply(volume: [VolumeLink.Step], mute: [VolumeLink.Step], _ session: DeviceSession) async {
+    private func apply(volume: [VolumeLink.Step], mute: [VolumeLink.Step], _ receiver: ReceiverChannel) async {
         do {
             for step in volume {
                 switch step {
                 case .setSink(let level): try self.sinkControl.setVolume(level)
-                case .setDevice(let level): try await session.receiver.setVolume(level)
+                case .setDevice(let level): try await receiver.setVolume(level)
                 }
             }
             for step in mute {
                 switch step {
                 case .setSink(let muted): try self.sinkControl.setMuted(muted >= 0.5)
-                case .setDevice(let muted): try await session.receiver.setMuted(muted >= 0.5)
+                case .setDevice(let muted): try await receiver.setMuted(muted >= 0.5)
                 }
             }
         } catch {

@@ -100,6 +100,7 @@ import Testing
         #expect(Set(added) == ["cast.kitchen", "cast.den"])
         let listed = try await Self.sinkNames(sound)
         #expect(listed.contains("cast.kitchen") && listed.contains("cast.den"), "\(listed)")
+        try await Self.idleVolumeFollowsBothWays(den, sound, sink: "cast.den")
 
         let tone = DecodedTone(from: kitchen)
         let playing = try sound.playTone(frequency: 1_000, amplitude: 0.5, seconds: 40, into: "cast.kitchen")
@@ -143,6 +144,45 @@ import Testing
         print("speakers events: \(await timeline.value.joined(separator: "; "))")
         let left = try await Self.sinkNames(sound)
         #expect(left == ["cast_test"], "\(left)")
+    }
+
+    /// While nothing plays (the den has not streamed at all): the device's
+    /// volume, set by another sender, reaches its sink, and the sink's,
+    /// set in the sound settings, reaches the device — over the control
+    /// connection kept while idle, with no app launched.
+    private static func idleVolumeFollowsBothWays(_ den: CastEmulator, _ sound: SoundServer, sink: String) async throws
+    {
+        let remote = CastConnection(
+            host: "127.0.0.1", port: den.port,
+            configuration: CastConnectionConfiguration(deviceAuthentication: .off), logger: Self.quiet)
+        try await remote.connect()
+        let controller = ReceiverChannel()
+        do {
+            try await remote.openVirtualConnection(to: CastEndpointID.receiverPlatform)
+            controller.attach(to: remote, destinationID: CastEndpointID.receiverPlatform, logger: Self.quiet)
+            let deviceVolumes = controller.events()
+            let sinks = try SoundServerConnection(server: sound.server)
+            defer { sinks.close() }
+            _ = try await controller.setVolume(0.6)
+            let sinkFollowed = await first(sinks.events, within: .seconds(10)) { event in
+                guard case .sinkChanged(let changed) = event, changed.name == sink else { return false }
+                return abs(changed.volume - 0.6) < 0.01
+            }
+            #expect(sinkFollowed != nil, "the idle sink did not follow the device to 60 %")
+            _ = try await Self.pactl(sound, "set-sink-volume", sink, "25%")
+            let deviceFollowed = await first(deviceVolumes, within: .seconds(10)) { event in
+                guard case .volumeChanged(let volume) = event, let level = volume.level else { return false }
+                return abs(level - 0.25) < 0.01
+            }
+            #expect(deviceFollowed != nil, "the idle device did not follow its sink to 25 %")
+            #expect(controller.status?.applications.isEmpty ?? true, "an app was launched on the idle device")
+        } catch {
+            controller.detach()
+            await remote.close()
+            throw error
+        }
+        controller.detach()
+        await remote.close()
     }
 
     /// While the kitchen streams: the sink's volume reaches the device, the
