@@ -29,8 +29,7 @@ public enum RealTimeTurns {
         case wholeMachine
     }
 
-    private static let thisProcess = TurnGate()
-    private static let childProcesses = TurnGate()
+    private static let turns = TurnScheduler()
 
     /// Runs `body` once no other real-time test of `lane` runs, then prints
     /// how long the test waited for its turn and held it: each lane's turns
@@ -39,17 +38,15 @@ public enum RealTimeTurns {
     public static func take<Result: Sendable>(
         _ lane: Lane, _ body: () async throws -> Result
     ) async throws -> Result {
-        // Entered in one order (this process, then child processes), so two tests
-        // that each wait for both never hold one each.
-        let gates: [TurnGate] =
+        let gates: Set<TurnScheduler.Gate> =
             switch lane {
-            case .thisProcess: [Self.thisProcess]
-            case .childProcesses: [Self.childProcesses]
-            case .wholeMachine: [Self.thisProcess, Self.childProcesses]
+            case .thisProcess: [.thisProcess]
+            case .childProcesses: [.childProcesses]
+            case .wholeMachine: [.thisProcess, .childProcesses]
             }
         let clock = ContinuousClock()
         let asked = clock.now
-        for gate in gates { await gate.enter() }
+        await Self.turns.enter(gates)
         let started = clock.now
         defer {
             let name = Test.current.map { "\($0.id)" } ?? "a real-time test"
@@ -59,10 +56,10 @@ public enum RealTimeTurns {
         }
         do {
             let result = try await body()
-            for gate in gates.reversed() { await gate.leave() }
+            await Self.turns.leave(gates)
             return result
         } catch {
-            for gate in gates.reversed() { await gate.leave() }
+            await Self.turns.leave(gates)
             throw error
         }
     }
@@ -74,24 +71,56 @@ public enum RealTimeTurns {
     }
 }
 
-/// A first-come, first-served async mutex.
-private actor TurnGate {
-    private var busy = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
+/// The two lanes' turns, first come first served in each lane. A test
+/// that needs both (``RealTimeTurns/Lane/wholeMachine``) takes them
+/// together, when both are free, and holds neither while it waits: holding
+/// one lane idle while it queued for the other's whole queue of tests kept
+/// that lane idle for ~50 s of a 195 s test phase. So that single-lane
+/// tests cannot starve it, once it has waited ``patience`` it holds back
+/// the lanes it needs from the tests that asked after it.
+private actor TurnScheduler {
+    enum Gate: Hashable { case thisProcess, childProcesses }
 
-    func enter() async {
-        guard self.busy else {
-            self.busy = true
-            return
-        }
-        await withCheckedContinuation { self.waiting.append($0) }
+    private struct Waiter {
+        let gates: Set<Gate>
+        let asked: ContinuousClock.Instant
+        let continuation: CheckedContinuation<Void, Never>
     }
 
-    func leave() {
-        if self.waiting.isEmpty {
-            self.busy = false
-        } else {
-            self.waiting.removeFirst().resume()
+    /// How long a test for both lanes lets later single-lane tests pass it.
+    static let patience: Duration = .seconds(20)
+    private var busy: Set<Gate> = []
+    private var waiting: [Waiter] = []
+
+    func enter(_ gates: Set<Gate>) async {
+        await withCheckedContinuation { continuation in
+            self.waiting.append(Waiter(gates: gates, asked: .now, continuation: continuation))
+            self.grant()
+        }
+    }
+
+    func leave(_ gates: Set<Gate>) {
+        self.busy.subtract(gates)
+        self.grant()
+    }
+
+    /// Lets in, in the order asked, every waiter whose lanes are free and
+    /// not held back for an earlier waiter.
+    private func grant() {
+        let now = ContinuousClock.now
+        var heldBack: Set<Gate> = []
+        var index = 0
+        while index < self.waiting.count {
+            let waiter = self.waiting[index]
+            if waiter.gates.isDisjoint(with: heldBack), waiter.gates.isDisjoint(with: self.busy) {
+                self.busy.formUnion(waiter.gates)
+                self.waiting.remove(at: index)
+                waiter.continuation.resume()
+                continue
+            }
+            // A single lane's order is kept; a waiter for both holds lanes back once it waited long.
+            if waiter.gates.count == 1 || now - waiter.asked > Self.patience { heldBack.formUnion(waiter.gates) }
+            index += 1
         }
     }
 }
