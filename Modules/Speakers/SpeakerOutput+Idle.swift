@@ -50,6 +50,14 @@ extension SpeakerOutput {
                     return
                 }
                 self.idle?.link = link
+                // A device tells its volume only when asked, or when it changes.
+                do {
+                    _ = try await link.receiver.requestStatus()
+                } catch {
+                    self.log.debug("\(device.friendlyName) did not tell its status while idle: \(error)")
+                    await link.close()
+                    throw error
+                }
                 attempt = 0
                 await self.followVolume(of: link.receiver)
                 for await state in link.connection.stateUpdates() {

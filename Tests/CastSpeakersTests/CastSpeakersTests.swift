@@ -72,6 +72,8 @@ import Testing
     }
 
     private static func playToOneOf(_ kitchen: CastEmulator, _ den: CastEmulator, _ sound: SoundServer) async throws {
+        // Set at the den itself before anyone connects: no status tells it unless asked.
+        den.setVolume(ReceiverVolume(level: 0.4, isMuted: false))
         let defaultBefore = try await Self.pactl(sound, "get-default-sink")
         let speakers = try CastSpeakers(
             configuration: CastSpeakersConfiguration(
@@ -163,6 +165,12 @@ import Testing
             let deviceVolumes = controller.events()
             let sinks = try SoundServerConnection(server: sound.server)
             defer { sinks.close() }
+            // The device's volume wins when the control connection is made.
+            let tookDevices = try await waitUntil(within: .seconds(10)) {
+                (try? sinks.sinks().first { $0.name == sink }).flatMap { $0.map { abs($0.volume - 0.4) < 0.01 } }
+                    ?? false
+            }
+            #expect(tookDevices, "the idle sink did not take the device's 40 %")
             _ = try await controller.setVolume(0.6)
             let sinkFollowed = await first(sinks.events, within: .seconds(10)) { event in
                 guard case .sinkChanged(let changed) = event, changed.name == sink else { return false }
