@@ -3,12 +3,13 @@ import CastSpeakers
 /// What `cast speakers` reads that others write: its settings file (the
 /// user's, read again at each SIGHUP), and for a sink's owner the module
 /// argument the sound server lists and the `/proc/<pid>/stat` line the
-/// kernel gives (its command is any name a process takes). The first byte
-/// picks the parser; the rest is its input.
+/// kernel gives (its command is any name a process takes); and the sound
+/// server's address and name, which say where PipeWire's socket is. The
+/// first byte picks the parser; the rest is its input.
 func fuzzSpeakersFile(_ bytes: [UInt8]) {
     guard let selector = bytes.first else { return }
     let text = String(decoding: bytes.dropFirst(), as: UTF8.self)
-    switch selector % 3 {
+    switch selector % 4 {
     case 0:
         guard let file = try? CastSpeakersFile(parsing: text) else { return }
         precondition(file.groups.allSatisfy { !$0.name.isEmpty && !$0.members.isEmpty })
@@ -21,7 +22,15 @@ func fuzzSpeakersFile(_ bytes: [UInt8]) {
             // What is written reads back the same.
             precondition(SinkOwner(moduleArgument: "cast.owner='\(owner)'") == owner)
         }
-    default:
+    case 2:
         _ = SinkOwner.startTime(fromStat: text)
+    default:
+        // Only a PipeWire server has a PipeWire socket, and only a local one.
+        precondition(PipeWireRemote.behind(serverName: "pulseaudio", address: text) == nil)
+        if let remote = PipeWireRemote.behind(serverName: "PulseAudio (on PipeWire 0.3.65)", address: text),
+            let socket = remote.socket
+        {
+            precondition(socket.hasSuffix("/pipewire-0") && !text.hasPrefix("tcp:"))
+        }
     }
 }
