@@ -50,6 +50,8 @@ public final class CastSpeakers: Sendable {
     private let server: SoundServerConnection
     /// The PipeWire behind the sound server, whose own nodes the sinks are; `nil` on PulseAudio.
     private let pipeWire: PipeWireRemote?
+    /// The one connection to it the sinks are made on, once one is.
+    private let pipeWireLink = NIOLockedValueBox(PipeWireConnection?.none)
     private let broadcaster = EventBroadcaster<CastSpeakersEvent>(initial: nil, replaysLatest: false)
     private let outputs = NIOLockedValueBox([String: (output: SpeakerOutput, task: Task<Void, Never>)]())
     private let hasRun = NIOLockedValueBox(false)
@@ -363,11 +365,11 @@ public final class CastSpeakers: Sendable {
     /// (logged) when the server refuses.
     private func makeSink(name: String, label: String) -> SpeakerSink? {
         do {
-            if let pipeWire = self.pipeWire {
+            if let connection = try self.pipeWireConnection() {
                 return .pipeWireNode(
                     try PipeWireSink(
-                        remote: pipeWire.socket, name: name, description: label,
-                        latency: self.configuration.targetDelay, owner: SinkOwner.current))
+                        on: connection, name: name, description: label, latency: self.configuration.targetDelay,
+                        owner: SinkOwner.current))
             }
             return .nullSink(
                 module: try self.server.loadNullSink(name: name, description: label, owner: SinkOwner.current))
@@ -375,6 +377,23 @@ public final class CastSpeakers: Sendable {
             self.log.error("no sink for \(label): \(error)")
             return nil
         }
+    }
+
+    /// The connection every sink is made on where the server is PipeWire's
+    /// (made again when it broke); `nil` on PulseAudio.
+    private func pipeWireConnection() throws(SpeakersError) -> PipeWireConnection? {
+        guard let pipeWire = self.pipeWire else { return nil }
+        let made = self.pipeWireLink.withLockedValue { link -> Result<PipeWireConnection, SpeakersError> in
+            if let connection = link, !connection.hasFailed { return .success(connection) }
+            do throws(SpeakersError) {
+                let connection = try PipeWireConnection(remote: pipeWire.socket)
+                link = connection
+                return .success(connection)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try made.get()
     }
 
     private func removeOutput(_ key: String) async {

@@ -33,24 +33,15 @@ import Musl
 // loop's lock (its thread holds it around every callback); the ring, the
 // tap and the failure under `condition`.
 final class PipeWireSink: @unchecked Sendable {
-    private static let initialized: Bool = {
-        pw_init(nil, nil)
-        return true
-    }()
     static let sampleRate = 48_000
     static let channelCount = 2
-    /// `PW_ID_CORE`: errors about the connection itself.
-    private static let coreID: UInt32 = 0
-
     /// The sink's name (`node.name`), what pipewire-pulse calls it.
     let name: String
-    private let loop: OpaquePointer
-    private let context: OpaquePointer
-    private let core: OpaquePointer
+    private let connection: PipeWireConnection
+    private var loop: OpaquePointer { self.connection.loop }
     private var stream: OpaquePointer?
-    private let hooks: UnsafeMutablePointer<spa_hook>
+    private let hook: UnsafeMutablePointer<spa_hook>
     private let streamEvents: UnsafeMutablePointer<pw_stream_events>
-    private let coreEvents: UnsafeMutablePointer<pw_core_events>
     /// Guarded by the thread loop's lock.
     private var state = pw_stream_state(PW_STREAM_STATE_CONNECTING.rawValue)
 
@@ -62,53 +53,27 @@ final class PipeWireSink: @unchecked Sendable {
     private var nextTapID: UInt64 = 0
     private var failure: CaptureError?
 
-    /// Makes the node `name`, described as `description`, on the PipeWire
-    /// at `remote` (a socket path; `nil`: the user's, as `PIPEWIRE_REMOTE`
-    /// or the runtime directory say), reporting `latency`; waits up to
-    /// `timeout` for PipeWire to have made it.
+    /// Makes the node `name`, described as `description`, on `connection`,
+    /// reporting `latency`; waits up to `timeout` for PipeWire to have made it.
     ///
     /// - Throws: ``SpeakersError/Code-swift.enum/soundServerUnavailable``
     ///   when PipeWire does not answer; ``SpeakersError/Code-swift.enum/requestRefused``
     ///   when it refuses the node.
     init(
-        remote: String?, name: String, description: String, latency: Duration, owner: SinkOwner?,
-        timeout: Duration = .seconds(5)
+        on connection: PipeWireConnection, name: String, description: String, latency: Duration,
+        owner: SinkOwner?, timeout: Duration = .seconds(5)
     ) throws(SpeakersError) {
-        _ = Self.initialized
-        guard let loop = pw_thread_loop_new("cast.speakers.pipewire", nil) else {
-            throw SpeakersError(.soundServerUnavailable, "cannot create a PipeWire thread loop")
-        }
-        guard let context = pw_context_new(pw_thread_loop_get_loop(loop), nil, 0) else {
-            pw_thread_loop_destroy(loop)
-            throw SpeakersError(.soundServerUnavailable, "cannot create a PipeWire context")
-        }
-        var remoteProperties: UnsafeMutablePointer<pw_properties>?
-        if let remote {
-            remoteProperties = pw_properties_new_string("")
-            pw_properties_set(remoteProperties, "remote.name", remote)
-        }
-        guard let core = pw_context_connect(context, remoteProperties, 0) else {
-            let reason = String(cString: strerror(errno))
-            pw_context_destroy(context)
-            pw_thread_loop_destroy(loop)
-            throw SpeakersError(.soundServerUnavailable, "cannot connect to PipeWire \(remote ?? ""): \(reason)")
-        }
         self.name = name
-        self.loop = loop
-        self.context = context
-        self.core = core
-        self.hooks = .allocate(capacity: 2)
-        self.hooks.initialize(repeating: spa_hook(), count: 2)
+        self.connection = connection
+        self.hook = .allocate(capacity: 1)
+        self.hook.initialize(to: spa_hook())
         self.streamEvents = .allocate(capacity: 1)
         self.streamEvents.initialize(to: Self.makeStreamEvents())
-        self.coreEvents = .allocate(capacity: 1)
-        self.coreEvents.initialize(to: Self.makeCoreEvents())
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        cpw_core_add_listener(core, self.hooks, self.coreEvents, me)
-        guard pw_thread_loop_start(loop) >= 0 else {
-            throw SpeakersError(.soundServerUnavailable, "cannot start the PipeWire thread")
-        }
-        try self.locked { () throws(SpeakersError) in
+        try connection.locked { () throws(SpeakersError) in
+            if let failure = connection.failure {
+                throw SpeakersError(.soundServerUnavailable, "the connection to PipeWire broke: \(failure)")
+            }
+            connection.register(self)
             try self.connect(description: description, latency: latency, owner: owner)
             try self.waitUntilMade(timeout: timeout)
         }
@@ -116,13 +81,8 @@ final class PipeWireSink: @unchecked Sendable {
 
     deinit {
         self.close()
-        pw_thread_loop_stop(self.loop)
-        pw_core_disconnect(self.core)
-        pw_context_destroy(self.context)
-        pw_thread_loop_destroy(self.loop)
-        self.hooks.deallocate()
+        self.hook.deallocate()
         self.streamEvents.deallocate()
-        self.coreEvents.deallocate()
     }
 
     /// Tells the graph the sink's latency from now on.
@@ -135,11 +95,12 @@ final class PipeWireSink: @unchecked Sendable {
     /// Removes the node; a tap reading ends.
     func close() {
         pw_thread_loop_lock(self.loop)
+        self.connection.unregister(self)
         if let stream = self.stream {
+            spa_hook_remove(self.hook)
             pw_stream_disconnect(stream)
             pw_stream_destroy(stream)
             self.stream = nil
-            spa_hook_remove(self.hooks)
         }
         pw_thread_loop_unlock(self.loop)
         self.fail(CaptureError(.sourceVanished, "the sink \(self.name) was removed"))
@@ -195,12 +156,6 @@ final class PipeWireSink: @unchecked Sendable {
 
     // MARK: Under the thread loop's lock
 
-    private func locked<T>(_ body: () throws(SpeakersError) -> T) throws(SpeakersError) -> T {
-        pw_thread_loop_lock(self.loop)
-        defer { pw_thread_loop_unlock(self.loop) }
-        return try body()
-    }
-
     private func connect(description: String, latency: Duration, owner: SinkOwner?) throws(SpeakersError) {
         let properties = pw_properties_new_string("")
         var values = [
@@ -209,11 +164,11 @@ final class PipeWireSink: @unchecked Sendable {
         ]
         if let owner { values.append((SinkOwner.property, owner.description)) }
         for (key, value) in values { pw_properties_set(properties, key, value) }
-        guard let stream = pw_stream_new(self.core, self.name, properties) else {
+        guard let stream = pw_stream_new(self.connection.core, self.name, properties) else {
             throw SpeakersError(.requestRefused, "PipeWire did not make the sink \(self.name)")
         }
         self.stream = stream
-        pw_stream_add_listener(stream, self.hooks + 1, self.streamEvents, Unmanaged.passUnretained(self).toOpaque())
+        pw_stream_add_listener(stream, self.hook, self.streamEvents, Unmanaged.passUnretained(self).toOpaque())
         let connected = Self.withPOD { builder in
             [cpw_audio_f32_format(&builder, UInt32(Self.sampleRate), UInt32(Self.channelCount))]
         } apply: { params in
@@ -307,17 +262,10 @@ final class PipeWireSink: @unchecked Sendable {
         return events
     }
 
-    private static func makeCoreEvents() -> pw_core_events {
-        var events = pw_core_events()
-        events.version = UInt32(PW_VERSION_CORE_EVENTS)
-        events.error = { data, id, _, result, message in
-            guard id == PipeWireSink.coreID, let sink = PipeWireSink.sink(data) else { return }
-            let reason = message.map { String(cString: $0) } ?? String(cString: strerror(-result))
-            sink.fail(CaptureError(.sourceVanished, "the connection to PipeWire broke: \(reason)"))
-            sink.state = PW_STREAM_STATE_ERROR
-            pw_thread_loop_signal(sink.loop, false)
-        }
-        return events
+    /// The connection it was made on broke (lock held).
+    func connectionBroke(_ reason: String) {
+        self.fail(CaptureError(.sourceVanished, "the connection to PipeWire broke: \(reason)"))
+        self.state = PW_STREAM_STATE_ERROR
     }
 
     /// Builds params with a POD builder over 1 KiB of scratch and hands them
