@@ -45,19 +45,18 @@ extension SpeakerOutput {
                 let link = try await CastDeviceLink.connect(
                     to: device, configuration: configuration.connection, factory: configuration.connectionFactory,
                     logger: self.logger)
+                // A device tells its volume only when asked, or when it changes.
+                do {
+                    _ = try await link.receiver.requestStatus()
+                } catch {
+                    await link.close()
+                    throw error
+                }
                 guard !Task.isCancelled, self.idle != nil, !self.isStreaming else {
                     await link.close()
                     return
                 }
                 self.idle?.link = link
-                // A device tells its volume only when asked, or when it changes.
-                do {
-                    _ = try await link.receiver.requestStatus()
-                } catch {
-                    self.log.debug("\(device.friendlyName) did not tell its status while idle: \(error)")
-                    await link.close()
-                    throw error
-                }
                 attempt = 0
                 await self.followVolume(of: link.receiver)
                 for await state in link.connection.stateUpdates() {

@@ -104,7 +104,7 @@ import Testing
 
     /// An emulator with `applications` and a link to it in memory; both closed after `body`.
     private static func withLink(
-        applications: [EmulatedApplication], _ body: (CastEmulator, CastDeviceLink) async throws -> Void
+        applications: [EmulatedApplication]? = nil, _ body: (CastEmulator, CastDeviceLink) async throws -> Void
     ) async throws {
         let emulator = try CastEmulator(
             configuration: CastEmulatorConfiguration(applications: applications), logger: StreamingFixture.logger)
@@ -140,26 +140,19 @@ import Testing
     private static func mirror(display: String, _ body: (CastEmulator, DesktopMirror) async throws -> Void)
         async throws
     {
-        let emulator = try CastEmulator(logger: StreamingFixture.logger)
-        try await emulator.start()
-        let link = try await CastDeviceLink.connect(
-            to: emulator.loopbackDevice, configuration: CastConnectionConfiguration(deviceAuthentication: .off),
-            factory: [emulator].inMemoryConnectionFactory, logger: StreamingFixture.logger)
-        let result: Result<Void, any Error>
-        do {
+        try await Self.withLink { emulator, link in
             // A still screen is sent at the idle rate: 30 a second here, so frames come at once.
             let capture = ScreenCaptureConfiguration(display: display, showsCursor: false, idleFrameRate: 30)
             let mirror = try await DesktopMirror.start(
                 on: link, configuration: DesktopMirror.Configuration(capture: capture),
                 logger: StreamingFixture.logger)
-            try await body(emulator, mirror)
+            do {
+                try await body(emulator, mirror)
+            } catch {
+                _ = await mirror.stop()
+                throw error
+            }
             _ = await mirror.stop()
-            result = .success(())
-        } catch {
-            result = .failure(error)
         }
-        await link.close()
-        await emulator.stop()
-        try result.get()
     }
 }

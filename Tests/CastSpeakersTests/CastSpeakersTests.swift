@@ -154,14 +154,7 @@ import Testing
     /// connection kept while idle, with no app launched.
     private static func idleVolumeFollowsBothWays(_ den: CastEmulator, _ sound: SoundServer, sink: String) async throws
     {
-        let remote = CastConnection(
-            host: "127.0.0.1", port: den.port,
-            configuration: CastConnectionConfiguration(deviceAuthentication: .off), logger: Self.quiet)
-        try await remote.connect()
-        let controller = ReceiverChannel()
-        do {
-            try await remote.openVirtualConnection(to: CastEndpointID.receiverPlatform)
-            controller.attach(to: remote, destinationID: CastEndpointID.receiverPlatform, logger: Self.quiet)
+        try await Self.withController(of: den) { controller in
             let deviceVolumes = controller.events()
             let sinks = try SoundServerConnection(server: sound.server)
             defer { sinks.close() }
@@ -184,13 +177,7 @@ import Testing
             }
             #expect(deviceFollowed != nil, "the idle device did not follow its sink to 25 %")
             #expect(controller.status?.applications.isEmpty ?? true, "an app was launched on the idle device")
-        } catch {
-            controller.detach()
-            await remote.close()
-            throw error
         }
-        controller.detach()
-        await remote.close()
     }
 
     /// While the kitchen streams: the sink's volume reaches the device, the
@@ -203,14 +190,7 @@ import Testing
         let sink = "cast.kitchen"
         // The device started at 100 %: the sink took it.
         #expect(try await Self.pactl(sound, "get-sink-volume", sink).contains("100%"))
-        let remote = CastConnection(
-            host: "127.0.0.1", port: kitchen.port,
-            configuration: CastConnectionConfiguration(deviceAuthentication: .off), logger: Self.quiet)
-        try await remote.connect()
-        let controller = ReceiverChannel()
-        do {
-            try await remote.openVirtualConnection(to: CastEndpointID.receiverPlatform)
-            controller.attach(to: remote, destinationID: CastEndpointID.receiverPlatform, logger: Self.quiet)
+        try await Self.withController(of: kitchen) { controller in
             let deviceVolumes = controller.events()
             _ = try await Self.pactl(sound, "set-sink-volume", sink, "30%")
             let followed = await first(deviceVolumes, within: .seconds(10)) { event in
@@ -233,13 +213,7 @@ import Testing
             #expect(try await waitUntil(within: .seconds(20)) { tone.count >= decoded + 48_000 * 3 / 2 })
             print("speakers: \(tone.level) dBFS with the sink at 80 %")
             #expect(abs(tone.level - -9.03) < 1, "\(tone.level) dBFS with the sink at 80 %")
-        } catch {
-            controller.detach()
-            await remote.close()
-            throw error
         }
-        controller.detach()
-        await remote.close()
     }
 
     /// When each emulator plays each sound frame, by the frame's capture time.
@@ -383,6 +357,48 @@ import Testing
         await playing.stop()
         found.finish()
         try await running.value
+    }
+
+    /// Runs `body` with a receiver channel of another sender's own (as a
+    /// phone's app would be) on `emulator`'s platform receiver; closed afterwards.
+    static func withController(
+        of emulator: CastEmulator, _ body: (ReceiverChannel) async throws -> Void
+    ) async throws {
+        let remote = CastConnection(
+            host: "127.0.0.1", port: emulator.port,
+            configuration: CastConnectionConfiguration(deviceAuthentication: .off), logger: Self.quiet)
+        try await remote.connect()
+        let controller = ReceiverChannel()
+        do {
+            try await remote.openVirtualConnection(to: CastEndpointID.receiverPlatform)
+            controller.attach(to: remote, destinationID: CastEndpointID.receiverPlatform, logger: Self.quiet)
+            try await body(controller)
+        } catch {
+            controller.detach()
+            await remote.close()
+            throw error
+        }
+        controller.detach()
+        await remote.close()
+    }
+
+    /// Runs `body` in its real-time turn with PipeWire (WirePlumber and
+    /// pipewire-pulse) and one started emulated Nest speaker, the kitchen.
+    static func withPipeWireKitchen(_ body: (_ kitchen: CastEmulator, SoundServer) async throws -> Void) async throws {
+        try await RealTimeTurns.take(.thisProcess) {
+            try await SoundServer.with(.pipeWire) { sound in
+                let kitchen = try CastEmulator(
+                    configuration: CastEmulatorConfiguration(profile: .nestSpeaker), logger: Self.quiet)
+                try await kitchen.start()
+                do {
+                    try await body(kitchen, sound)
+                } catch {
+                    await kitchen.stop()
+                    throw error
+                }
+                await kitchen.stop()
+            }
+        }
     }
 
     static func pactl(_ sound: SoundServer, _ arguments: String...) async throws -> String {
@@ -625,20 +641,7 @@ import Testing
     /// RUNNING and sends no sink event when its input goes); the default
     /// output stays the one the user had.
     @Test func onPipeWireAToneEndsItsStreamAfterTheGracePeriodAndTheDefaultOutputStays() async throws {
-        try await RealTimeTurns.take(.thisProcess) {
-            try await SoundServer.with(.pipeWire) { sound in
-                let kitchen = try CastEmulator(
-                    configuration: CastEmulatorConfiguration(profile: .nestSpeaker), logger: Self.quiet)
-                try await kitchen.start()
-                do {
-                    try await Self.toneEndsItsStream(kitchen, sound)
-                } catch {
-                    await kitchen.stop()
-                    throw error
-                }
-                await kitchen.stop()
-            }
-        }
+        try await Self.withPipeWireKitchen { kitchen, sound in try await Self.toneEndsItsStream(kitchen, sound) }
     }
 
     private static func toneEndsItsStream(_ kitchen: CastEmulator, _ sound: SoundServer) async throws {

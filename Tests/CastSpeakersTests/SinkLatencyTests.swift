@@ -21,19 +21,8 @@ extension CastSpeakersTests {
     /// would be off by the whole delay (400 ms).
     @Test(arguments: [Duration.milliseconds(400), .milliseconds(200)])
     func onPipeWireTheSinkReportsTheLatencyTheSpeakerPlaysAt(delay: Duration) async throws {
-        try await RealTimeTurns.take(.thisProcess) {
-            try await SoundServer.with(.pipeWire) { sound in
-                let kitchen = try CastEmulator(
-                    configuration: CastEmulatorConfiguration(profile: .nestSpeaker), logger: Self.quiet)
-                try await kitchen.start()
-                do {
-                    try await Self.clickIsHeardWhenReported(kitchen, sound, delay: delay)
-                } catch {
-                    await kitchen.stop()
-                    throw error
-                }
-                await kitchen.stop()
-            }
+        try await Self.withPipeWireKitchen { kitchen, sound in
+            try await Self.clickIsHeardWhenReported(kitchen, sound, delay: delay)
         }
     }
 
@@ -188,6 +177,11 @@ private final class ClickPlayer: Sendable {
 }
 
 /// A libpulse playback handed to the player's thread, which alone uses it.
+//
+// @unchecked Sendable: `handle` never changes; it is made on the test's
+// thread, which hands it over through `Thread.detachNewThread` (ordering
+// the two) and never touches it again; the player's thread alone writes,
+// reads the latency and frees it.
 private final class PlaybackHandle: @unchecked Sendable {
     let handle: OpaquePointer
     init(_ handle: OpaquePointer) { self.handle = handle }

@@ -227,7 +227,9 @@ private final class SessionFeed {
 /// A libpulse recording stream: 48 kHz stereo float, in small fragments.
 //
 // @unchecked Sendable: made on the app's thread, then used only by the
-// recording thread (handed over through `Thread`'s start).
+// recording thread (handed over through `Thread`'s start, which orders the
+// two): `read` and `latency` are called there alone. `interrupt()`, the one
+// call from another thread, touches nothing. `handle` never changes.
 private final class RecordStream: SoundRecording, @unchecked Sendable {
     private let handle: OpaquePointer
 

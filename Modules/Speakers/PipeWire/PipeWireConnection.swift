@@ -13,8 +13,12 @@ import Musl
 /// shared: four sinks took 21 threads, 3 per sink. When the connection
 /// breaks (PipeWire ended), every sink made on it ends.
 //
-// @unchecked Sendable: PipeWire's objects and `sinks` are touched under the
-// thread loop's lock, which its thread holds around every callback.
+// @unchecked Sendable: `loop`, `context`, `core`, `hook` and `events` never
+// change after init; every PipeWire call on them after the thread starts,
+// and every read or write of `sinks` and `failure`, is made under the
+// thread loop's lock (`locked`, or PipeWire's thread, which holds it around
+// every callback). `deinit` runs when no sink holds it any more, so nothing
+// else uses it then.
 final class PipeWireConnection: @unchecked Sendable {
     private static let initialized: Bool = {
         pw_init(nil, nil)

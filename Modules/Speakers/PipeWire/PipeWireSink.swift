@@ -29,9 +29,14 @@ import Musl
 /// otherwise it is dropped. The node lives until ``close()`` or until the
 /// connection to PipeWire breaks; PipeWire removes it when this process ends.
 //
-// @unchecked Sendable: PipeWire's objects are touched under the thread
-// loop's lock (its thread holds it around every callback); the ring, the
-// tap and the failure under `condition`.
+// @unchecked Sendable: `name`, `connection`, `hook` and `streamEvents`
+// never change after init. `stream` and `state` are read and written only
+// under the connection's thread-loop lock (init, `setLatency`, `close`
+// take it; PipeWire's thread holds it around every callback). `ring`,
+// `tapID`, `nextTapID` and `failure` are read and written only under
+// `condition`. Locks are taken in one order, the loop's then
+// `condition` (the callbacks, `close`, `waitUntilMade`); the tap's side
+// takes `condition` alone, so no two threads can wait on each other.
 final class PipeWireSink: @unchecked Sendable {
     static let sampleRate = 48_000
     static let channelCount = 2
@@ -169,13 +174,9 @@ final class PipeWireSink: @unchecked Sendable {
         }
         self.stream = stream
         pw_stream_add_listener(stream, self.hook, self.streamEvents, Unmanaged.passUnretained(self).toOpaque())
-        let connected = Self.withPOD { builder in
-            [cpw_audio_f32_format(&builder, UInt32(Self.sampleRate), UInt32(Self.channelCount))]
-        } apply: { params in
-            pw_stream_connect(
-                stream, SPA_DIRECTION_INPUT, UInt32.max, pw_stream_flags(PW_STREAM_FLAG_MAP_BUFFERS.rawValue),
-                params.baseAddress, UInt32(params.count))
-        }
+        let connected = cpw_stream_connect_audio_input(
+            stream, UInt32(Self.sampleRate), UInt32(Self.channelCount),
+            pw_stream_flags(PW_STREAM_FLAG_MAP_BUFFERS.rawValue))
         guard connected >= 0 else {
             throw SpeakersError(
                 .requestRefused, "PipeWire refused the sink \(self.name): \(String(cString: strerror(-connected)))")
@@ -204,11 +205,7 @@ final class PipeWireSink: @unchecked Sendable {
     private func updateLatency(_ latency: Duration) {
         guard let stream = self.stream else { return }
         let nanoseconds = UInt64(max(0, latency / .nanoseconds(1)))
-        _ = Self.withPOD { builder in
-            [cpw_input_latency(&builder, nanoseconds)]
-        } apply: { params in
-            pw_stream_update_params(stream, params.baseAddress, UInt32(params.count))
-        }
+        _ = cpw_stream_report_input_latency(stream, nanoseconds)
     }
 
     // MARK: Callbacks (on PipeWire's thread, its lock held)
@@ -266,19 +263,6 @@ final class PipeWireSink: @unchecked Sendable {
     func connectionBroke(_ reason: String) {
         self.fail(CaptureError(.sourceVanished, "the connection to PipeWire broke: \(reason)"))
         self.state = PW_STREAM_STATE_ERROR
-    }
-
-    /// Builds params with a POD builder over 1 KiB of scratch and hands them
-    /// to `apply` while that memory lives.
-    private static func withPOD(
-        _ build: (inout spa_pod_builder) -> [UnsafePointer<spa_pod>?],
-        apply: (UnsafeMutableBufferPointer<UnsafePointer<spa_pod>?>) -> Int32
-    ) -> Int32 {
-        withUnsafeTemporaryAllocation(byteCount: 1024, alignment: 8) { memory in
-            var builder = cpw_builder(memory.baseAddress, UInt32(memory.count))
-            var params = build(&builder)
-            return params.withUnsafeMutableBufferPointer { apply($0) }
-        }
     }
 }
 

@@ -133,10 +133,14 @@ static inline int cpw_core_add_listener(
     return pw_core_add_listener(core, hook, events, data);
 }
 
-/// An EnumFormat param for interleaved 32-bit float sound at `rate` with
-/// `channels` channels (front left and right for two), what a sink node
-/// that takes any application's sound asks its adapter for.
-static inline const struct spa_pod *cpw_audio_f32_format(struct spa_pod_builder *b, uint32_t rate, uint32_t channels) {
+/// Connects `stream` as a node that takes sound in (a sink, with media
+/// class `Audio/Sink`): interleaved 32-bit float at `rate` with `channels`
+/// channels (front left and right for two), which its adapter converts
+/// any application's sound to. `pw_stream_connect`'s result.
+static inline int cpw_stream_connect_audio_input(
+    struct pw_stream *stream, uint32_t rate, uint32_t channels, enum pw_stream_flags flags) {
+    uint8_t buffer[1024];
+    struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
     struct spa_audio_info_raw info = { .format = SPA_AUDIO_FORMAT_F32, .rate = rate, .channels = channels };
     if (channels == 2) {
         info.position[0] = SPA_AUDIO_CHANNEL_FL;
@@ -144,25 +148,25 @@ static inline const struct spa_pod *cpw_audio_f32_format(struct spa_pod_builder 
     } else if (channels == 1) {
         info.position[0] = SPA_AUDIO_CHANNEL_MONO;
     }
-    return spa_format_audio_raw_build(b, SPA_PARAM_EnumFormat, &info);
+    const struct spa_pod *params[1] = { spa_format_audio_raw_build(&builder, SPA_PARAM_EnumFormat, &info) };
+    return pw_stream_connect(stream, SPA_DIRECTION_INPUT, PW_ID_ANY, flags, params, 1);
 }
 
-/// A Latency param of the input direction: a sink node telling the streams
-/// that play into it how long after it takes a sample the sample is heard,
-/// `ns` nanoseconds. PipeWire carries it up the links to each playing
-/// stream, whose delay (`pw_stream_get_time_n`, and through pipewire-pulse
-/// `pa_stream_get_latency`) then includes it, as module-raop-sink reports
-/// an AirPlay receiver's latency.
-static inline const struct spa_pod *cpw_input_latency(struct spa_pod_builder *b, uint64_t ns) {
+/// Tells the streams that play into the sink node `stream` how long after
+/// it takes a sample the sample is heard, `ns` nanoseconds: a Latency param
+/// of the input direction, which PipeWire carries up the links to each
+/// playing stream, whose delay (`pw_stream_get_time_n`, and through
+/// pipewire-pulse `pa_stream_get_latency`) then includes it, as
+/// module-raop-sink reports an AirPlay receiver's latency.
+/// `pw_stream_update_params`'s result.
+static inline int cpw_stream_report_input_latency(struct pw_stream *stream, uint64_t ns) {
+    uint8_t buffer[256];
+    struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
     struct spa_latency_info info = SPA_LATENCY_INFO(SPA_DIRECTION_INPUT);
     info.min_ns = ns;
     info.max_ns = ns;
-    return spa_latency_build(b, SPA_PARAM_Latency, &info);
-}
-
-/// Reads a Latency param; 0 on success.
-static inline int cpw_parse_latency(const struct spa_pod *param, struct spa_latency_info *info) {
-    return spa_latency_parse(param, info);
+    const struct spa_pod *params[1] = { spa_latency_build(&builder, SPA_PARAM_Latency, &info) };
+    return pw_stream_update_params(stream, params, 1);
 }
 
 #endif
