@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "CastMPRIS", targets: ["CastMPRIS"]),
         .library(name: "CastSystemSleep", targets: ["CastSystemSleep"]),
         .library(name: "CastTray", targets: ["CastTray"]),
+        .library(name: "CastStreaming", targets: ["CastStreaming"]),
         .library(name: "CastRemoteDisplay", targets: ["CastRemoteDisplay"]),
         .library(name: "CastSoundCapture", targets: ["CastSoundCapture"]),
         .library(name: "CastCapture", targets: ["CastCapture"]),
@@ -214,14 +215,27 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // Cast Streaming, after Open Screen's cast/streaming: the wire format
+        // (RTP, RTCP, the frame cipher, Cast time), the sender engine, the
+        // OFFER/ANSWER session and sound (Opus). No video codec: a sound-only
+        // app (CastSpeakers) links none.
+        .target(
+            name: "CastStreaming",
+            dependencies: [
+                "CastCommon",
+                "CastLogging", "CastTransport", "CastChannels", "COpus", "CSampleRate", "COpenSSL", "CTimerFD",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Modules/Streaming",
+            swiftSettings: strictSettings
+        ),
+        // Remote Display: Cast Streaming with video, encoded by libvpx (VP8,
+        // VP9), OpenH264 and libaom (AV1), pictures converted by libyuv.
         .target(
             name: "CastRemoteDisplay",
             dependencies: [
-                "CastCommon",
-                "CastLogging", "CastTransport", "CastChannels", "CVPX", "CH264", "CAOM", "COpus", "CSampleRate",
-                "COpenSSL", "CYUV", "CTimerFD",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "CastStreaming", "CastLogging", "CVPX", "CH264", "CAOM", "CYUV",
             ],
             path: "Modules/RemoteDisplay",
             swiftSettings: strictSettings
@@ -233,7 +247,7 @@ let package = Package(
         .target(
             name: "CastSoundCapture",
             dependencies: [
-                "CastRemoteDisplay", "CPulse",
+                "CastStreaming", "CPulse",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             path: "Modules/SoundCapture",
@@ -261,7 +275,7 @@ let package = Package(
         .target(
             name: "CastSpeakers",
             dependencies: [
-                "CastSoundCapture", "CastRemoteDisplay", "CastChannels", "CastTransport", "CastDiscovery", "CastCommon",
+                "CastSoundCapture", "CastStreaming", "CastChannels", "CastTransport", "CastDiscovery", "CastCommon",
                 "CastLogging", "CPulse", "CPipeWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -307,7 +321,7 @@ let package = Package(
                 "CastTransport",
                 "CastChannels",
                 "CastMedia",
-                "CastRemoteDisplay",
+                "CastStreaming",
                 "CVPX",
                 "CAVCodec",
                 "COpus",
@@ -588,7 +602,8 @@ let package = Package(
         .testTarget(
             name: "CastKitTests",
             dependencies: [
-                "CastTestSupport", "CastKit", "CastEmulator", "CastRemoteDisplay", "CastMediaServer", "CastCommon",
+                "CastTestSupport", "CastKit", "CastEmulator", "CastRemoteDisplay", "CastStreaming", "CastMediaServer",
+                "CastCommon",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 "CastChannels",
@@ -662,9 +677,17 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "CastStreamingTests",
+            dependencies: [
+                "CastStreaming", "CastChannels", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "CastRemoteDisplayTests",
             dependencies: [
-                "CastRemoteDisplay", "CVPX", "COpus", "CastEmulator", "CastChannels", "CastTransport", "CastLogging",
+                "CastRemoteDisplay", "CastStreaming", "CVPX", "COpus", "CastEmulator", "CastChannels", "CastTransport",
+                "CastLogging",
                 "CastTestSupport",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],

@@ -7,7 +7,8 @@ lists every system library target; every `…Tests` DESIGN names is a test
 target or a suite;
 the Makefile line lists every target of the Makefile's .PHONY; and each
 "CastX depends on A, B, … only" sentence names exactly CastX's module
-dependencies in Package.swift. Usage: check-design.py [PACKAGE_DIR]
+dependencies in Package.swift; and no "CastX links no X11 and no video
+codec" reaches XCB, a video encoder, libyuv or EGL through its dependencies. Usage: check-design.py [PACKAGE_DIR]
 """
 
 import pathlib
@@ -20,7 +21,21 @@ PATH = re.compile(r"path:\s*\"([^\"]+)\"")
 DEPENDENCIES = re.compile(r"dependencies:\s*\[(.*?)\]", re.DOTALL)
 QUOTED = re.compile(r"(?<!name: )\"(Cast[A-Za-z]+|C[A-Z][A-Za-z0-9]+)\"")
 LAYOUT_MODULE = re.compile(r"^  ([A-Za-z]+)/\s+(Cast[A-Za-z]+)\s", re.MULTILINE)
+NO_VIDEO = re.compile(r"(Cast[A-Za-z]+) links no X11 and no video codec")
+# What "links no X11 and no video codec" rules out: X11, the video encoders, libyuv and EGL.
+VIDEO_LIBRARIES = {"CXCB", "CVPX", "CH264", "CAOM", "CYUV", "CEGL", "CAVCodec"}
 DEPENDS_ONLY = re.compile(r"(Cast[A-Za-z]+) depends on ((?:Cast[A-Za-z]+(?: \([^)]*\))?(?:, | and )?)+?)(?: \(plus [^)]*\))? only")
+
+
+def closure(targets, module):
+    """Every target `module` depends on, directly or through others."""
+    seen, pending = set(), [module]
+    while pending:
+        for name in targets.get(pending.pop(), (None, None, set()))[2]:
+            if name not in seen:
+                seen.add(name)
+                pending.append(name)
+    return seen
 
 
 def main():
@@ -74,6 +89,11 @@ def main():
         actual = {name for name in targets[module][2] if name.startswith("Cast")}
         if named != actual:
             problems.append(f"DESIGN says {module} depends on {sorted(named)} only; Package.swift: {sorted(actual)}")
+    for match in NO_VIDEO.finditer(prose):
+        module = match.group(1)
+        linked = closure(targets, module) & VIDEO_LIBRARIES
+        if linked:
+            problems.append(f"DESIGN says {module} links no X11 and no video codec; it links {sorted(linked)}")
     for problem in problems:
         print(f"Docs/DESIGN.md: {problem}")
     if problems:

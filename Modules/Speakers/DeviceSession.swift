@@ -2,7 +2,7 @@ import CastChannels
 import CastCommon
 import CastDiscovery
 import CastLogging
-import CastRemoteDisplay
+import CastStreaming
 import CastTransport
 
 /// One device's audio-only Cast Streaming session: a connection to it,

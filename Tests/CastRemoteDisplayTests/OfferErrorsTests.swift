@@ -1,7 +1,8 @@
 import CastChannels
+import CastRemoteDisplay
 import Testing
 
-@testable import CastRemoteDisplay
+@testable import CastStreaming
 
 /// Seed 002: when an offer cannot be sent, the call says why and sends
 /// nothing — each rule of `RemoteDisplayConfiguration.validated()`, a
@@ -90,5 +91,22 @@ import Testing
         #expect(RemoteDisplayChannel.isRemoteDisplaySupported)
         #expect(RemoteDisplayChannel.isRemoteDisplaySupported)
         #expect(RemoteDisplayChannel() != nil)
+    }
+
+    /// A channel made without video encoders (what a sound-only app links)
+    /// refuses a configuration with video before sending, in a sentence that
+    /// says what to use; sound alone goes on to need an attached app.
+    @Test func aChannelWithoutVideoEncodersRefusesVideo() async throws {
+        let channel = try #require(RemoteDisplayChannel(videoEncoders: .none))
+        #expect(!channel.videoEncoders.encodesVideo)
+        let refused = await #expect(throws: CastRemoteDisplayError.self) {
+            _ = try await channel.beginSession(configuration: Self.valid)
+        }
+        #expect(refused?.code == .codecFailure)
+        #expect(refused?.message.contains("encodes no video") == true)
+        let audio = await #expect(throws: CastRemoteDisplayError.self) {
+            _ = try await channel.beginSession(configuration: .audioOnly())
+        }
+        #expect(audio?.code == .notConnected)
     }
 }

@@ -1,4 +1,4 @@
-import CastRemoteDisplay
+import CastStreaming
 
 /// The emulated network between sender and receiver: decides, per
 /// datagram, whether it is lost and when it arrives. A value, used under

@@ -1,5 +1,5 @@
 import CastChannels
-import CastRemoteDisplay
+import CastStreaming
 import Dispatch
 import Logging
 import NIOConcurrencyHelpers

@@ -1,4 +1,4 @@
-public import CastRemoteDisplay
+public import CastStreaming
 
 /// What the emulator's streaming receiver measured for one stream.
 public struct StreamReport: Sendable, Hashable {

@@ -1,5 +1,5 @@
 import CastChannels
-import CastRemoteDisplay
+import CastStreaming
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore

@@ -1,3 +1,4 @@
+public import CastStreaming
 public import Foundation
 
 #if canImport(Glibc)

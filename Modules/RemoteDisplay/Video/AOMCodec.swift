@@ -1,4 +1,5 @@
 import CAOM
+import CastStreaming
 
 /// libaom's AV1 encoder in its realtime mode, tuned for screen content,
 /// with every status mapped to ``CastRemoteDisplayError`` in one place.

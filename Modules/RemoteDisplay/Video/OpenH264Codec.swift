@@ -1,4 +1,5 @@
 import CH264
+import CastStreaming
 
 /// Cisco's OpenH264 encoder for H.264 (Constrained Baseline, realtime screen
 /// content), with every status mapped to ``CastRemoteDisplayError`` in one place.

@@ -1,3 +1,5 @@
+public import CastStreaming
+
 /// How the pixels of a ``PackedPicture`` lie in memory: the byte order of
 /// one pixel, first byte first (not the order within a 32-bit word).
 ///

@@ -1,4 +1,5 @@
 import CYUV
+public import CastStreaming
 
 /// Puts an app's rendered pictures (``PackedPicture``: RGBA, BGRA, ARGB,
 /// RGB24, BGR24, any stride) into a session's I420 frames with libyuv,

@@ -1,4 +1,5 @@
 import CYUV
+import CastStreaming
 
 /// The pixel work on the encoder thread, through libyuv: a picture of any
 /// stride or 4:2:0 layout made into the I420 libvpx takes, and — for a

@@ -1,3 +1,5 @@
+public import CastStreaming
+
 /// A synthetic moving picture for demos, tests and benchmarks: diagonal
 /// luma bars and chroma gradients that scroll, plus a bright square that
 /// crosses the frame, so every frame differs from the one before the way

@@ -1,4 +1,5 @@
 import CYUV
+public import CastStreaming
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import CVPX
+import CastStreaming
 
 /// The libvpx VP8 or VP9 encoder context and its input image descriptor, with
 /// every libvpx status mapped to ``CastRemoteDisplayError`` in one place.

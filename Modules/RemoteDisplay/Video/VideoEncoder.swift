@@ -1,3 +1,5 @@
+public import CastStreaming
+
 /// A realtime video encoder configured as Cast Streaming expects: VP8 or
 /// VP9 over libvpx, H.264 over OpenH264, AV1 over libaom.
 ///

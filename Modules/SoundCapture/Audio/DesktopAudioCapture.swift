@@ -1,5 +1,5 @@
 import CPulse
-public import CastRemoteDisplay
+public import CastStreaming
 import Foundation
 import NIOConcurrencyHelpers
 

@@ -1,4 +1,4 @@
-public import CastRemoteDisplay
+package import CastStreaming
 
 /// Where a ``DesktopAudioCapture`` reads its sound from: a libpulse
 /// recording of a source (the default), or another recording of the

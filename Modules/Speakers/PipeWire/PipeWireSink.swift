@@ -1,6 +1,6 @@
 import CPipeWire
-import CastRemoteDisplay
 import CastSoundCapture
+import CastStreaming
 import Foundation
 import NIOConcurrencyHelpers
 

@@ -1,4 +1,4 @@
-import CastRemoteDisplay
+import CastStreaming
 
 /// The sound a sink node received that its reader has not taken yet:
 /// interleaved samples in a ring of fixed size, dated by when the last

@@ -1,6 +1,0 @@
-import CastRemoteDisplay
-
-/// Bytes from hex digits; spaces are ignored.
-func hex(_ text: String) -> [UInt8] {
-    Hex.decode(text.replacingOccurrences(of: " ", with: "")) ?? []
-}

@@ -1,0 +1,69 @@
+import Testing
+
+@testable import CastStreaming
+
+/// Low latency's target delay on a made-up clock: it comes down towards
+/// what the link needs a tenth at a time, rises at once when frames take
+/// longer or one is dropped, and stays within its range.
+@Suite(.timeLimit(.minutes(1))) struct PlayoutDelayControllerTests {
+    static let start = HostTime(nanoseconds: 1_000_000_000_000)
+
+    static func at(_ milliseconds: Int) -> HostTime { Self.start.advanced(by: .milliseconds(milliseconds)) }
+
+    /// Feeds `count` frames that each took `delivery` to arrive, ending at `time` ms.
+    static func deliver(_ controller: inout PlayoutDelayController, count: Int, taking delivery: Int, at time: Int) {
+        for frame in 0..<count {
+            let capture = Self.at(time - delivery - (count - frame))
+            controller.recordDelivery(captureTime: capture, arrival: capture.advanced(by: .milliseconds(delivery)))
+        }
+    }
+
+    /// Steps every 500 ms from `from` ms to `to` ms; the delays chosen, starting from `delay`.
+    static func steps(
+        _ controller: inout PlayoutDelayController, from: Int, to: Int, delay: inout Duration, delivery: Int? = nil
+    ) -> [Int] {
+        var chosen: [Int] = []
+        for time in stride(from: from, through: to, by: 500) {
+            if let delivery { Self.deliver(&controller, count: 15, taking: delivery, at: time) }
+            if let next = controller.update(at: Self.at(time), current: delay) {
+                delay = next
+                chosen.append(Int(delay / .milliseconds(1)))
+            }
+        }
+        return chosen
+    }
+
+    @Test func aQuickLinkBringsTheDelayDownATenthAtATimeToWhatItNeeds() {
+        var controller = PlayoutDelayController(range: .milliseconds(60) ... .milliseconds(400))
+        var delay = Duration.milliseconds(120)
+        #expect(controller.update(at: Self.at(0), current: delay) == nil, "the first call only sets the clock")
+        // 20 ms deliveries: 20 × 1.25 + 30 = 55 ms, below the floor of 60.
+        let chosen = Self.steps(&controller, from: 500, to: 6_000, delay: &delay, delivery: 20)
+        #expect(chosen == [108, 97, 87, 78, 70, 63, 60])
+        #expect(delay == .milliseconds(60))
+    }
+
+    @Test func slowerDeliveriesRaiseTheDelayAtOnceWithinTheRange() {
+        var controller = PlayoutDelayController(range: .milliseconds(60) ... .milliseconds(400))
+        var delay = Duration.milliseconds(120)
+        _ = controller.update(at: Self.at(0), current: delay)
+        // 120 ms deliveries: 120 × 1.25 + 30 = 180 ms, at the first step.
+        #expect(Self.steps(&controller, from: 500, to: 500, delay: &delay, delivery: 120) == [180])
+        // 400 ms deliveries would want 530 ms: held at the ceiling.
+        let capped = Self.steps(&controller, from: 1_000, to: 5_000, delay: &delay, delivery: 400)
+        #expect(capped.last == 400)
+        #expect(delay == .milliseconds(400))
+    }
+
+    @Test func aDroppedFrameRaisesTheDelayByHalf() {
+        var controller = PlayoutDelayController(range: .milliseconds(60) ... .milliseconds(400))
+        var delay = Duration.milliseconds(100)
+        _ = controller.update(at: Self.at(0), current: delay)
+        Self.deliver(&controller, count: 30, taking: 20, at: 400)
+        controller.recordDrop()
+        #expect(controller.update(at: Self.at(500), current: delay) == .milliseconds(150))
+        delay = .milliseconds(150)
+        #expect(controller.update(at: Self.at(700), current: delay) == nil, "at most one step per 500 ms")
+        #expect(controller.update(at: Self.at(1_000), current: delay) == .milliseconds(135), "then down again")
+    }
+}
