@@ -14,7 +14,7 @@ extension VideoEncoders {
 }
 
 extension RemoteDisplayChannel {
-    /// Creates a channel that encodes video with ``CastStreaming/VideoEncoders/standard``,
+    /// Creates a channel that encodes video with `VideoEncoders.standard`,
     /// or `nil` when this machine cannot run Remote Display
     /// (``isRemoteDisplaySupported``), as the SDK's `-init` returns nil.
     /// The wait for an ANSWER and each session's first-frame deadline run on

@@ -27,7 +27,7 @@ public final class Y4MFile {
 
         /// Reads a stream header line (without its newline): `YUV4MPEG2 W… H… F…:… C420…`.
         ///
-        /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/invalidFile`` for anything but a
+        /// - Throws: `CastRemoteDisplayError.Code.invalidFile` for anything but a
         ///   4:2:0 stream with an even size of at most 4096 per side.
         public init(line: String) throws(CastRemoteDisplayError) {
             guard line.hasPrefix("YUV4MPEG2 ") else {
@@ -82,7 +82,7 @@ public final class Y4MFile {
 
     /// Opens `path` and reads its header.
     ///
-    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/invalidFile``.
+    /// - Throws: `CastRemoteDisplayError.Code.invalidFile`.
     public convenience init(path: String) throws(CastRemoteDisplayError) {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw CastRemoteDisplayError(.invalidFile, "cannot open \(path)")
@@ -96,7 +96,7 @@ public final class Y4MFile {
 
     /// Reads the header from `handle`, which then yields the frames.
     ///
-    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/invalidFile``.
+    /// - Throws: `CastRemoteDisplayError.Code.invalidFile`.
     public init(handle: FileHandle) throws(CastRemoteDisplayError) {
         let reader = Reader(handle: handle)
         guard let line = try reader.readLine() else {
@@ -109,8 +109,8 @@ public final class Y4MFile {
 
     /// Reads the next frame into `buffer` (I420 at the file's size); `false` at the end of the file.
     ///
-    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/invalidFile`` for a frame without
-    ///   its `FRAME` line; ``CastRemoteDisplayError/Code-swift.struct/frameFormatMismatch``
+    /// - Throws: `CastRemoteDisplayError.Code.invalidFile` for a frame without
+    ///   its `FRAME` line; `CastRemoteDisplayError.Code.frameFormatMismatch`
     ///   for a buffer of another size.
     public func readFrame(into buffer: inout PixelBuffer) throws(CastRemoteDisplayError) -> Bool {
         guard let marker = try self.reader.readLine() else { return false }

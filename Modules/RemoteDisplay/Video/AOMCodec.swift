@@ -2,7 +2,7 @@ import CAOM
 import CastStreaming
 
 /// libaom's AV1 encoder in its realtime mode, tuned for screen content,
-/// with every status mapped to ``CastRemoteDisplayError`` in one place.
+/// with every status mapped to `CastRemoteDisplayError` in one place.
 ///
 /// libaom (BSD-2-Clause, Debian's 3.6) and not SVT-AV1: measured on the same
 /// 720p30 source with two threads (`ffmpeg -usage realtime -cpu-used 8` and

@@ -2,7 +2,7 @@ import CH264
 import CastStreaming
 
 /// Cisco's OpenH264 encoder for H.264 (Constrained Baseline, realtime screen
-/// content), with every status mapped to ``CastRemoteDisplayError`` in one place.
+/// content), with every status mapped to `CastRemoteDisplayError` in one place.
 ///
 /// OpenH264 (BSD-2-Clause, Debian's libopenh264 2.3.1) is the H.264 encoder
 /// Debian packages that may be linked by an Apache-2.0 library without

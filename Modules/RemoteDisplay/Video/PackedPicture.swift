@@ -45,7 +45,7 @@ public enum PackedPixelFormat: Sendable, Hashable, CaseIterable, CustomStringCon
 
 /// A picture an app rendered, in the app's own memory: packed RGB pixels
 /// of any size and row stride, for ``PackedPictureConverter`` to put into a
-/// session's ``PixelBuffer``.
+/// session's `PixelBuffer`.
 ///
 /// The picture only borrows `bytes`: it must stay valid, and unchanged,
 /// until the conversion it is given to returns.
@@ -76,7 +76,7 @@ public struct PackedPicture {
     ///   - height: rows, at least 1.
     ///   - bytesPerRow: the stride; `nil` means rows follow each other with no gap.
     ///   - format: the byte order of each pixel.
-    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/frameFormatMismatch``
+    /// - Throws: `CastRemoteDisplayError.Code.frameFormatMismatch`
     ///   for an empty size, a stride shorter than a row, or too few bytes.
     public init(
         bytes: UnsafeRawBufferPointer, width: Int, height: Int, bytesPerRow: Int? = nil, format: PackedPixelFormat

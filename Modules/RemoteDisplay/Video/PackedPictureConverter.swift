@@ -32,8 +32,8 @@ public struct PackedPictureConverter: ~Copyable, Sendable {
     /// Converts `picture` into `frame`, scaled into the frame with its
     /// aspect ratio kept; every pixel of `frame` is written.
     ///
-    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/frameFormatMismatch``
-    ///   when `frame` is not ``PixelFormat/i420``.
+    /// - Throws: `CastRemoteDisplayError.Code.frameFormatMismatch`
+    ///   when `frame` is not `PixelFormat.i420`.
     public mutating func convert(_ picture: PackedPicture, into frame: inout PixelBuffer) throws(CastRemoteDisplayError)
     {
         guard frame.format == .i420 else {

@@ -3,7 +3,7 @@ import CastStreaming
 
 /// The pixel work on the encoder thread, through libyuv: a picture of any
 /// stride or 4:2:0 layout made into the I420 libvpx takes, and — for a
-/// ``VideoLetterbox`` — scaled into the content rectangle of a black frame.
+/// `VideoLetterbox` — scaled into the content rectangle of a black frame.
 enum PictureConversion {
     /// Black in limited-range BT.601, what VP8 encodes.
     static let black: (y: Int32, u: Int32, v: Int32) = (16, 128, 128)

@@ -9,7 +9,7 @@ import Musl
 import Darwin
 #endif
 
-/// A test signal for a ``RemoteDisplaySession``: one second of
+/// A test signal for a `RemoteDisplaySession`: one second of
 /// ``TestPattern`` pictures, repeating, and a 440 Hz tone, fed in real time.
 ///
 /// Use it to check a receiver end to end before the app has pictures of its
@@ -52,7 +52,7 @@ public struct TestSignal: Sendable {
     ///   - pictureFormat: `nil` (the default) hands I420 planes to the
     ///     session; a format hands it pictures of that format, converted
     ///     into each buffer.
-    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/invalidConfiguration``
+    /// - Throws: `CastRemoteDisplayError.Code.invalidConfiguration`
     ///   for a size I420 cannot hold or a frame rate outside 1…120.
     public init(
         width: Int, height: Int, frameRate: Int = 30, start: HostTime, pictureFormat: PackedPixelFormat? = nil
@@ -104,7 +104,7 @@ public struct TestSignal: Sendable {
     /// Frame `index` copied into one of `session`'s pooled buffers; `nil`
     /// while every buffer is in use.
     ///
-    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/invalidConfiguration``
+    /// - Throws: `CastRemoteDisplayError.Code.invalidConfiguration`
     ///   when the session's pictures are not this signal's size.
     public func makeFrame(_ index: Int, for session: RemoteDisplaySession) throws(CastRemoteDisplayError)
         -> PixelBuffer?
@@ -168,7 +168,7 @@ public struct TestSignal: Sendable {
     /// frame's index after enqueuing it.
     ///
     /// - Returns: how many video frames the session took.
-    /// - Throws: the session's ``CastRemoteDisplayError``, or `CancellationError`.
+    /// - Throws: the session's `CastRemoteDisplayError`, or `CancellationError`.
     @discardableResult
     public func stream(
         seconds: Double, to session: RemoteDisplaySession, firstFrame: Int = 0, tick: (Int) -> Void = { _ in }

@@ -2,7 +2,7 @@ import CVPX
 import CastStreaming
 
 /// The libvpx VP8 or VP9 encoder context and its input image descriptor, with
-/// every libvpx status mapped to ``CastRemoteDisplayError`` in one place.
+/// every libvpx status mapped to `CastRemoteDisplayError` in one place.
 //
 // @unchecked Sendable: the C context is mutable, but a `VPXCodec` belongs to
 // exactly one noncopyable `VideoEncoder` and is only used from its `mutating`

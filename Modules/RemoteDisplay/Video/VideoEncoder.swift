@@ -4,7 +4,7 @@ public import CastStreaming
 /// VP9 over libvpx, H.264 over OpenH264, AV1 over libaom.
 ///
 /// Encode frames in capture order with ``encode(_:pts:)``; each call returns
-/// one ``EncodedFrame``. Key frames come only when asked for
+/// one `EncodedFrame`. Key frames come only when asked for
 /// (``requestKeyFrame()``, or the first frame); every delta frame references
 /// only the frame before it, so a receiver that has frame *n* can decode
 /// *n + 1*. The bitrate can change between frames without re-creating the encoder.
@@ -27,8 +27,8 @@ public struct VideoEncoder: ~Copyable, Sendable {
 
     /// Creates an encoder.
     ///
-    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/invalidConfiguration`` for
-    ///   values out of range, ``CastRemoteDisplayError/Code-swift.struct/codecFailure``
+    /// - Throws: `CastRemoteDisplayError.Code.invalidConfiguration` for
+    ///   values out of range, `CastRemoteDisplayError.Code.codecFailure`
     ///   if libvpx refuses the configuration.
     public init(configuration: VideoEncoderConfiguration) throws(CastRemoteDisplayError) {
         // Everything that can throw happens before the first stored property is set.
@@ -54,7 +54,7 @@ public struct VideoEncoder: ~Copyable, Sendable {
 
     /// Changes the target bitrate from the next frame on.
     ///
-    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/invalidConfiguration`` when
+    /// - Throws: `CastRemoteDisplayError.Code.invalidConfiguration` when
     ///   out of range; the previous bitrate stays.
     public mutating func setBitrate(_ bitsPerSecond: Int) throws(CastRemoteDisplayError) {
         var updated = self.configuration
@@ -68,7 +68,7 @@ public struct VideoEncoder: ~Copyable, Sendable {
     /// the encoder; the next frame is a key frame. Congestion adaptation
     /// uses it to send fewer pixels.
     ///
-    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/invalidConfiguration``
+    /// - Throws: `CastRemoteDisplayError.Code.invalidConfiguration`
     ///   for an odd size or one larger than the encoder was created with
     ///   (libvpx cannot grow past it); the previous size stays.
     public mutating func setResolution(width: Int, height: Int) throws(CastRemoteDisplayError) {
@@ -94,9 +94,9 @@ public struct VideoEncoder: ~Copyable, Sendable {
     ///   - frame: I420 or NV12 at the configured size, any stride.
     ///   - pts: its capture time on the host clock.
     /// - Returns: the encoded frame; a key frame if one was requested.
-    /// - Throws: ``CastRemoteDisplayError/Code-swift.struct/frameFormatMismatch`` for a
-    ///   frame of another size, ``CastRemoteDisplayError/Code-swift.struct/poolExhausted``
-    ///   when 128 encoded frames are still held, ``CastRemoteDisplayError/Code-swift.struct/codecFailure``
+    /// - Throws: `CastRemoteDisplayError.Code.frameFormatMismatch` for a
+    ///   frame of another size, `CastRemoteDisplayError.Code.poolExhausted`
+    ///   when 128 encoded frames are still held, `CastRemoteDisplayError.Code.codecFailure`
     ///   when libvpx fails. After a throw the next frame is a key frame.
     public mutating func encode(_ frame: borrowing PixelBuffer, pts: HostTime) throws(CastRemoteDisplayError)
         -> EncodedFrame

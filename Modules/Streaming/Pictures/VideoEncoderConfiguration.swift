@@ -1,4 +1,4 @@
-/// The settings of a ``VideoEncoder``: VP8 or VP9.
+/// The settings of a `VideoEncoder`: VP8 or VP9.
 ///
 /// The fixed part follows Docs/spec/cast-streaming.md §5 — realtime deadline,
 /// constant bitrate, error resilient, no frame dropping inside the encoder,
@@ -13,7 +13,7 @@ public struct VideoEncoderConfiguration: Sendable, Hashable {
     public var height: Int
     /// Frames per second the app intends to send; used for rate control and frame durations.
     public var frameRate: Int
-    /// Target bitrate, bits per second; changeable later with ``VideoEncoder/setBitrate(_:)``.
+    /// Target bitrate, bits per second; changeable later with `VideoEncoder.setBitrate(_:)`.
     public var bitrate: Int
     /// Encoder threads (1…16); more threads split the frame into token partitions.
     public var threadCount: Int
