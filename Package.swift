@@ -500,7 +500,8 @@ let package = Package(
         .executableTarget(
             name: "cast-fuzz",
             dependencies: [
-                "CastDiscovery", "CastTransport", "CastChannels", "CastMedia", "CastRemoteDisplay", "CastEmulator",
+                "CastDiscovery", "CastTransport", "CastChannels", "CastMedia", "CastStreaming", "CastRemoteDisplay",
+                "CastEmulator",
                 "CastMediaServer", "CastCapture", "CastDBus", "CDBus", "CastMPRIS", "CastTray", "CastUI", "CastKit",
                 "CastSpeakers",
                 .product(name: "NIOCore", package: "swift-nio"),

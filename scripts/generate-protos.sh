@@ -31,5 +31,12 @@ generate() {
 }
 
 generate Modules/Transport/Generated Protos/cast_channel.proto Protos/cast_revocation.proto
+# The receiver side (the emulator) reads and writes these messages too; it may use no `package`
+# declaration of another module (scripts/check-package-access.py), so the messages are offered to
+# it as `@_spi(Receiver)` public API, as the rest of what a receiver needs of CastTransport is.
+sed -i -E \
+    -e 's/^package import /public import /' \
+    -e 's/(^|[[:space:]])package ((static |mutating |final |nonisolated )*((struct|class|enum|func|var|let|typealias|case)[[:space:]]|init[(?]))/\1@_spi(Receiver) public \2/' \
+    Modules/Transport/Generated/cast_channel.pb.swift Modules/Transport/Generated/cast_revocation.pb.swift
 # Open Screen's certificate test vectors: only the tests read them.
 generate Tests/CastTransportTests/Generated Protos/cast_certificate_test_suite.proto

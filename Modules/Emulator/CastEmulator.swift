@@ -1,6 +1,6 @@
 public import CastCommon
 public import CastLogging
-public import CastTransport
+@_spi(Receiver) public import CastTransport
 import Logging
 import NIOConcurrencyHelpers
 public import NIOCore

@@ -1,4 +1,4 @@
-public import CastTransport
+@_spi(Receiver) public import CastTransport
 
 /// How a ``CastEmulator`` listens and presents itself.
 public struct CastEmulatorConfiguration: Sendable {

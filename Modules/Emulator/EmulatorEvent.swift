@@ -1,4 +1,4 @@
-public import CastTransport
+@_spi(Receiver) public import CastTransport
 
 /// What the emulator observed, for tests and logs: every sender socket,
 /// virtual connection and message, in order per socket.

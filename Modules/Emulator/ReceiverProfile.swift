@@ -1,4 +1,4 @@
-public import CastDiscovery
+@_spi(Receiver) public import CastDiscovery
 
 /// The behaviour of one kind of real receiver, for the emulator to play:
 /// how it answers LAUNCH and STOP, whether and how it PINGs, what its status

@@ -1,10 +1,10 @@
 import CastCapture
 import CastChannels
-import CastDiscovery
+@_spi(Receiver) import CastDiscovery
 import CastEmulator
 import CastRemoteDisplay
 import CastTestSupport
-import CastTransport
+@_spi(Receiver) import CastTransport
 import CastX11TestSupport
 import Testing
 

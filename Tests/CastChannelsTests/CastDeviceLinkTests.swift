@@ -1,8 +1,8 @@
 import CastChannels
-import CastDiscovery
+@_spi(Receiver) import CastDiscovery
 import CastEmulator
 import CastTestSupport
-import CastTransport
+@_spi(Receiver) import CastTransport
 import NIOConcurrencyHelpers
 import Testing
 

@@ -1,7 +1,7 @@
 import CastChannels
 import CastEmulator
 import CastTestSupport
-import CastTransport
+@_spi(Receiver) import CastTransport
 import NIOConcurrencyHelpers
 import Testing
 

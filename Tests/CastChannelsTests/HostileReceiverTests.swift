@@ -1,7 +1,7 @@
 import CastChannels
 import CastEmulator
 import CastTestSupport
-import CastTransport
+@_spi(Receiver) import CastTransport
 import Testing
 
 /// A receiver that answers with nonsense: wrong-typed and 30 000-deep JSON,

@@ -1,7 +1,7 @@
 import CastChannels
 import CastEmulator
 import CastTestSupport
-import CastTransport
+@_spi(Receiver) import CastTransport
 import Testing
 
 /// The receiver channel over real TLS against the emulator's receiver platform.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import CastDiscovery
+@_spi(Receiver) @testable import CastDiscovery
 @testable import CastEmulator
 
 /// The emulator responder's answers, without sockets.

@@ -1,7 +1,7 @@
 import NIOCore
 import Testing
 
-@testable import CastDiscovery
+@_spi(Receiver) @testable import CastDiscovery
 
 /// The querier's logic with a fake clock: what it sends when, and what it makes of what it hears.
 @Suite("Browser engine", .timeLimit(.minutes(3)))

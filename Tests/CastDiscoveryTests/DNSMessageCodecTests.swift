@@ -1,7 +1,7 @@
 import CastTestSupport
 import Testing
 
-@testable import CastDiscovery
+@_spi(Receiver) @testable import CastDiscovery
 
 @Suite("DNS message codec", .timeLimit(.minutes(3)))
 struct DNSMessageCodecTests {

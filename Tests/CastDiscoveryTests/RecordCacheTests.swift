@@ -1,7 +1,7 @@
 import NIOCore
 import Testing
 
-@testable import CastDiscovery
+@_spi(Receiver) @testable import CastDiscovery
 
 @Suite("Record cache", .timeLimit(.minutes(3)))
 struct RecordCacheTests {

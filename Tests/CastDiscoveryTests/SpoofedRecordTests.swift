@@ -1,7 +1,7 @@
 import NIOCore
 import Testing
 
-@testable import CastDiscovery
+@_spi(Receiver) @testable import CastDiscovery
 
 /// A spoofed mDNS record must not point the sender at the user's own
 /// machine, at nowhere, or off the link it was heard on (issue 20).

@@ -5,7 +5,7 @@ import NIOConcurrencyHelpers
 import NIOPosix
 import Testing
 
-@testable import CastDiscovery
+@_spi(Receiver) @testable import CastDiscovery
 
 /// The scan range and the device cache, without a network.
 @Suite(.timeLimit(.minutes(3)))

@@ -4,7 +4,7 @@ import CastTestSupport
 import Foundation
 import Testing
 
-@testable import CastStreaming
+@_spi(Receiver) @testable import CastStreaming
 
 /// One file of `Conformance/`: a message a real receiver sent, with where it
 /// was published and what it shows (Conformance/README.md).

@@ -4,7 +4,7 @@ import CastLocalMedia
 import CastMedia
 import CastMediaServer
 import CastTestSupport
-import CastTransport
+@_spi(Receiver) import CastTransport
 import Foundation
 import NIOConcurrencyHelpers
 import Testing

@@ -1,7 +1,7 @@
 import Testing
 
 @testable import CastRemoteDisplay
-@testable import CastStreaming
+@_spi(Receiver) @testable import CastStreaming
 
 /// What leaves the queue for the encoder: every sample, in order, interleaved,
 /// whichever way it came in — an app's pooled buffer (planes, taken as it

@@ -1,4 +1,4 @@
-import CastRemoteDisplay
+@_spi(Receiver) import CastStreaming
 import Testing
 
 @testable import CastEmulator

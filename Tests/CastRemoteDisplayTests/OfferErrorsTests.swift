@@ -2,7 +2,7 @@ import CastChannels
 import CastRemoteDisplay
 import Testing
 
-@testable import CastStreaming
+@_spi(Receiver) @testable import CastStreaming
 
 /// Seed 002: when an offer cannot be sent, the call says why and sends
 /// nothing — each rule of `RemoteDisplayConfiguration.validated()`, a

@@ -1,7 +1,7 @@
 import Testing
 
 @testable import CastRemoteDisplay
-@testable import CastStreaming
+@_spi(Receiver) @testable import CastStreaming
 
 /// An app's own rendered pictures into session frames (issue 34): every
 /// packed format, any stride, scaled with black bars, and the typed errors.

@@ -2,7 +2,7 @@ import CastChannels
 import CastEmulator
 import CastRemoteDisplay
 import CastTestSupport
-import CastTransport
+@_spi(Receiver) import CastTransport
 import Foundation
 import NIOConcurrencyHelpers
 import Testing

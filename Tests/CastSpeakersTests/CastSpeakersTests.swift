@@ -1,11 +1,11 @@
 import CastChannels
 import CastCommon
-import CastDiscovery
+@_spi(Receiver) import CastDiscovery
 import CastEmulator
 import CastLogging
 import CastRemoteDisplay
 import CastTestSupport
-import CastTransport
+@_spi(Receiver) import CastTransport
 import Foundation
 import NIOConcurrencyHelpers
 import Testing

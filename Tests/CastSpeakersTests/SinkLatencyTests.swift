@@ -1,10 +1,10 @@
 import CPulse
 import CastChannels
-import CastDiscovery
+@_spi(Receiver) import CastDiscovery
 import CastEmulator
 import CastRemoteDisplay
 import CastTestSupport
-import CastTransport
+@_spi(Receiver) import CastTransport
 import Foundation
 import NIOConcurrencyHelpers
 import Testing

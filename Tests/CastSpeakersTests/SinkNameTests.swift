@@ -1,4 +1,4 @@
-import CastDiscovery
+@_spi(Receiver) import CastDiscovery
 import Testing
 
 @testable import CastSpeakers

@@ -1,7 +1,7 @@
 import NIOConcurrencyHelpers
 import Testing
 
-@testable import CastStreaming
+@_spi(Receiver) @testable import CastStreaming
 
 /// The pool behind encoded frames and pixel buffers: bounded, reusing what
 /// is recycled, and, prefilled, making nothing after it is created.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import CastStreaming
+@_spi(Receiver) @testable import CastStreaming
 
 /// Cast feedback (PT 206, FMT 15) as CastFeedback.swift draws it.
 @Suite(.timeLimit(.minutes(3))) struct CastFeedbackTests {

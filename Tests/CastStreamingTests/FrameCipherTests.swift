@@ -1,6 +1,6 @@
 import Testing
 
-@testable import CastStreaming
+@_spi(Receiver) @testable import CastStreaming
 
 /// The frame cipher (AES-128-CTR, Docs/spec/cast-streaming.md §3) against its golden vector.
 @Suite(.timeLimit(.minutes(3))) struct FrameCipherTests {

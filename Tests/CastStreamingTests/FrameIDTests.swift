@@ -1,6 +1,6 @@
 import Testing
 
-@testable import CastStreaming
+@_spi(Receiver) @testable import CastStreaming
 
 /// 8-bit frame ids on the wire, expanded to the sender's 64-bit ones.
 @Suite(.timeLimit(.minutes(3))) struct FrameIDTests {

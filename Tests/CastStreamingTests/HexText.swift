@@ -1,4 +1,4 @@
-import CastStreaming
+@_spi(Receiver) import CastStreaming
 
 /// Bytes from hex digits; spaces are ignored.
 func hex(_ text: String) -> [UInt8] {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import CastStreaming
+@_spi(Receiver) @testable import CastStreaming
 
 @Suite(.timeLimit(.minutes(3))) struct HostTimeTests {
     /// Host times and durations in whole nanoseconds, both signs: the concrete

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import CastStreaming
+@_spi(Receiver) @testable import CastStreaming
 
 /// PLI (PT 206, FMT 1) as PictureLossIndication.swift draws it.
 @Suite(.timeLimit(.minutes(3))) struct PictureLossIndicationTests {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import CastStreaming
+@_spi(Receiver) @testable import CastStreaming
 
 /// Low latency's target delay on a made-up clock: it comes down towards
 /// what the link needs a tenth at a time, rises at once when frames take

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import CastStreaming
+@_spi(Receiver) @testable import CastStreaming
 
 /// Compound RTCP packets as the receiver sends them (Docs/spec/cast-streaming.md §4).
 @Suite(.timeLimit(.minutes(3))) struct RTCPCompoundTests {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import CastStreaming
+@_spi(Receiver) @testable import CastStreaming
 
 /// The RTP header of Cast Streaming, byte for byte (Docs/spec/cast-streaming.md §2).
 @Suite(.timeLimit(.minutes(3))) struct RTPPacketHeaderTests {

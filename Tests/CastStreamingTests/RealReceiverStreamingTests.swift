@@ -1,7 +1,7 @@
 import CastChannels
 import Testing
 
-@testable import CastStreaming
+@_spi(Receiver) @testable import CastStreaming
 
 /// The sender's Cast Streaming behaviour where the audit found it differed
 /// from Open Screen's and Chrome's (rows 7, 8, 9, 10, 17). Each test failed

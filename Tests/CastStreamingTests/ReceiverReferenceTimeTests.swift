@@ -1,6 +1,6 @@
 import Testing
 
-@testable import CastStreaming
+@_spi(Receiver) @testable import CastStreaming
 
 /// XR with a receiver reference time block (BT 4) as ReceiverReferenceTime.swift draws it.
 @Suite(.timeLimit(.minutes(3))) struct ReceiverReferenceTimeTests {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import CastStreaming
+@_spi(Receiver) @testable import CastStreaming
 
 /// RR (PT 201) as ReceiverReport.swift draws it.
 @Suite(.timeLimit(.minutes(3))) struct ReceiverReportTests {

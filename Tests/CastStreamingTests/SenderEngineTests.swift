@@ -1,6 +1,6 @@
 import Testing
 
-@testable import CastStreaming
+@_spi(Receiver) @testable import CastStreaming
 
 /// The sender engine driven directly, with a test clock and a transmit
 /// function that records what would go on the wire.

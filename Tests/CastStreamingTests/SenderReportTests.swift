@@ -1,6 +1,6 @@
 import Testing
 
-@testable import CastStreaming
+@_spi(Receiver) @testable import CastStreaming
 
 /// SR (PT 200) as SenderReport.swift draws it.
 @Suite(.timeLimit(.minutes(3))) struct SenderReportTests {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import CastStreaming
+@_spi(Receiver) @testable import CastStreaming
 
 /// The congestion ladder, driven by hand at 500 ms steps.
 @Suite(.timeLimit(.minutes(3))) struct VideoAdaptationTests {

@@ -1,4 +1,4 @@
-public import CastTransport
+@_spi(Receiver) public import CastTransport
 
 /// A scripted receiver app's answer for tests: `message` back to its sender,
 /// text as `echo:<text>`, binary reversed.

@@ -1,8 +1,8 @@
 public import CastChannels
-public import CastDiscovery
+@_spi(Receiver) public import CastDiscovery
 public import CastEmulator
 import CastLogging
-import CastTransport
+@_spi(Receiver) import CastTransport
 
 extension CastEmulator {
     /// The emulator as a device known by its address (127.0.0.1 and its

@@ -1,4 +1,4 @@
-import CastTransport
+@_spi(Receiver) import CastTransport
 import NIOConcurrencyHelpers
 
 /// The first element of `stream` that satisfies `predicate`, waiting at

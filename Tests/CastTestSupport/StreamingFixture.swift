@@ -2,7 +2,7 @@ public import CastChannels
 public import CastEmulator
 public import CastLogging
 public import CastRemoteDisplay
-public import CastTransport
+@_spi(Receiver) public import CastTransport
 import Foundation
 import Testing
 

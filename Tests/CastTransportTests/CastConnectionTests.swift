@@ -4,7 +4,7 @@ import NIOCore
 import NIOPosix
 import Testing
 
-@testable import CastTransport
+@_spi(Receiver) @testable import CastTransport
 
 /// The connection against the emulator: its life over TLS on 127.0.0.1
 /// and in memory, what only a socket does (refusal, a silent peer) over

@@ -4,7 +4,7 @@ import NIOEmbedded
 import NIOTestUtils
 import Testing
 
-@testable import CastTransport
+@_spi(Receiver) @testable import CastTransport
 
 @Suite(.timeLimit(.minutes(3))) struct CastMessageDecoderTests {
     static func messages(_ count: Int) -> [CastMessage] {

@@ -3,7 +3,7 @@ import NIOCore
 import SwiftProtobuf
 import Testing
 
-@testable import CastTransport
+@_spi(Receiver) @testable import CastTransport
 
 @Suite(.timeLimit(.minutes(3))) struct CastMessageFramerTests {
     static let status = CastMessage(

@@ -2,7 +2,7 @@ import CastEmulator
 import CastTestSupport
 import Testing
 
-@testable import CastTransport
+@_spi(Receiver) @testable import CastTransport
 
 /// How the connection ends when the receiver misbehaves, and what happens to
 /// work in flight.

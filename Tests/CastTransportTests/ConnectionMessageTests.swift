@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CastTransport
+@_spi(Receiver) @testable import CastTransport
 
 @Suite(.timeLimit(.minutes(3))) struct ConnectionMessageTests {
     @Test func connectCarriesTheSendersIdentityForLinux() throws {

@@ -4,7 +4,7 @@ import Testing
 import X509
 
 @testable import CastEmulator
-@testable import CastTransport
+@_spi(Receiver) @testable import CastTransport
 
 /// The verifier's checks that a well-behaved emulator cannot provoke, on
 /// replies built by hand from the emulator's identity.

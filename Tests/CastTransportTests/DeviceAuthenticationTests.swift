@@ -3,7 +3,7 @@ import CastTestSupport
 import Testing
 import X509
 
-@testable import CastTransport
+@_spi(Receiver) @testable import CastTransport
 
 /// Device authentication against the emulator's test CA, and every failure.
 @Suite(.timeLimit(.minutes(3))) struct DeviceAuthenticationTests {

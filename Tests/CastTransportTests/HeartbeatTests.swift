@@ -5,7 +5,7 @@ import NIOEmbedded
 import NIOTLS
 import Testing
 
-@testable import CastTransport
+@_spi(Receiver) @testable import CastTransport
 
 @Suite(.timeLimit(.minutes(3))) struct HeartbeatMonitorTests {
     let configuration = HeartbeatConfiguration(pingInterval: .seconds(5), timeout: .seconds(10))

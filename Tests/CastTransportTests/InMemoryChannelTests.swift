@@ -4,7 +4,7 @@ import NIOCore
 import NIOPosix
 import Testing
 
-@testable import CastTransport
+@_spi(Receiver) @testable import CastTransport
 
 /// The two ends of an in-memory pair behave as a connected socket's would
 /// for the pipelines above them: bytes in order, reads that follow

@@ -1,7 +1,7 @@
 import CastLogging
 import Testing
 
-@testable import CastTransport
+@_spi(Receiver) @testable import CastTransport
 
 @Suite(.timeLimit(.minutes(3))) struct MessageRouterTests {
     static let logger = CastLogger(filter: CastLogFilter(minimumLevel: .none)).makeLogger(subsystem: "Test")

@@ -2,7 +2,7 @@ import CastTestSupport
 import NIOConcurrencyHelpers
 import Testing
 
-@testable import CastTransport
+@_spi(Receiver) @testable import CastTransport
 
 @Suite(.timeLimit(.minutes(3))) struct ReconnectPolicyTests {
     @Test func growsExponentiallyUpToTheCapWithoutJitter() {

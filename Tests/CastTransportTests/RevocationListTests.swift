@@ -4,7 +4,7 @@ import SwiftProtobuf
 import Testing
 import X509
 
-@testable import CastTransport
+@_spi(Receiver) @testable import CastTransport
 
 /// The Cast certificate revocation list as Chrome checks it (issue 34), on
 /// Open Screen's own test vectors, Chromium's production list, and the

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import X509
 
-@testable import CastTransport
+@_spi(Receiver) @testable import CastTransport
 
 /// Device verification against Google's Cast roots, as Chrome and Open
 /// Screen do (issue 20): real device chains from Open Screen's test data, and

@@ -3,7 +3,7 @@ import CastTestSupport
 import Foundation
 import Testing
 
-@testable import CastTransport
+@_spi(Receiver) @testable import CastTransport
 
 /// Virtual connections and routing against the emulator's platform rules.
 @Suite(.timeLimit(.minutes(3))) struct VirtualConnectionTests {

@@ -6,12 +6,12 @@
 // build proves they compile. ReadmeSnippetTests checks the README still
 // shows exactly these.
 
-import CastDiscovery
+@_spi(Receiver) import CastDiscovery
 import CastEmulator
 import CastKit
 import CastLogging
 import CastRemoteDisplay
-import CastTransport
+@_spi(Receiver) import CastTransport
 import Foundation
 
 enum ReadmeSnippets {

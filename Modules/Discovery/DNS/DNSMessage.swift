@@ -16,27 +16,27 @@
 ///
 /// ``init(decoding:)`` and ``encoded()`` convert to and from the wire;
 /// names are compressed on encoding.
-package struct DNSMessage: Hashable, Sendable {
+@_spi(Receiver) public struct DNSMessage: Hashable, Sendable {
     /// The query identifier; 0 in multicast mDNS, echoed in legacy unicast replies (RFC 6762 §18.1).
-    package var id: UInt16
+    @_spi(Receiver) public var id: UInt16
     /// The flags word: QR, opcode, AA, TC, RD, RA, Z, AD, CD, RCODE.
-    package var flags: UInt16
+    @_spi(Receiver) public var flags: UInt16
     /// The question section.
-    package var questions: [DNSQuestion]
+    @_spi(Receiver) public var questions: [DNSQuestion]
     /// The answer section.
-    package var answers: [DNSResourceRecord]
+    @_spi(Receiver) public var answers: [DNSResourceRecord]
     /// The authority section (mDNS probes put proposed records here).
-    package var authorities: [DNSResourceRecord]
+    @_spi(Receiver) public var authorities: [DNSResourceRecord]
     /// The additional section.
-    package var additionals: [DNSResourceRecord]
+    @_spi(Receiver) public var additionals: [DNSResourceRecord]
 
     /// The flags of an mDNS response: QR and AA set (RFC 6762 §18.2, §18.4).
-    package static let responseFlags: UInt16 = 0x8400
+    @_spi(Receiver) public static let responseFlags: UInt16 = 0x8400
     /// The truncated bit: in a query, more known answers follow in the next datagram (RFC 6762 §7.2).
-    package static let truncatedFlag: UInt16 = 0x0200
+    @_spi(Receiver) public static let truncatedFlag: UInt16 = 0x0200
 
     /// Creates a message.
-    package init(
+    @_spi(Receiver) public init(
         id: UInt16 = 0,
         flags: UInt16 = 0,
         questions: [DNSQuestion] = [],
@@ -53,16 +53,16 @@ package struct DNSMessage: Hashable, Sendable {
     }
 
     /// Whether the message is a response (QR bit).
-    package var isResponse: Bool { self.flags & 0x8000 != 0 }
+    @_spi(Receiver) public var isResponse: Bool { self.flags & 0x8000 != 0 }
     /// The opcode; mDNS accepts only 0, a standard query (RFC 6762 §18.3).
-    package var opcode: UInt8 { UInt8((self.flags >> 11) & 0x0F) }
+    @_spi(Receiver) public var opcode: UInt8 { UInt8((self.flags >> 11) & 0x0F) }
     /// Whether the sender has more known answers in following packets (TC bit, RFC 6762 §7.2).
-    package var isTruncated: Bool { self.flags & 0x0200 != 0 }
+    @_spi(Receiver) public var isTruncated: Bool { self.flags & 0x0200 != 0 }
     /// The response code; mDNS ignores messages whose code is not 0 (RFC 6762 §18.11).
-    package var responseCode: UInt8 { UInt8(self.flags & 0x000F) }
+    @_spi(Receiver) public var responseCode: UInt8 { UInt8(self.flags & 0x000F) }
 
     /// Every record of the answer and additional sections, the two a querier caches.
-    package var cacheableRecords: [DNSResourceRecord] {
+    @_spi(Receiver) public var cacheableRecords: [DNSResourceRecord] {
         self.answers + self.additionals
     }
 }

@@ -4,44 +4,44 @@
 /// names are equal and hash alike when their labels match that way. Labels
 /// hold UTF-8 text (RFC 6763 §4.3 allows it in instance names); a label is
 /// at most 63 bytes and a whole name at most 255 bytes on the wire.
-package struct DNSName: Hashable, Sendable, CustomStringConvertible {
+@_spi(Receiver) public struct DNSName: Hashable, Sendable, CustomStringConvertible {
     /// The labels, most specific first, without the empty root label.
-    package let labels: [String]
+    @_spi(Receiver) public let labels: [String]
 
     /// The longest label the wire format can carry (RFC 1035 §2.3.4).
-    package static let maximumLabelLength = 63
+    @_spi(Receiver) public static let maximumLabelLength = 63
     /// The longest name the wire format can carry, length bytes and root included.
-    package static let maximumWireLength = 255
+    @_spi(Receiver) public static let maximumWireLength = 255
 
     /// Creates a name from its labels.
-    package init(labels: [String]) {
+    @_spi(Receiver) public init(labels: [String]) {
         self.labels = labels
     }
 
     /// Creates a name from dotted text (`"_googlecast._tcp.local"`; a trailing dot is allowed).
     /// Dots inside a label cannot be expressed this way; use ``init(labels:)`` for such names.
-    package init(_ dotted: String) {
+    @_spi(Receiver) public init(_ dotted: String) {
         self.labels = dotted.split(separator: ".", omittingEmptySubsequences: true).map(String.init)
     }
 
     /// The name with `label` in front: `"_googlecast._tcp.local".prepending("Chromecast-1234")`.
-    package func prepending(_ label: String) -> DNSName {
+    @_spi(Receiver) public func prepending(_ label: String) -> DNSName {
         DNSName(labels: [label] + self.labels)
     }
 
     /// The name without its first label; the root stays the root.
-    package var parent: DNSName {
+    @_spi(Receiver) public var parent: DNSName {
         DNSName(labels: Array(self.labels.dropFirst()))
     }
 
     /// Whether the name ends with `suffix`, label by label, ignoring ASCII case.
-    package func hasSuffix(_ suffix: DNSName) -> Bool {
+    @_spi(Receiver) public func hasSuffix(_ suffix: DNSName) -> Bool {
         guard suffix.labels.count <= self.labels.count else { return false }
         return DNSName(labels: Array(self.labels.suffix(suffix.labels.count))) == suffix
     }
 
     /// The bytes this name takes on the wire without compression.
-    package var wireLength: Int {
+    @_spi(Receiver) public var wireLength: Int {
         self.labels.reduce(1) { $0 + 1 + $1.utf8.count }
     }
 
@@ -50,16 +50,16 @@ package struct DNSName: Hashable, Sendable, CustomStringConvertible {
         self.labels.map(Self.foldingASCIICase)
     }
 
-    package static func == (lhs: DNSName, rhs: DNSName) -> Bool {
+    @_spi(Receiver) public static func == (lhs: DNSName, rhs: DNSName) -> Bool {
         lhs.labels.count == rhs.labels.count && lhs.canonicalLabels == rhs.canonicalLabels
     }
 
-    package func hash(into hasher: inout Hasher) {
+    @_spi(Receiver) public func hash(into hasher: inout Hasher) {
         hasher.combine(self.canonicalLabels)
     }
 
     /// Dotted text with a trailing dot, `_googlecast._tcp.local.`.
-    package var description: String {
+    @_spi(Receiver) public var description: String {
         self.labels.joined(separator: ".") + "."
     }
 

@@ -2,18 +2,18 @@
 ///
 /// mDNS reuses the top bit of the class as the cache-flush bit: this record
 /// replaces every other record of its name and type (RFC 6762 §10.2).
-package struct DNSResourceRecord: Hashable, Sendable {
+@_spi(Receiver) public struct DNSResourceRecord: Hashable, Sendable {
     /// The name the record belongs to.
-    package var name: DNSName
+    @_spi(Receiver) public var name: DNSName
     /// How long, in seconds, the record may be cached; 0 is a goodbye (RFC 6762 §10.1).
-    package var ttl: UInt32
+    @_spi(Receiver) public var ttl: UInt32
     /// Whether the record replaces the cached records of its name and type.
-    package var isCacheFlush: Bool
+    @_spi(Receiver) public var isCacheFlush: Bool
     /// The record's data, which also gives its type.
-    package var data: DNSRecordData
+    @_spi(Receiver) public var data: DNSRecordData
 
     /// Creates a record.
-    package init(name: DNSName, ttl: UInt32, isCacheFlush: Bool = false, data: DNSRecordData) {
+    @_spi(Receiver) public init(name: DNSName, ttl: UInt32, isCacheFlush: Bool = false, data: DNSRecordData) {
         self.name = name
         self.ttl = ttl
         self.isCacheFlush = isCacheFlush
@@ -21,10 +21,10 @@ package struct DNSResourceRecord: Hashable, Sendable {
     }
 
     /// The record's type.
-    package var type: DNSRecordType { self.data.type }
+    @_spi(Receiver) public var type: DNSRecordType { self.data.type }
 
     /// The same record with another TTL.
-    package func withTTL(_ ttl: UInt32) -> DNSResourceRecord {
+    @_spi(Receiver) public func withTTL(_ ttl: UInt32) -> DNSResourceRecord {
         var copy = self
         copy.ttl = ttl
         return copy
@@ -32,7 +32,7 @@ package struct DNSResourceRecord: Hashable, Sendable {
 }
 
 /// The data of a resource record, by type.
-package enum DNSRecordData: Hashable, Sendable {
+@_spi(Receiver) public enum DNSRecordData: Hashable, Sendable {
     /// An IPv4 address, 4 bytes in network order.
     case a(IPAddress.V4)
     /// An IPv6 address, 16 bytes in network order.
@@ -49,7 +49,7 @@ package enum DNSRecordData: Hashable, Sendable {
     case other(type: DNSRecordType, bytes: [UInt8])
 
     /// The record type this data belongs to.
-    package var type: DNSRecordType {
+    @_spi(Receiver) public var type: DNSRecordType {
         switch self {
         case .a: .a
         case .aaaa: .aaaa

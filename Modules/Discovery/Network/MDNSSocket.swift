@@ -1,5 +1,5 @@
-package import Logging
-package import NIOCore
+public import Logging
+public import NIOCore
 import NIOPosix
 
 #if canImport(Glibc)
@@ -17,21 +17,21 @@ import Glibc
 ///
 /// Received datagrams are decoded here; malformed ones are logged and
 /// dropped. Everything runs on the channel's event loop.
-package final class MDNSSocket: Sendable {
+@_spi(Receiver) public final class MDNSSocket: Sendable {
     /// A decoded datagram: the message, who sent it, and the interface it arrived on.
-    package typealias Receiver = @Sendable (DNSMessage, SocketAddress, Int) -> Void
+    @_spi(Receiver) public typealias Receiver = @Sendable (DNSMessage, SocketAddress, Int) -> Void
 
     /// The interface the socket serves.
-    package let interface: NetworkInterface
+    @_spi(Receiver) public let interface: NetworkInterface
     /// The IP version the socket speaks.
-    package let family: AddressFamilies
+    @_spi(Receiver) public let family: AddressFamilies
     /// The group and port multicast goes to.
-    package let groupAddress: SocketAddress
+    @_spi(Receiver) public let groupAddress: SocketAddress
     private let channel: any Channel
     private let logger: Logger
 
     /// The largest datagram sent or accepted (RFC 6762 §17).
-    package static let maximumDatagramSize = 9000
+    @_spi(Receiver) public static let maximumDatagramSize = 9000
 
     private init(
         interface: NetworkInterface, family: AddressFamilies, group: SocketAddress, channel: any Channel, logger: Logger
@@ -47,7 +47,7 @@ package final class MDNSSocket: Sendable {
     ///
     /// The socket is created on `eventLoop`'s thread, so it belongs to that
     /// thread's network namespace.
-    package static func open(
+    @_spi(Receiver) public static func open(
         on interface: NetworkInterface,
         family: AddressFamilies,
         port: Int,
@@ -151,7 +151,7 @@ package final class MDNSSocket: Sendable {
     }
 
     /// Sends `message` to the group, or to `destination` (a unicast reply).
-    package func send(_ message: DNSMessage, to destination: SocketAddress? = nil) {
+    @_spi(Receiver) public func send(_ message: DNSMessage, to destination: SocketAddress? = nil) {
         let bytes: [UInt8]
         do {
             bytes = try message.encoded()
@@ -174,7 +174,7 @@ package final class MDNSSocket: Sendable {
     }
 
     /// Leaves the group and closes the socket.
-    package func close() -> EventLoopFuture<Void> {
+    @_spi(Receiver) public func close() -> EventLoopFuture<Void> {
         self.channel.close().recover { _ in }
     }
 }

@@ -5,23 +5,23 @@ import Darwin
 #endif
 
 /// A network interface as `getifaddrs(3)` describes it, addresses grouped.
-package struct NetworkInterface: Hashable, Sendable, CustomStringConvertible {
+@_spi(Receiver) public struct NetworkInterface: Hashable, Sendable, CustomStringConvertible {
     /// The interface name, such as `eth0`.
-    package var name: String
+    @_spi(Receiver) public var name: String
     /// The kernel's interface index.
-    package var index: Int
+    @_spi(Receiver) public var index: Int
     /// Administratively up (`IFF_UP`).
-    package var isUp: Bool
+    @_spi(Receiver) public var isUp: Bool
     /// Operationally up, a carrier present (`IFF_RUNNING`).
-    package var isRunning: Bool
+    @_spi(Receiver) public var isRunning: Bool
     /// The loopback interface (`IFF_LOOPBACK`).
-    package var isLoopback: Bool
+    @_spi(Receiver) public var isLoopback: Bool
     /// Supports multicast (`IFF_MULTICAST`).
-    package var supportsMulticast: Bool
+    @_spi(Receiver) public var supportsMulticast: Bool
     /// The IPv4 addresses assigned.
-    package var ipv4Addresses: [IPAddress.V4]
+    @_spi(Receiver) public var ipv4Addresses: [IPAddress.V4]
     /// The IPv6 addresses assigned, link-local ones zoned to this interface.
-    package var ipv6Addresses: [IPAddress.V6]
+    @_spi(Receiver) public var ipv6Addresses: [IPAddress.V6]
     /// The IPv4 subnets (address and netmask) assigned.
     var ipv4Subnets: [AddressScope.Subnet] = []
 
@@ -30,12 +30,12 @@ package struct NetworkInterface: Hashable, Sendable, CustomStringConvertible {
         AddressScope(isLoopback: self.isLoopback, subnets: self.ipv4Subnets)
     }
 
-    package var description: String {
+    @_spi(Receiver) public var description: String {
         "\(self.name)#\(self.index)"
     }
 
     /// Every interface of the calling thread's network namespace, by index.
-    package static func all() -> [NetworkInterface] {
+    @_spi(Receiver) public static func all() -> [NetworkInterface] {
         var first: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&first) == 0, let first else { return [] }
         defer { freeifaddrs(first) }
@@ -94,7 +94,7 @@ public enum InterfaceSelection: Hashable, Sendable {
     case named(Set<String>)
 
     /// Whether `interface` is selected now.
-    package func includes(_ interface: NetworkInterface) -> Bool {
+    @_spi(Receiver) public func includes(_ interface: NetworkInterface) -> Bool {
         guard interface.isUp, interface.isRunning || interface.isLoopback else { return false }
         switch self {
         case .automatic(let includingLoopback):

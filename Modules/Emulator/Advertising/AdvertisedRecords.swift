@@ -1,4 +1,4 @@
-import CastDiscovery
+@_spi(Receiver) import CastDiscovery
 
 /// The DNS records an advertisement amounts to on one interface, and the
 /// responder's answers built from them (RFC 6762 §6, RFC 6763 §12).

@@ -1,4 +1,4 @@
-public import CastDiscovery
+@_spi(Receiver) public import CastDiscovery
 
 /// What the emulator's mDNS responder advertises: one `_googlecast._tcp`
 /// service with the TXT attributes real receivers publish.

@@ -1,4 +1,4 @@
-public import CastDiscovery
+@_spi(Receiver) public import CastDiscovery
 import Crypto
 
 extension CastEmulator {

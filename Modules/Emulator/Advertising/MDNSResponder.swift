@@ -1,4 +1,4 @@
-public import CastDiscovery
+@_spi(Receiver) public import CastDiscovery
 public import CastLogging
 import Logging
 import NIOConcurrencyHelpers

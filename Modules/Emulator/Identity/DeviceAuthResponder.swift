@@ -1,4 +1,4 @@
-package import CastTransport
+@_spi(Receiver) package import CastTransport
 import Foundation
 import SwiftProtobuf
 import _CryptoExtras

@@ -1,4 +1,4 @@
-import CastTransport
+@_spi(Receiver) import CastTransport
 public import Foundation
 import SwiftASN1
 public import X509

@@ -1,6 +1,6 @@
 import CastChannels
 import CastCommon
-import CastTransport
+@_spi(Receiver) import CastTransport
 import Logging
 import NIOCore
 

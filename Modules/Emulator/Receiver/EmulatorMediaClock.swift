@@ -1,4 +1,4 @@
-import CastTransport
+@_spi(Receiver) import CastTransport
 import NIOConcurrencyHelpers
 
 /// The time the emulator's media player runs on: the machine's clock, or a
@@ -32,7 +32,7 @@ public final class EmulatorMediaClock: Sendable {
         self.source.withLockedValue { source in
             switch source {
             case .system(let start):
-                return (ContinuousClock.now - start).inSeconds
+                return (ContinuousClock.now - start) / .seconds(1)
             case .manual(let seconds):
                 return seconds
             }
@@ -43,7 +43,7 @@ public final class EmulatorMediaClock: Sendable {
     func advance(by duration: Duration) {
         self.source.withLockedValue { source in
             if case .manual(let now) = source {
-                source = .manual(now + duration.inSeconds)
+                source = .manual(now + duration / .seconds(1))
             }
         }
     }

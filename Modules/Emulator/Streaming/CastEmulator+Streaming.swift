@@ -1,4 +1,4 @@
-import CastStreaming
+@_spi(Receiver) import CastStreaming
 
 /// The Cast Streaming receiver seen from the test's side: how it answers,
 /// what the network does to the media, and what it measured.

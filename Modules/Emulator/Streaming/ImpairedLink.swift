@@ -1,4 +1,4 @@
-import CastStreaming
+@_spi(Receiver) import CastStreaming
 
 /// The emulated network between sender and receiver: decides, per
 /// datagram, whether it is lost and when it arrives. A value, used under

@@ -1,5 +1,5 @@
 import CAVCodec
-package import CastStreaming
+@_spi(Receiver) package import CastStreaming
 
 /// FFmpeg's decoders (libavcodec) for H.264 and AV1 (through dav1d), as a
 /// receiver has them: Open Screen's receiver decodes both through FFmpeg,

@@ -1,7 +1,7 @@
 import COpus
 import CVPX
 import CYUV
-package import CastStreaming
+@_spi(Receiver) package import CastStreaming
 import Foundation
 
 /// A decoded I420 picture, planes without padding.

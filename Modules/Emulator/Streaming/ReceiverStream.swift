@@ -1,4 +1,4 @@
-package import CastStreaming
+@_spi(Receiver) package import CastStreaming
 
 /// One stream on the emulator's receiving side, as Open Screen's receiver
 /// behaves: packets into frames (up to 256 frames past the checkpoint),

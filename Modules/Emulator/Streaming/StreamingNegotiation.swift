@@ -1,5 +1,5 @@
 package import CastChannels
-package import CastStreaming
+@_spi(Receiver) package import CastStreaming
 
 /// Reads an OFFER as Open Screen's receiver does and writes the ANSWER
 /// (Docs/spec/cast-streaming.md §1).

@@ -1,5 +1,5 @@
 import CastChannels
-import CastStreaming
+@_spi(Receiver) import CastStreaming
 import Dispatch
 import Logging
 import NIOConcurrencyHelpers

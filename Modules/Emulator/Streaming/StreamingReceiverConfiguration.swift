@@ -1,4 +1,4 @@
-public import CastStreaming
+@_spi(Receiver) public import CastStreaming
 
 /// How the emulator's Cast Streaming receiver answers OFFERs and treats
 /// the media path: the knobs a Remote Display test turns.

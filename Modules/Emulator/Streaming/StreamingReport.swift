@@ -1,4 +1,4 @@
-public import CastStreaming
+@_spi(Receiver) public import CastStreaming
 
 /// What the emulator's streaming receiver measured for one stream.
 public struct StreamReport: Sendable, Hashable {

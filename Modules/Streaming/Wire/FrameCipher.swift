@@ -2,27 +2,27 @@ import COpenSSL
 
 /// A stream's AES key and IV mask: 16 random bytes each, fresh for every
 /// stream of every session (Docs/spec/cast-streaming.md §1).
-package struct StreamKey: Sendable, Hashable {
+@_spi(Receiver) public struct StreamKey: Sendable, Hashable {
     /// The AES-128 key.
-    package var key: [UInt8]
+    @_spi(Receiver) public var key: [UInt8]
     /// XORed into every frame's nonce.
-    package var ivMask: [UInt8]
+    @_spi(Receiver) public var ivMask: [UInt8]
 
     /// A key from given bytes (16 each), for receivers and test vectors.
-    package init?(key: [UInt8], ivMask: [UInt8]) {
+    @_spi(Receiver) public init?(key: [UInt8], ivMask: [UInt8]) {
         guard key.count == 16, ivMask.count == 16 else { return nil }
         self.key = key
         self.ivMask = ivMask
     }
 
     /// A key from the 32 hex characters each the OFFER carries.
-    package init?(hexKey: String, hexIVMask: String) {
+    @_spi(Receiver) public init?(hexKey: String, hexIVMask: String) {
         guard let key = Hex.decode(hexKey), let mask = Hex.decode(hexIVMask) else { return nil }
         self.init(key: key, ivMask: mask)
     }
 
     /// Fresh random key and mask from OpenSSL's CSPRNG.
-    package static func random() throws(CastRemoteDisplayError) -> StreamKey {
+    @_spi(Receiver) public static func random() throws(CastRemoteDisplayError) -> StreamKey {
         var bytes = [UInt8](repeating: 0, count: 32)
         guard FrameCipher.initialized, RAND_bytes(&bytes, 32) == 1 else {
             throw CastRemoteDisplayError(.cryptoFailure, "OpenSSL's random generator failed")
@@ -41,7 +41,7 @@ package struct StreamKey: Sendable, Hashable {
 /// frame can be encrypted slice by slice straight into its packets.
 ///
 /// Not thread-safe: one owner (a stream's sender or receiver) at a time.
-package final class FrameCipher {
+@_spi(Receiver) public final class FrameCipher {
     private let ivMask: [UInt8]
     private let context: OpaquePointer
     private var nonce = [UInt8](repeating: 0, count: 16)
@@ -49,7 +49,7 @@ package final class FrameCipher {
     /// libcrypto set up once, before its first use here, without its exit-time cleanup.
     static let initialized = copenssl_init_without_atexit() == 1
 
-    package init(_ key: StreamKey) throws(CastRemoteDisplayError) {
+    @_spi(Receiver) public init(_ key: StreamKey) throws(CastRemoteDisplayError) {
         guard Self.initialized, let context = EVP_CIPHER_CTX_new() else {
             throw CastRemoteDisplayError(.cryptoFailure, "OpenSSL could not allocate a cipher context")
         }
@@ -69,7 +69,7 @@ package final class FrameCipher {
     }
 
     /// Starts the key stream for `frameID` (its low 32 bits count).
-    package func begin(frameID: Int64) throws(CastRemoteDisplayError) {
+    @_spi(Receiver) public func begin(frameID: Int64) throws(CastRemoteDisplayError) {
         let truncated = UInt32(truncatingIfNeeded: frameID)
         for index in 0..<16 {
             var byte: UInt8 = 0
@@ -85,7 +85,7 @@ package final class FrameCipher {
 
     /// XORs the next `count` bytes of key stream over `input` into `output`
     /// (they may be the same memory).
-    package func apply(_ input: UnsafeRawPointer, to output: UnsafeMutableRawPointer, count: Int) {
+    @_spi(Receiver) public func apply(_ input: UnsafeRawPointer, to output: UnsafeMutableRawPointer, count: Int) {
         guard count > 0 else { return }
         var written: Int32 = 0
         // CTR never fails on a started context with valid pointers.
@@ -95,7 +95,7 @@ package final class FrameCipher {
     }
 
     /// `bytes` encrypted (or decrypted) as frame `frameID`; allocates, for receivers and tests.
-    package func crypt(_ bytes: [UInt8], frameID: Int64) throws(CastRemoteDisplayError) -> [UInt8] {
+    @_spi(Receiver) public func crypt(_ bytes: [UInt8], frameID: Int64) throws(CastRemoteDisplayError) -> [UInt8] {
         try self.begin(frameID: frameID)
         var output = [UInt8](repeating: 0, count: bytes.count)
         bytes.withUnsafeBytes { input in
@@ -110,9 +110,9 @@ package final class FrameCipher {
 }
 
 /// Lowercase hexadecimal, as the OFFER carries keys.
-package enum Hex {
+@_spi(Receiver) public enum Hex {
     /// `bytes` as lowercase hex digits.
-    package static func encode(_ bytes: [UInt8]) -> String {
+    @_spi(Receiver) public static func encode(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(bytes.count * 2)
@@ -124,7 +124,7 @@ package enum Hex {
     }
 
     /// The bytes of a hex string, or `nil` for odd lengths or other characters.
-    package static func decode(_ text: String) -> [UInt8]? {
+    @_spi(Receiver) public static func decode(_ text: String) -> [UInt8]? {
         let characters = Array(text.utf8)
         guard characters.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []

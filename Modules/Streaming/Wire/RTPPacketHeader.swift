@@ -9,41 +9,41 @@
 /// 8–11   sender SSRC               18  reference frame id (low 8 bits)
 ///                                  19… extensions, then the payload
 /// ```
-package struct RTPPacketHeader: Sendable, Hashable {
+@_spi(Receiver) public struct RTPPacketHeader: Sendable, Hashable {
     /// Set only on the last packet of a frame.
-    package var marker: Bool
+    @_spi(Receiver) public var marker: Bool
     /// 7 bits: 96 video, 127 audio as Chrome sends.
-    package var payloadType: UInt8
-    package var sequenceNumber: UInt16
-    package var rtpTimestamp: UInt32
-    package var ssrc: UInt32
-    package var isKeyFrame: Bool
+    @_spi(Receiver) public var payloadType: UInt8
+    @_spi(Receiver) public var sequenceNumber: UInt16
+    @_spi(Receiver) public var rtpTimestamp: UInt32
+    @_spi(Receiver) public var ssrc: UInt32
+    @_spi(Receiver) public var isKeyFrame: Bool
     /// Low 8 bits of the frame id.
-    package var frameID: UInt8
-    package var packetID: UInt16
-    package var maxPacketID: UInt16
+    @_spi(Receiver) public var frameID: UInt8
+    @_spi(Receiver) public var packetID: UInt16
+    @_spi(Receiver) public var maxPacketID: UInt16
     /// Low 8 bits of the frame this one references (itself for key frames).
-    package var referenceFrameID: UInt8
+    @_spi(Receiver) public var referenceFrameID: UInt8
     /// The adaptive playout delay extension's value, milliseconds.
-    package var playoutDelay: UInt16?
+    @_spi(Receiver) public var playoutDelay: UInt16?
 
     /// Bytes before the payload without extensions.
-    package static let baseSize = 19
+    @_spi(Receiver) public static let baseSize = 19
     /// The largest packet, bytes (IPv4 path MTU less IP and UDP headers).
-    package static let maximumPacketSize = 1_472
+    @_spi(Receiver) public static let maximumPacketSize = 1_472
     /// The largest packet over IPv6, bytes: its header is 20 bytes longer
     /// (Open Screen cast/streaming/public/environment.cc:81-94, rtp_defines.h:39-40).
-    package static let maximumIPv6PacketSize = 1_452
+    @_spi(Receiver) public static let maximumIPv6PacketSize = 1_452
     /// The header bytes Open Screen reserves in every packet: the base header and one 4-byte extension.
-    package static let reservedHeaderSize = 23
+    @_spi(Receiver) public static let reservedHeaderSize = 23
     /// Payload bytes per IPv4 packet: the maximum less the reserved header.
-    package static let maximumPayloadSize = maximumPacketSize - reservedHeaderSize
+    @_spi(Receiver) public static let maximumPayloadSize = maximumPacketSize - reservedHeaderSize
     /// Type of the adaptive playout delay extension.
     static let playoutDelayExtensionType: UInt16 = 1
     /// The most packets one frame may have (0xFFFF is reserved for "whole frame" in NACKs).
-    package static let maximumPacketCount = 0xFFFF
+    @_spi(Receiver) public static let maximumPacketCount = 0xFFFF
 
-    package init(
+    @_spi(Receiver) public init(
         marker: Bool, payloadType: UInt8, sequenceNumber: UInt16, rtpTimestamp: UInt32, ssrc: UInt32,
         isKeyFrame: Bool, frameID: UInt8, packetID: UInt16, maxPacketID: UInt16, referenceFrameID: UInt8,
         playoutDelay: UInt16? = nil
@@ -62,12 +62,12 @@ package struct RTPPacketHeader: Sendable, Hashable {
     }
 
     /// The header's size in bytes.
-    package var byteCount: Int { Self.baseSize + (self.playoutDelay == nil ? 0 : 4) }
+    @_spi(Receiver) public var byteCount: Int { Self.baseSize + (self.playoutDelay == nil ? 0 : 4) }
 
     /// Writes the header at the start of `buffer` (at least ``byteCount``
     /// bytes) and returns its size.
     @discardableResult
-    package func write(to buffer: UnsafeMutableRawPointer) -> Int {
+    @_spi(Receiver) public func write(to buffer: UnsafeMutableRawPointer) -> Int {
         let bytes = buffer.assumingMemoryBound(to: UInt8.self)
         bytes[0] = 0x80
         bytes[1] = (self.marker ? 0x80 : 0) | (self.payloadType & 0x7F)
@@ -87,13 +87,17 @@ package struct RTPPacketHeader: Sendable, Hashable {
     }
 
     /// Changes the sequence number of a packet already written (retransmissions get new ones).
-    package static func rewriteSequenceNumber(_ sequenceNumber: UInt16, in packet: UnsafeMutableRawPointer) {
+    @_spi(Receiver) public static func rewriteSequenceNumber(
+        _ sequenceNumber: UInt16, in packet: UnsafeMutableRawPointer
+    ) {
         Self.store(sequenceNumber, at: packet.assumingMemoryBound(to: UInt8.self) + 2)
     }
 
     /// Parses a packet's headers; returns the header and where the payload
     /// starts, or `nil` for anything that is not a well-formed Cast RTP packet.
-    package static func parse(_ packet: UnsafeRawBufferPointer) -> (header: RTPPacketHeader, payloadOffset: Int)? {
+    @_spi(Receiver) public static func parse(_ packet: UnsafeRawBufferPointer) -> (
+        header: RTPPacketHeader, payloadOffset: Int
+    )? {
         guard packet.count >= Self.baseSize, packet[0] == 0x80 else { return nil }
         let flags = packet[12]
         var offset = flags & 0x40 != 0 ? Self.baseSize : Self.baseSize - 1

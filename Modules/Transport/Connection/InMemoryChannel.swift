@@ -1,5 +1,5 @@
 import NIOConcurrencyHelpers
-package import NIOCore
+public import NIOCore
 
 /// One end of two channels joined in memory, as a socket pair would be:
 /// bytes written and flushed on one end are read by the other, in order,
@@ -20,7 +20,7 @@ package import NIOCore
 /// what came before; writes on a closed end fail with
 /// `ChannelError.ioOnClosedChannel`. Half-closure, addresses and socket
 /// options other than `autoRead` are not part of it.
-package final class InMemoryChannel: Channel, ChannelCore, @unchecked Sendable {
+@_spi(Receiver) public final class InMemoryChannel: Channel, ChannelCore, @unchecked Sendable {
     // @unchecked Sendable, and why that is safe, property by property:
     // - `eventLoop`, `allocator`, `parent`, `closePromise` are `let`s of Sendable types.
     // - `pipelineStorage` is written once, in `init`, before `self` is shared,
@@ -35,16 +35,16 @@ package final class InMemoryChannel: Channel, ChannelCore, @unchecked Sendable {
     //   (`receive`, `peerClosed`), and `makePair` sets `peer` before either
     //   end is handed to anyone. This is how NIO's own channels are Sendable.
 
-    package let eventLoop: any EventLoop
-    package let allocator = ByteBufferAllocator()
-    package let parent: (any Channel)? = nil
-    package var localAddress: SocketAddress? { nil }
-    package var remoteAddress: SocketAddress? { nil }
-    package var _channelCore: any ChannelCore { self }
-    package var closeFuture: EventLoopFuture<Void> { self.closePromise.futureResult }
-    package var pipeline: ChannelPipeline { self.pipelineStorage }
-    package var isWritable: Bool { self.isActive }
-    package var isActive: Bool { self.activity.withLockedValue { $0 } }
+    @_spi(Receiver) public let eventLoop: any EventLoop
+    @_spi(Receiver) public let allocator = ByteBufferAllocator()
+    @_spi(Receiver) public let parent: (any Channel)? = nil
+    @_spi(Receiver) public var localAddress: SocketAddress? { nil }
+    @_spi(Receiver) public var remoteAddress: SocketAddress? { nil }
+    @_spi(Receiver) public var _channelCore: any ChannelCore { self }
+    @_spi(Receiver) public var closeFuture: EventLoopFuture<Void> { self.closePromise.futureResult }
+    @_spi(Receiver) public var pipeline: ChannelPipeline { self.pipelineStorage }
+    @_spi(Receiver) public var isWritable: Bool { self.isActive }
+    @_spi(Receiver) public var isActive: Bool { self.activity.withLockedValue { $0 } }
 
     // Set once in init (it needs `self`), as EmbeddedChannel's is.
     private var pipelineStorage: ChannelPipeline!
@@ -68,7 +68,7 @@ package final class InMemoryChannel: Channel, ChannelCore, @unchecked Sendable {
 
     /// How many unread bytes an end holds before its peer's writes wait:
     /// about what a loopback socket's send and receive buffers hold.
-    package static let bufferLimit = 256 * 1_024
+    @_spi(Receiver) public static let bufferLimit = 256 * 1_024
 
     private init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
@@ -80,7 +80,7 @@ package final class InMemoryChannel: Channel, ChannelCore, @unchecked Sendable {
     /// Two joined ends, the first on `first`, the second on `second` (the
     /// same loop is fine). Neither is registered or active yet: install
     /// each end's handlers on its loop, then ``activate()`` it.
-    package static func makePair(on first: any EventLoop, and second: any EventLoop) -> (
+    @_spi(Receiver) public static func makePair(on first: any EventLoop, and second: any EventLoop) -> (
         InMemoryChannel, InMemoryChannel
     ) {
         let one = InMemoryChannel(eventLoop: first)
@@ -93,7 +93,7 @@ package final class InMemoryChannel: Channel, ChannelCore, @unchecked Sendable {
     /// Registers the end and makes it active, as a connected socket
     /// becomes: `channelRegistered`, `channelActive`, then a read if
     /// `autoRead` is on. An end whose peer has already closed is closed.
-    package func activate() -> EventLoopFuture<Void> {
+    @_spi(Receiver) public func activate() -> EventLoopFuture<Void> {
         self.eventLoop.submit {
             guard self.isOpen else { throw ChannelError.ioOnClosedChannel }
             self.pipeline.syncOperations.fireChannelRegistered()
@@ -106,7 +106,9 @@ package final class InMemoryChannel: Channel, ChannelCore, @unchecked Sendable {
 
     // MARK: Options
 
-    package func setOption<Option: ChannelOption>(_ option: Option, value: Option.Value) -> EventLoopFuture<Void> {
+    @_spi(Receiver) public func setOption<Option: ChannelOption>(_ option: Option, value: Option.Value)
+        -> EventLoopFuture<Void>
+    {
         self.eventLoop.submit {
             // As NIO's sockets: turning it off stops reading at once, even a read
             // already asked for; turning it on reads again.
@@ -123,7 +125,7 @@ package final class InMemoryChannel: Channel, ChannelCore, @unchecked Sendable {
         }
     }
 
-    package func getOption<Option: ChannelOption>(_ option: Option) -> EventLoopFuture<Option.Value> {
+    @_spi(Receiver) public func getOption<Option: ChannelOption>(_ option: Option) -> EventLoopFuture<Option.Value> {
         self.eventLoop.submit {
             guard option is ChannelOptions.Types.AutoReadOption, let value = self.isAutoRead as? Option.Value else {
                 throw ChannelError.operationUnsupported
@@ -134,27 +136,27 @@ package final class InMemoryChannel: Channel, ChannelCore, @unchecked Sendable {
 
     // MARK: ChannelCore (on the loop)
 
-    package func localAddress0() throws -> SocketAddress { throw ChannelError.operationUnsupported }
+    @_spi(Receiver) public func localAddress0() throws -> SocketAddress { throw ChannelError.operationUnsupported }
 
-    package func remoteAddress0() throws -> SocketAddress { throw ChannelError.operationUnsupported }
+    @_spi(Receiver) public func remoteAddress0() throws -> SocketAddress { throw ChannelError.operationUnsupported }
 
-    package func register0(promise: EventLoopPromise<Void>?) {
+    @_spi(Receiver) public func register0(promise: EventLoopPromise<Void>?) {
         promise?.succeed(())
     }
 
-    package func registerAlreadyConfigured0(promise: EventLoopPromise<Void>?) {
+    @_spi(Receiver) public func registerAlreadyConfigured0(promise: EventLoopPromise<Void>?) {
         promise?.succeed(())
     }
 
-    package func bind0(to: SocketAddress, promise: EventLoopPromise<Void>?) {
+    @_spi(Receiver) public func bind0(to: SocketAddress, promise: EventLoopPromise<Void>?) {
         promise?.fail(ChannelError.operationUnsupported)
     }
 
-    package func connect0(to: SocketAddress, promise: EventLoopPromise<Void>?) {
+    @_spi(Receiver) public func connect0(to: SocketAddress, promise: EventLoopPromise<Void>?) {
         promise?.fail(ChannelError.operationUnsupported)
     }
 
-    package func write0(_ data: NIOAny, promise: EventLoopPromise<Void>?) {
+    @_spi(Receiver) public func write0(_ data: NIOAny, promise: EventLoopPromise<Void>?) {
         self.eventLoop.preconditionInEventLoop()
         guard self.isOpen else {
             promise?.fail(ChannelError.ioOnClosedChannel)
@@ -163,7 +165,7 @@ package final class InMemoryChannel: Channel, ChannelCore, @unchecked Sendable {
         self.unflushed.append((self.unwrapData(data, as: ByteBuffer.self), promise))
     }
 
-    package func flush0() {
+    @_spi(Receiver) public func flush0() {
         self.eventLoop.preconditionInEventLoop()
         let writes = self.unflushed
         self.unflushed = []
@@ -174,14 +176,14 @@ package final class InMemoryChannel: Channel, ChannelCore, @unchecked Sendable {
         peer.eventLoop.execute { peer.receive(writes) }
     }
 
-    package func read0() {
+    @_spi(Receiver) public func read0() {
         self.eventLoop.preconditionInEventLoop()
         guard self.isOpen else { return }
         self.isReadPending = true
         self.scheduleDelivery()
     }
 
-    package func close0(error: any Error, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+    @_spi(Receiver) public func close0(error: any Error, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         self.eventLoop.preconditionInEventLoop()
         guard mode == .all else {
             promise?.fail(ChannelError.operationUnsupported)
@@ -219,15 +221,15 @@ package final class InMemoryChannel: Channel, ChannelCore, @unchecked Sendable {
         }
     }
 
-    package func triggerUserOutboundEvent0(_ event: Any, promise: EventLoopPromise<Void>?) {
+    @_spi(Receiver) public func triggerUserOutboundEvent0(_ event: Any, promise: EventLoopPromise<Void>?) {
         promise?.fail(ChannelError.operationUnsupported)
     }
 
-    package func channelRead0(_ data: NIOAny) {
+    @_spi(Receiver) public func channelRead0(_ data: NIOAny) {
         // The end of the inbound pipeline: nothing left to do with it.
     }
 
-    package func errorCaught0(error: any Error) {
+    @_spi(Receiver) public func errorCaught0(error: any Error) {
         // The end of the inbound pipeline: the handlers above have seen it.
     }
 

@@ -1,8 +1,8 @@
 import Crypto
-package import Foundation
+public import Foundation
 import SwiftASN1
 import SwiftProtobuf
-package import X509
+public import X509
 
 /// A Cast certificate revocation list that verified: the `crl` a device
 /// sends in its `AuthResponse`, a serialized `CrlBundle`
@@ -22,15 +22,15 @@ package import X509
 /// - The list is good until `not_after` or until its signer chain expires,
 ///   whichever comes first; a check after that reports the chain revoked,
 ///   as Chromium's `CheckRevocation` does.
-package struct CastRevocationList: Sendable {
+@_spi(Receiver) public struct CastRevocationList: Sendable {
     /// When the list starts to apply.
-    package let notBefore: Date
+    @_spi(Receiver) public let notBefore: Date
     /// When it stops: its `not_after`, or its signer chain's expiry if earlier.
-    package let notAfter: Date
+    @_spi(Receiver) public let notAfter: Date
     /// SHA-256 of each revoked certificate's DER SubjectPublicKeyInfo.
-    package let revokedKeyHashes: Set<[UInt8]>
+    @_spi(Receiver) public let revokedKeyHashes: Set<[UInt8]>
     /// Revoked serial numbers (inclusive ranges), by the SHA-256 of their issuer's SubjectPublicKeyInfo.
-    package let revokedSerials: [[UInt8]: [ClosedRange<UInt64>]]
+    @_spi(Receiver) public let revokedSerials: [[UInt8]: [ClosedRange<UInt64>]]
 
     /// The version of the list's format this verifier reads (`CrlVersion::CRL_VERSION_0`).
     static let supportedVersion: UInt64 = 0
@@ -40,7 +40,7 @@ package struct CastRevocationList: Sendable {
     /// - Throws: ``CastTransportError/Code/revocationListInvalid`` with the reason
     ///   when the bundle does not parse, holds no version 0 list, or the list
     ///   does not verify.
-    package static func verified(
+    @_spi(Receiver) public static func verified(
         bundle: [UInt8], trustAnchors: [Certificate], at time: Date
     ) async throws(CastTransportError) -> CastRevocationList {
         let parsed: Cast_Certificate_CrlBundle
@@ -130,7 +130,7 @@ package struct CastRevocationList: Sendable {
     /// (`der::ParseUint64` fails and the range check is skipped).
     ///
     /// - Throws: ``CastTransportError/Code/certificateRevoked``.
-    package func check(chain: [Certificate], at time: Date) throws(CastTransportError) {
+    @_spi(Receiver) public func check(chain: [Certificate], at time: Date) throws(CastTransportError) {
         let seconds = Self.date(seconds: UInt64(max(0, time.timeIntervalSince1970.rounded(.down))))
         guard self.notBefore <= seconds, seconds <= self.notAfter else {
             throw CastTransportError(
@@ -157,7 +157,7 @@ package struct CastRevocationList: Sendable {
     /// SEQUENCE, algorithm included): how a list names a key (Chromium
     /// `CheckRevocation` hashes `spki_tlv`). `nil` only if the key cannot be
     /// encoded, which a parsed certificate's always can.
-    package static func keyHash(of certificate: Certificate) -> [UInt8]? {
+    @_spi(Receiver) public static func keyHash(of certificate: Certificate) -> [UInt8]? {
         var serializer = DER.Serializer()
         guard (try? serializer.serialize(certificate.publicKey)) != nil else { return nil }
         return Array(SHA256.hash(data: serializer.serializedBytes))

@@ -1,17 +1,19 @@
-package import NIOCore
+public import NIOCore
 
 /// The inbound half of the framing: bytes in, ``CastMessage``s out.
 ///
 /// A thin `ByteToMessageDecoder` over ``CastMessageFramer``. A framing error
 /// is thrown into the pipeline, where ``InboundMessageHandler`` records it as
 /// the reason and closes the socket.
-package struct CastMessageDecoder: ByteToMessageDecoder {
-    package typealias InboundOut = CastMessage
+@_spi(Receiver) public struct CastMessageDecoder: ByteToMessageDecoder {
+    @_spi(Receiver) public typealias InboundOut = CastMessage
 
     /// Creates a decoder.
-    package init() {}
+    @_spi(Receiver) public init() {}
 
-    package mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+    @_spi(Receiver) public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws
+        -> DecodingState
+    {
         guard let message = try CastMessageFramer.nextMessage(from: &buffer) else {
             return .needMoreData
         }
@@ -19,7 +21,7 @@ package struct CastMessageDecoder: ByteToMessageDecoder {
         return .continue
     }
 
-    package mutating func decodeLast(
+    @_spi(Receiver) public mutating func decodeLast(
         context: ChannelHandlerContext,
         buffer: inout ByteBuffer,
         seenEOF: Bool

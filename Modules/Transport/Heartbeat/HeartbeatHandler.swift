@@ -1,6 +1,6 @@
 import CastCommon
-package import Logging
-package import NIOCore
+public import Logging
+public import NIOCore
 import NIOTLS
 
 /// Keeps a connection alive and detects a dead peer: answers PING with PONG,
@@ -12,13 +12,13 @@ import NIOTLS
 /// as Chrome (`sender-0` → `receiver-0` both ways), the emulator as the
 /// receiver it plays. Decisions live in ``HeartbeatMonitor``; this handler
 /// only feeds it and acts.
-package final class HeartbeatHandler: ChannelInboundHandler {
-    package typealias InboundIn = CastMessage
-    package typealias InboundOut = CastMessage
-    package typealias OutboundOut = ByteBuffer
+@_spi(Receiver) public final class HeartbeatHandler: ChannelInboundHandler {
+    @_spi(Receiver) public typealias InboundIn = CastMessage
+    @_spi(Receiver) public typealias InboundOut = CastMessage
+    @_spi(Receiver) public typealias OutboundOut = ByteBuffer
 
     /// When the heartbeat starts.
-    package enum Start: Sendable {
+    @_spi(Receiver) public enum Start: Sendable {
         /// Once TLS below has completed its handshake (a socket).
         case afterTLSHandshake
         /// As soon as the channel is active (an in-memory link, which has no TLS).
@@ -42,7 +42,7 @@ package final class HeartbeatHandler: ChannelInboundHandler {
     ///     sends PINGs (a hung device; used by the emulator's fault knobs).
     ///   - start: when the heartbeat starts; after TLS's handshake by default.
     ///   - logger: where heartbeat events are logged, at trace level.
-    package init(
+    @_spi(Receiver) public init(
         configuration: HeartbeatConfiguration,
         addressing: HeartbeatAddressing,
         isSilenced: @escaping @Sendable () -> Bool = { false },
@@ -58,32 +58,32 @@ package final class HeartbeatHandler: ChannelInboundHandler {
 
     /// The heartbeat starts once TLS is up: a slow handshake is the connect
     /// timeout's business, not the heartbeat's.
-    package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    @_spi(Receiver) public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case TLSUserEvent.handshakeCompleted = event, self.start == .afterTLSHandshake {
             self.begin(context: context)
         }
         context.fireUserInboundEventTriggered(event)
     }
 
-    package func channelActive(context: ChannelHandlerContext) {
+    @_spi(Receiver) public func channelActive(context: ChannelHandlerContext) {
         if self.start == .whenActive {
             self.begin(context: context)
         }
         context.fireChannelActive()
     }
 
-    package func channelInactive(context: ChannelHandlerContext) {
+    @_spi(Receiver) public func channelInactive(context: ChannelHandlerContext) {
         self.timer?.cancel()
         self.timer = nil
         context.fireChannelInactive()
     }
 
-    package func handlerRemoved(context: ChannelHandlerContext) {
+    @_spi(Receiver) public func handlerRemoved(context: ChannelHandlerContext) {
         self.timer?.cancel()
         self.timer = nil
     }
 
-    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    @_spi(Receiver) public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let message = Self.unwrapInboundIn(data)
         self.monitor?.inboundReceived(at: context.eventLoop.now)
         guard message.namespace == TransportNamespace.heartbeat else {
@@ -172,16 +172,18 @@ package final class HeartbeatHandler: ChannelInboundHandler {
 }
 
 /// Who a side's PINGs and PONGs come from and go to.
-package struct HeartbeatAddressing: Sendable {
+@_spi(Receiver) public struct HeartbeatAddressing: Sendable {
     /// The source and destination of the PINGs this side sends; `nil` when it sends none.
-    package var ping: (source: String, destination: String)?
+    @_spi(Receiver) public var ping: (source: String, destination: String)?
     /// The source and destination of its PONGs; `nil` answers from the
     /// PING's destination to its source (Open Screen's receiver,
     /// cast/receiver/application_agent.cc:137-139, :220-224).
-    package var pong: (source: String, destination: String)?
+    @_spi(Receiver) public var pong: (source: String, destination: String)?
 
     /// Creates an addressing.
-    package init(ping: (source: String, destination: String)?, pong: (source: String, destination: String)?) {
+    @_spi(Receiver) public init(
+        ping: (source: String, destination: String)?, pong: (source: String, destination: String)?
+    ) {
         self.ping = ping
         self.pong = pong
     }
@@ -189,7 +191,7 @@ package struct HeartbeatAddressing: Sendable {
     /// Chrome's: PING and PONG always `sender-0` → `receiver-0`, whatever the
     /// receiver's PINGs say (cast_message_util.cc `CreateKeepAliveMessage`;
     /// keep_alive_handler.cc builds its PONG once, with fixed ids).
-    package static let sender = HeartbeatAddressing(
+    @_spi(Receiver) public static let sender = HeartbeatAddressing(
         ping: (CastEndpointID.senderPlatform, CastEndpointID.receiverPlatform),
         pong: (CastEndpointID.senderPlatform, CastEndpointID.receiverPlatform))
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// The connection namespace's messages (Docs/spec/castv2-control.md §3):
 /// CONNECT with who the sender is, and CLOSE with an optional reason code.
-package enum ConnectionMessage: Sendable, Hashable {
+@_spi(Receiver) public enum ConnectionMessage: Sendable, Hashable {
     /// Opens a virtual connection.
     case connect(type: VirtualConnectionType, sender: SenderInfo)
     /// Closes a virtual connection.
@@ -44,7 +44,7 @@ package enum ConnectionMessage: Sendable, Hashable {
     }
 
     /// The JSON text.
-    package func text() throws(CastTransportError) -> String {
+    @_spi(Receiver) public func text() throws(CastTransportError) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         do {
@@ -69,7 +69,7 @@ package enum ConnectionMessage: Sendable, Hashable {
     }
 
     /// Reads a connection-namespace JSON text; `nil` for anything else.
-    package init?(text: String) {
+    @_spi(Receiver) public init?(text: String) {
         let data = Data(text.utf8)
         switch ControlMessageType(text: text)?.type {
         case "CONNECT":

@@ -1,7 +1,7 @@
 import CastChannels
 import CastEmulator
 import CastLogging
-import CastTransport
+@_spi(Receiver) import CastTransport
 
 let quietLogger = CastLogger(filter: CastLogFilter(minimumLevel: .none))
 

@@ -3,7 +3,7 @@ import CastLogging
 import CastTestSupport
 import Testing
 
-@testable import CastTransport
+@_spi(Receiver) @testable import CastTransport
 
 /// A started emulator on 127.0.0.1 and helpers to connect to it and watch it.
 struct EmulatorFixture {

@@ -1,4 +1,4 @@
-import CastTransport
+@_spi(Receiver) import CastTransport
 import Foundation
 import NIOCore
 

@@ -1,4 +1,4 @@
-import CastDiscovery
+@_spi(Receiver) import CastDiscovery
 import Foundation
 
 /// What a user or another process can put in front of discovery's unicast

@@ -1,4 +1,4 @@
-import CastRemoteDisplay
+@_spi(Receiver) import CastStreaming
 import Foundation
 
 /// RTCP from a receiver, on the sender: the compound parser, then the engine

@@ -1,5 +1,5 @@
 import CastEmulator
-import CastRemoteDisplay
+@_spi(Receiver) import CastStreaming
 import Foundation
 
 /// RTP and RTCP from a sender, on the emulator's receiving side: several

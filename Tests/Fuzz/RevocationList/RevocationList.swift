@@ -1,5 +1,5 @@
 import CastEmulator
-import CastTransport
+@_spi(Receiver) import CastTransport
 import Dispatch
 import Foundation
 

@@ -1,5 +1,5 @@
 import CastChannels
-import CastDiscovery
+@_spi(Receiver) import CastDiscovery
 import CastMedia
 import Foundation
 

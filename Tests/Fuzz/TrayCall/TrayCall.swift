@@ -1,6 +1,6 @@
 import CDBus
 import CastDBus
-import CastDiscovery
+@_spi(Receiver) import CastDiscovery
 import CastTray
 import CastUI
 

@@ -23,20 +23,20 @@
 /// | feedback count| ACK octets M  |  ACK bit vector, M octets ... |
 /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
 /// ```
-package struct CastFeedback: Sendable, Hashable {
-    package var receiverSSRC: UInt32
-    package var senderSSRC: UInt32
+@_spi(Receiver) public struct CastFeedback: Sendable, Hashable {
+    @_spi(Receiver) public var receiverSSRC: UInt32
+    @_spi(Receiver) public var senderSSRC: UInt32
     /// Low 8 bits of the last frame id up to which every frame is complete.
-    package var checkpointFrameID: UInt8
+    @_spi(Receiver) public var checkpointFrameID: UInt8
     /// The receiver's current playout delay, milliseconds.
-    package var playoutDelay: UInt16
-    package var lossFields: [LossField]
+    @_spi(Receiver) public var playoutDelay: UInt16
+    @_spi(Receiver) public var lossFields: [LossField]
     /// CST2's wrapping feedback counter; `nil` when there is no CST2 block.
-    package var feedbackCount: UInt8?
+    @_spi(Receiver) public var feedbackCount: UInt8?
     /// CST2 bit vector: bit j of octet i ACKs frame checkpoint + 2 + 8i + j.
-    package var ackBits: [UInt8]
+    @_spi(Receiver) public var ackBits: [UInt8]
 
-    package init(
+    @_spi(Receiver) public init(
         receiverSSRC: UInt32, senderSSRC: UInt32, checkpointFrameID: UInt8, playoutDelay: UInt16,
         lossFields: [LossField] = [], feedbackCount: UInt8? = nil, ackBits: [UInt8] = []
     ) {
@@ -84,15 +84,15 @@ package struct CastFeedback: Sendable, Hashable {
 /// One NACK entry of a Cast feedback packet: packet `packetID` of frame
 /// `frameID` is missing, and so is `packetID + 1 + j` for each set bit `j`
 /// of `bitmask`. Packet id 0xFFFF means the whole frame.
-package struct LossField: Sendable, Hashable {
-    package var frameID: UInt8
-    package var packetID: UInt16
-    package var bitmask: UInt8
+@_spi(Receiver) public struct LossField: Sendable, Hashable {
+    @_spi(Receiver) public var frameID: UInt8
+    @_spi(Receiver) public var packetID: UInt16
+    @_spi(Receiver) public var bitmask: UInt8
 
     /// The packet id that names every packet of a frame.
-    package static let wholeFrame: UInt16 = 0xFFFF
+    @_spi(Receiver) public static let wholeFrame: UInt16 = 0xFFFF
 
-    package init(frameID: UInt8, packetID: UInt16, bitmask: UInt8 = 0) {
+    @_spi(Receiver) public init(frameID: UInt8, packetID: UInt16, bitmask: UInt8 = 0) {
         self.frameID = frameID
         self.packetID = packetID
         self.bitmask = bitmask
@@ -102,7 +102,7 @@ package struct LossField: Sendable, Hashable {
 extension RTCPWriter {
     /// Appends Cast feedback; more than 255 loss fields are cut to 255, and
     /// the ACK vector is padded to CST2's sizes (2, 6, 10… ≤ 254 octets).
-    package static func appendCastFeedback(_ feedback: CastFeedback, to bytes: inout [UInt8]) {
+    @_spi(Receiver) public static func appendCastFeedback(_ feedback: CastFeedback, to bytes: inout [UInt8]) {
         let losses = feedback.lossFields.prefix(255)
         var ackOctets = 0
         if feedback.feedbackCount != nil {

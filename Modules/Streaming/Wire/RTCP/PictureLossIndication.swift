@@ -20,7 +20,9 @@ enum PictureLossIndication {
 }
 
 extension RTCPWriter {
-    package static func appendPictureLossIndication(senderSSRC: UInt32, mediaSSRC: UInt32, to bytes: inout [UInt8]) {
+    @_spi(Receiver) public static func appendPictureLossIndication(
+        senderSSRC: UInt32, mediaSSRC: UInt32, to bytes: inout [UInt8]
+    ) {
         appendHeader(count: 1, type: RTCPPacketType.payloadFeedback, bodyBytes: 8, to: &bytes)
         append32(senderSSRC, to: &bytes)
         append32(mediaSSRC, to: &bytes)

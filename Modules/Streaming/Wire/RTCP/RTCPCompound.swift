@@ -4,28 +4,28 @@
 /// Each kind's layout and reader are in its own file (``SenderReport``,
 /// ``ReceiverReport``, ``ReceiverReferenceTime``, ``PictureLossIndication``,
 /// ``CastFeedback``).
-package struct RTCPCompound: Sendable, Hashable {
-    package var senderReport: SenderReport?
-    package var receiverReport: ReceiverReport?
+@_spi(Receiver) public struct RTCPCompound: Sendable, Hashable {
+    @_spi(Receiver) public var senderReport: SenderReport?
+    @_spi(Receiver) public var receiverReport: ReceiverReport?
     /// XR receiver reference time (block type 4): the receiver's NTP clock.
-    package var receiverReferenceTime: UInt64?
+    @_spi(Receiver) public var receiverReferenceTime: UInt64?
     /// The SSRC of the XR that carried ``receiverReferenceTime``.
-    package var receiverReferenceTimeAuthor: UInt32?
+    @_spi(Receiver) public var receiverReferenceTimeAuthor: UInt32?
     /// PLI: the media SSRC whose key frame the receiver asks for.
-    package var pictureLossSSRC: UInt32?
-    package var castFeedback: CastFeedback?
+    @_spi(Receiver) public var pictureLossSSRC: UInt32?
+    @_spi(Receiver) public var castFeedback: CastFeedback?
 
     /// The SSRC of whoever wrote the compound packet: the sender SSRC of its
     /// first packet, which is what Open Screen's sender_packet_router.cc:103,
     /// :113 routes RTCP by.
-    package var authorSSRC: UInt32?
+    @_spi(Receiver) public var authorSSRC: UInt32?
 
-    package init() {}
+    @_spi(Receiver) public init() {}
 
     /// Parses a compound packet. Returns `nil` — drop the whole datagram —
     /// when any header is malformed or a packet runs past the end; packets
     /// of unknown type (APP receiver logs among them) are skipped.
-    package static func parse(_ bytes: UnsafeRawBufferPointer) -> RTCPCompound? {
+    @_spi(Receiver) public static func parse(_ bytes: UnsafeRawBufferPointer) -> RTCPCompound? {
         var compound = RTCPCompound()
         return parse(bytes, into: &compound) ? compound : nil
     }
@@ -35,7 +35,8 @@ package struct RTCPCompound: Sendable, Hashable {
     /// feedback's loss list and ACK bits reuse the storage of the previous
     /// packet's, so a sender parsing every datagram into one value
     /// allocates nothing per packet.
-    package static func parse(_ bytes: UnsafeRawBufferPointer, into compound: inout RTCPCompound) -> Bool {
+    @_spi(Receiver) public static func parse(_ bytes: UnsafeRawBufferPointer, into compound: inout RTCPCompound) -> Bool
+    {
         var feedback = compound.castFeedback.take()
         compound = RTCPCompound()
         var offset = 0

@@ -11,7 +11,7 @@
 /// ```
 /// `count` is the report count (SR, RR) or feedback message type (FMT,
 /// PSFB); `length` is the packet's size in 32-bit words minus one.
-package enum RTCPPacketType {
+@_spi(Receiver) public enum RTCPPacketType {
     static let senderReport: UInt8 = 200
     static let receiverReport: UInt8 = 201
     static let application: UInt8 = 204
@@ -20,7 +20,7 @@ package enum RTCPPacketType {
 
     /// Whether a datagram on the shared media port is RTCP rather than RTP
     /// (RFC 5761 §4: second byte 192…223).
-    package static func isRTCP(_ datagram: UnsafeRawBufferPointer) -> Bool {
+    @_spi(Receiver) public static func isRTCP(_ datagram: UnsafeRawBufferPointer) -> Bool {
         datagram.count >= 8 && datagram[0] & 0xC0 == 0x80 && (192...223).contains(datagram[1])
     }
 }
@@ -28,7 +28,7 @@ package enum RTCPPacketType {
 /// Writes RTCP packets by appending to a byte array (reuse one with
 /// `removeAll(keepingCapacity:)` to write without allocating). Each packet's
 /// writer is in that packet's file.
-package enum RTCPWriter {
+@_spi(Receiver) public enum RTCPWriter {
     /// Appends the common header of a packet whose body (after the header) is `bodyBytes` long.
     static func appendHeader(count: UInt8, type: UInt8, bodyBytes: Int, to bytes: inout [UInt8]) {
         bytes.append(0x80 | count)

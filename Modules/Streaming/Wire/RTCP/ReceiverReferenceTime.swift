@@ -38,7 +38,7 @@ enum ReceiverReferenceTime {
 }
 
 extension RTCPWriter {
-    package static func appendReceiverReferenceTime(ssrc: UInt32, ntp: UInt64, to bytes: inout [UInt8]) {
+    @_spi(Receiver) public static func appendReceiverReferenceTime(ssrc: UInt32, ntp: UInt64, to bytes: inout [UInt8]) {
         appendHeader(count: 0, type: RTCPPacketType.extendedReport, bodyBytes: 16, to: &bytes)
         append32(ssrc, to: &bytes)
         append32(0x0400_0002, to: &bytes)  // block type 4, reserved, length 2 words

@@ -22,11 +22,11 @@
 /// |                   delay since last SR (DLSR)                  |  body 24
 /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
 /// ```
-package struct ReceiverReport: Sendable, Hashable {
-    package var ssrc: UInt32
-    package var block: ReportBlock?
+@_spi(Receiver) public struct ReceiverReport: Sendable, Hashable {
+    @_spi(Receiver) public var ssrc: UInt32
+    @_spi(Receiver) public var block: ReportBlock?
 
-    package init(ssrc: UInt32, block: ReportBlock?) {
+    @_spi(Receiver) public init(ssrc: UInt32, block: ReportBlock?) {
         self.ssrc = ssrc
         self.block = block
     }
@@ -48,20 +48,20 @@ package struct ReceiverReport: Sendable, Hashable {
 }
 
 /// A report block of an RR: what the receiver saw of one sender.
-package struct ReportBlock: Sendable, Hashable {
+@_spi(Receiver) public struct ReportBlock: Sendable, Hashable {
     /// The sender's SSRC.
-    package var sourceSSRC: UInt32
-    package var fractionLost: UInt8
+    @_spi(Receiver) public var sourceSSRC: UInt32
+    @_spi(Receiver) public var fractionLost: UInt8
     /// 24 bits.
-    package var cumulativeLost: UInt32
-    package var extendedHighestSequence: UInt32
-    package var jitter: UInt32
+    @_spi(Receiver) public var cumulativeLost: UInt32
+    @_spi(Receiver) public var extendedHighestSequence: UInt32
+    @_spi(Receiver) public var jitter: UInt32
     /// The middle 32 bits of the last SR's NTP time (LSR).
-    package var lastSenderReport: UInt32
+    @_spi(Receiver) public var lastSenderReport: UInt32
     /// Time since that SR arrived, 1/65536 s (DLSR).
-    package var delaySinceLastSenderReport: UInt32
+    @_spi(Receiver) public var delaySinceLastSenderReport: UInt32
 
-    package init(
+    @_spi(Receiver) public init(
         sourceSSRC: UInt32, fractionLost: UInt8 = 0, cumulativeLost: UInt32 = 0, extendedHighestSequence: UInt32 = 0,
         jitter: UInt32 = 0, lastSenderReport: UInt32, delaySinceLastSenderReport: UInt32
     ) {
@@ -76,7 +76,8 @@ package struct ReportBlock: Sendable, Hashable {
 }
 
 extension RTCPWriter {
-    package static func appendReceiverReport(ssrc: UInt32, block: ReportBlock?, to bytes: inout [UInt8]) {
+    @_spi(Receiver) public static func appendReceiverReport(ssrc: UInt32, block: ReportBlock?, to bytes: inout [UInt8])
+    {
         appendHeader(
             count: block == nil ? 0 : 1, type: RTCPPacketType.receiverReport, bodyBytes: block == nil ? 4 : 28,
             to: &bytes)

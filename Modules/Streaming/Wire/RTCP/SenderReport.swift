@@ -20,14 +20,16 @@
 /// |                      sender's octet count                     |  body 20
 /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
 /// ```
-package struct SenderReport: Sendable, Hashable {
-    package var ssrc: UInt32
-    package var ntpTimestamp: UInt64
-    package var rtpTimestamp: UInt32
-    package var packetCount: UInt32
-    package var octetCount: UInt32
+@_spi(Receiver) public struct SenderReport: Sendable, Hashable {
+    @_spi(Receiver) public var ssrc: UInt32
+    @_spi(Receiver) public var ntpTimestamp: UInt64
+    @_spi(Receiver) public var rtpTimestamp: UInt32
+    @_spi(Receiver) public var packetCount: UInt32
+    @_spi(Receiver) public var octetCount: UInt32
 
-    package init(ssrc: UInt32, ntpTimestamp: UInt64, rtpTimestamp: UInt32, packetCount: UInt32, octetCount: UInt32) {
+    @_spi(Receiver) public init(
+        ssrc: UInt32, ntpTimestamp: UInt64, rtpTimestamp: UInt32, packetCount: UInt32, octetCount: UInt32
+    ) {
         self.ssrc = ssrc
         self.ntpTimestamp = ntpTimestamp
         self.rtpTimestamp = rtpTimestamp
@@ -45,7 +47,7 @@ package struct SenderReport: Sendable, Hashable {
 }
 
 extension RTCPWriter {
-    package static func appendSenderReport(_ report: SenderReport, to bytes: inout [UInt8]) {
+    @_spi(Receiver) public static func appendSenderReport(_ report: SenderReport, to bytes: inout [UInt8]) {
         appendHeader(count: 0, type: RTCPPacketType.senderReport, bodyBytes: 24, to: &bytes)
         append32(report.ssrc, to: &bytes)
         append32(UInt32(truncatingIfNeeded: report.ntpTimestamp >> 32), to: &bytes)
