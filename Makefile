@@ -59,14 +59,17 @@ bench-check:
 	scripts/bench-summary.py --strict .build/bench-report.txt .build/session-start.txt
 
 # Formatting, every import a declared dependency (scripts/check-imports.py),
-# Examples on public API only (scripts/check-package-access.py), Docs/DESIGN.md
-# against Package.swift and this file (scripts/check-design.py),
-# every test suite with a time limit (scripts/check-time-limits.py).
+# Examples and the emulator on other modules' public API only
+# (scripts/check-package-access.py), Docs/DESIGN.md against Package.swift and
+# this file (scripts/check-design.py), no function over 60 lines
+# (scripts/check-function-length.py), every test suite with a time limit
+# (scripts/check-time-limits.py).
 lint:
 	$(SWIFT) format lint --strict --recursive --configuration .swift-format $(LINT_PATHS)
 	scripts/check-imports.py .
 	scripts/check-package-access.py .
 	scripts/check-design.py .
+	scripts/check-function-length.py .
 	scripts/check-time-limits.py Tests
 
 format:

@@ -13,6 +13,18 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// Products of other packages that several targets use, each named once.
+enum Library {
+    static let nioConcurrencyHelpers = Target.Dependency.product(name: "NIOConcurrencyHelpers", package: "swift-nio")
+    static let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+    static let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
+    static let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
+    static let swiftProtobuf = Target.Dependency.product(name: "SwiftProtobuf", package: "swift-protobuf")
+    static let nioSSL = Target.Dependency.product(name: "NIOSSL", package: "swift-nio-ssl")
+    static let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
+    static let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+}
+
 let package = Package(
     name: "swift-cast",
     platforms: [.macOS(.v15)],
@@ -59,11 +71,11 @@ let package = Package(
         .target(
             name: "CastCommon",
             dependencies: [
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                Library.nioConcurrencyHelpers,
+                Library.nioCore,
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                Library.nioPosix,
+                Library.nioSSL,
             ],
             path: "Modules/Common",
             swiftSettings: strictSettings
@@ -72,8 +84,8 @@ let package = Package(
         .target(
             name: "CastLogging",
             dependencies: [
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                Library.logging,
+                Library.nioConcurrencyHelpers,
             ],
             path: "Modules/Logging",
             swiftSettings: strictSettings
@@ -84,10 +96,10 @@ let package = Package(
             dependencies: [
                 "CastCommon",
                 "CastLogging",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                Library.nioCore,
+                Library.nioConcurrencyHelpers,
+                Library.nioPosix,
+                Library.logging,
             ],
             path: "Modules/Discovery",
             swiftSettings: strictSettings
@@ -98,16 +110,16 @@ let package = Package(
             dependencies: [
                 "CastCommon",
                 "CastLogging",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                Library.nioCore,
+                Library.nioConcurrencyHelpers,
+                Library.nioPosix,
+                Library.nioSSL,
                 .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                Library.swiftProtobuf,
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
+                Library.crypto,
+                Library.logging,
             ],
             path: "Modules/Transport",
             swiftSettings: strictSettings
@@ -120,9 +132,9 @@ let package = Package(
                 "CastDiscovery",
                 "CastLogging",
                 "CastTransport",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                Library.logging,
+                Library.nioConcurrencyHelpers,
+                Library.nioCore,
             ],
             path: "Modules/Channels",
             swiftSettings: strictSettings
@@ -133,8 +145,8 @@ let package = Package(
             dependencies: [
                 "CastCommon",
                 "CastLogging", "CastTransport", "CastChannels",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                Library.logging,
+                Library.nioConcurrencyHelpers,
             ],
             path: "Modules/Media",
             swiftSettings: strictSettings
@@ -149,10 +161,10 @@ let package = Package(
                 "CastTransport",
                 "CastChannels",
                 "CastMedia",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                Library.logging,
+                Library.nioCore,
+                Library.nioConcurrencyHelpers,
+                Library.nioPosix,
             ],
             path: "Modules/Kit",
             swiftSettings: strictSettings
@@ -165,8 +177,8 @@ let package = Package(
             dependencies: [
                 "CastCommon",
                 "CastKit", "CastDiscovery", "CastTransport", "CastChannels", "CastMedia",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                Library.nioConcurrencyHelpers,
+                Library.nioPosix,
             ],
             path: "Modules/UI",
             swiftSettings: strictSettings
@@ -178,7 +190,7 @@ let package = Package(
         .target(
             name: "CastMPRIS",
             dependencies: [
-                "CastUI", "CastKit", "CastDBus", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "CastUI", "CastKit", "CastDBus", Library.nioConcurrencyHelpers,
             ],
             path: "Modules/MPRIS",
             swiftSettings: strictSettings
@@ -188,7 +200,7 @@ let package = Package(
         // MPRIS player nor the tray, over libdbus too.
         .target(
             name: "CastSystemSleep",
-            dependencies: ["CastKit", "CastDBus", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            dependencies: ["CastKit", "CastDBus", Library.nioConcurrencyHelpers],
             path: "Modules/SystemSleep",
             swiftSettings: strictSettings
         ),
@@ -198,8 +210,8 @@ let package = Package(
             name: "CastTray",
             dependencies: [
                 "CastUI", "CastKit", "CastDiscovery", "CastDBus",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                Library.nioConcurrencyHelpers,
+                Library.logging,
             ],
             path: "Modules/Tray",
             swiftSettings: strictSettings
@@ -224,8 +236,8 @@ let package = Package(
             dependencies: [
                 "CastCommon",
                 "CastLogging", "CastTransport", "CastChannels", "COpus", "CSampleRate", "COpenSSL", "CTimerFD",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                Library.logging,
+                Library.nioConcurrencyHelpers,
             ],
             path: "Modules/Streaming",
             swiftSettings: strictSettings
@@ -248,7 +260,7 @@ let package = Package(
             name: "CastSoundCapture",
             dependencies: [
                 "CastStreaming", "CPulse",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                Library.nioConcurrencyHelpers,
             ],
             path: "Modules/SoundCapture",
             swiftSettings: strictSettings
@@ -262,7 +274,7 @@ let package = Package(
             dependencies: [
                 "CastSoundCapture", "CastRemoteDisplay", "CastChannels", "CastDiscovery", "CastLogging",
                 "CastTransport", "CXCB", "CYUV", "CPipeWire", "CDBus", "CastDBus",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                Library.nioConcurrencyHelpers,
             ],
             path: "Modules/Capture",
             swiftSettings: strictSettings
@@ -277,8 +289,8 @@ let package = Package(
             dependencies: [
                 "CastSoundCapture", "CastStreaming", "CastChannels", "CastTransport", "CastDiscovery", "CastCommon",
                 "CastLogging", "CPulse", "CPipeWire",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                Library.logging,
+                Library.nioConcurrencyHelpers,
             ],
             path: "Modules/Speakers",
             swiftSettings: strictSettings
@@ -292,10 +304,10 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                Library.logging,
+                Library.nioCore,
+                Library.nioConcurrencyHelpers,
+                Library.nioPosix,
             ],
             path: "Modules/MediaServer",
             swiftSettings: strictSettings
@@ -326,17 +338,17 @@ let package = Package(
                 "CAVCodec",
                 "COpus",
                 "CYUV",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                Library.nioCore,
+                Library.nioConcurrencyHelpers,
+                Library.nioPosix,
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                Library.nioSSL,
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                Library.crypto,
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                Library.logging,
+                Library.swiftProtobuf,
             ],
             path: "Modules/Emulator",
             swiftSettings: strictSettings
@@ -350,8 +362,8 @@ let package = Package(
                 "CastKit", "CastUI", "CastMPRIS", "CastSystemSleep", "CastTray", "CastRemoteDisplay", "CastCapture",
                 "CastSpeakers",
                 "CastMediaServer", "CastLocalMedia", "CastEmulator",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                Library.argumentParser,
+                Library.nioConcurrencyHelpers,
                 .product(name: "X509", package: "swift-certificates"),
                 "CastTransport", "CastCommon",
             ],
@@ -362,7 +374,7 @@ let package = Package(
             name: "cast-receiver",
             dependencies: [
                 "CastEmulator", "CastKit", "CastCommon",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                Library.argumentParser,
             ],
             path: "Examples/CastReceiver",
             swiftSettings: strictSettings
@@ -504,7 +516,7 @@ let package = Package(
                 "CastEmulator",
                 "CastMediaServer", "CastCapture", "CastDBus", "CDBus", "CastMPRIS", "CastTray", "CastUI", "CastKit",
                 "CastSpeakers",
-                .product(name: "NIOCore", package: "swift-nio"),
+                Library.nioCore,
             ],
             path: "Tests/Fuzz",
             exclude: [
@@ -520,7 +532,7 @@ let package = Package(
             name: "cast-soak",
             dependencies: [
                 "CastEmulator", "CastKit", "CastRemoteDisplay",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                Library.nioConcurrencyHelpers,
             ],
             path: "Tests/Soak", swiftSettings: strictSettings),
 
@@ -530,9 +542,9 @@ let package = Package(
             name: "CastTestSupport",
             dependencies: [
                 "CastTransport", "CastChannels", "CastDiscovery", "CastEmulator", "CastLogging", "CastRemoteDisplay",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                Library.nioConcurrencyHelpers,
+                Library.nioCore,
+                Library.nioPosix,
             ],
             path: "Tests/CastTestSupport",
             exclude: ["screencast_portal.py"],
@@ -548,7 +560,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CastLoggingTests",
-            dependencies: ["CastLogging", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CastLogging", Library.logging],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -558,15 +570,15 @@ let package = Package(
                 "CastTransport",
                 "CastEmulator",
                 "CastLogging",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                Library.nioConcurrencyHelpers,
+                Library.nioCore,
                 .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                Library.nioPosix,
                 .product(name: "NIOTestUtils", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                Library.swiftProtobuf,
                 .product(name: "X509", package: "swift-certificates"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                Library.crypto,
             ],
             // Real Cast device chains and revocation lists, Open Screen's and
             // Chromium's public test data (each file or README names its source).
@@ -580,10 +592,10 @@ let package = Package(
                 "CastDiscovery",
                 "CastEmulator",
                 "CastLogging",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                Library.logging,
+                Library.nioCore,
+                Library.nioConcurrencyHelpers,
+                Library.nioPosix,
             ],
             swiftSettings: strictSettings
         ),
@@ -591,7 +603,7 @@ let package = Package(
             name: "CastChannelsTests",
             dependencies: [
                 "CastTestSupport", "CastChannels", "CastDiscovery", "CastEmulator", "CastLogging", "CastTransport",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                Library.nioConcurrencyHelpers,
             ],
             swiftSettings: strictSettings
         ),
@@ -605,11 +617,11 @@ let package = Package(
             dependencies: [
                 "CastTestSupport", "CastKit", "CastEmulator", "CastRemoteDisplay", "CastStreaming", "CastMediaServer",
                 "CastCommon",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                Library.nioCore,
+                Library.nioPosix,
                 "CastChannels",
                 "CastMedia",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                Library.nioConcurrencyHelpers,
             ],
             // Payloads real receivers sent, verbatim with their sources (Conformance/README.md).
             resources: [.copy("Conformance")],
@@ -619,7 +631,7 @@ let package = Package(
             name: "CastUITests",
             dependencies: [
                 "CastTestSupport", "CastUI", "CastKit", "CastEmulator", "CastMediaServer",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                Library.nioConcurrencyHelpers,
             ],
             swiftSettings: strictSettings
         ),
@@ -627,7 +639,7 @@ let package = Package(
             name: "CastMPRISTests",
             dependencies: [
                 "CastTestSupport", "CastMPRIS", "CastUI", "CastKit", "CastEmulator", "CastDBus",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                Library.nioConcurrencyHelpers,
             ],
             swiftSettings: strictSettings
         ),
@@ -636,7 +648,7 @@ let package = Package(
             dependencies: [
                 "CastLocalMedia", "CastMediaServer", "CastMedia", "CastChannels", "CastTransport", "CastEmulator",
                 "CastTestSupport",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                Library.nioConcurrencyHelpers,
             ],
             swiftSettings: strictSettings
         ),
@@ -644,7 +656,7 @@ let package = Package(
             name: "CastSystemSleepTests",
             dependencies: [
                 "CastTestSupport", "CastSystemSleep", "CastKit", "CastEmulator", "CastDBus",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                Library.nioConcurrencyHelpers,
             ],
             swiftSettings: strictSettings
         ),
@@ -653,7 +665,7 @@ let package = Package(
             dependencies: [
                 "CastTray", "CastUI", "CastKit", "CastDiscovery", "CastDBus", "CDBus", "CastEmulator",
                 "CastTestSupport",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                Library.nioConcurrencyHelpers,
             ],
             swiftSettings: strictSettings
         ),
@@ -671,8 +683,8 @@ let package = Package(
             dependencies: [
                 "cast", "cast-receiver", "sample-egl-screen", "CastKit", "CastEmulator", "CastTestSupport",
                 "CastX11TestSupport", "CastRemoteDisplay", "CastCommon", "CastSpeakers",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                Library.argumentParser,
+                Library.nioConcurrencyHelpers,
                 .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: strictSettings
@@ -680,7 +692,7 @@ let package = Package(
         .testTarget(
             name: "CastStreamingTests",
             dependencies: [
-                "CastStreaming", "CastChannels", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "CastStreaming", "CastChannels", Library.nioConcurrencyHelpers,
             ],
             swiftSettings: strictSettings
         ),
@@ -690,7 +702,7 @@ let package = Package(
                 "CastRemoteDisplay", "CastStreaming", "CVPX", "COpus", "CastEmulator", "CastChannels", "CastTransport",
                 "CastLogging",
                 "CastTestSupport",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                Library.nioConcurrencyHelpers,
             ],
             swiftSettings: strictSettings
         ),
@@ -700,9 +712,9 @@ let package = Package(
             dependencies: [
                 "CastMediaServer", "CastTestSupport", "CastEmulator",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                Library.logging,
+                Library.nioConcurrencyHelpers,
+                Library.nioCore,
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
@@ -713,7 +725,7 @@ let package = Package(
             dependencies: [
                 "CastCapture", "CastRemoteDisplay", "CastEmulator", "CastTestSupport", "CastX11TestSupport",
                 "CXCB", "CYUV", "CPipeWire",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                Library.nioConcurrencyHelpers,
                 "CastChannels", "CastDiscovery", "CastTransport",
             ],
             swiftSettings: strictSettings
@@ -723,7 +735,7 @@ let package = Package(
             dependencies: [
                 "CastSpeakers", "CastDiscovery", "CastEmulator", "CastTestSupport", "CastLogging", "CastTransport",
                 "CastChannels", "CastCommon", "CastRemoteDisplay", "CPulse",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                Library.nioConcurrencyHelpers,
             ],
             swiftSettings: strictSettings
         ),

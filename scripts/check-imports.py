@@ -68,6 +68,10 @@ def argument(block, label):
 
 def targets(package):
     text = re.sub(r"//[^\n]*", "", (package / "Package.swift").read_text())
+    # Products named once as constants (`static let nioCore = Target.Dependency.product(…)` in an enum)
+    # stand for their `.product(…)` wherever they are used (`Library.nioCore`).
+    for constant in re.finditer(r"static let (\w+) = Target\.Dependency(\.product\([^)]*\))", text):
+        text = re.sub(r"\b\w+\." + constant.group(1) + r"\b", constant.group(2).replace("\\", "\\\\"), text)
     for match in TARGET.finditer(text):
         kind, name = match.group(1), match.group(2)
         block = balanced(text, match.start() + len(kind) + 1)

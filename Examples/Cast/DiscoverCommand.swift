@@ -57,18 +57,8 @@ struct DiscoverCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await self.reportingFailures {
-            let known = try self.knownHosts.map { text throws -> (IPAddress, Int) in
-                guard let address = DeviceAddress(text), let ip = IPAddress(address.host) else {
-                    throw ValidationError("--known needs an IP address with an optional port, not '\(text)'")
-                }
-                return (ip, address.port)
-            }
-            let network = try self.scan.map { text throws -> IPv4Network in
-                guard let network = IPv4Network(text) else {
-                    throw ValidationError("--scan needs an IPv4 range such as 192.168.1.0/24, not '\(text)'")
-                }
-                return network
-            }
+            let known = try self.knownHostAddresses()
+            let network = try self.scanNetwork()
             let manager = DiscoveryManager(
                 configuration: self.discovery.configuration,
                 logger: DeviceOptions.makeLogger(verbose: false))
@@ -80,31 +70,7 @@ struct DiscoverCommand: AsyncParsableCommand {
             let directory =
                 self.details
                 ? DeviceDetailsDirectory(configuration: try self.detailsConfiguration()) : nil
-            let json = self.json
-            let printing = Task {
-                var found = 0
-                // With --details, the last --count-th device's details are awaited before the end.
-                var asking: [Task<Void, Never>] = []
-                for await event in events {
-                    let seconds = (ContinuousClock.now - started) / .seconds(1)
-                    // Written straight to the descriptor, so a pipe sees each line at once.
-                    FileHandle.standardOutput.write(
-                        Data((try Self.line(for: event, at: seconds, json: json) + "\n").utf8))
-                    if case .found(let device) = event, let directory {
-                        asking.append(
-                            Task {
-                                let details = await directory.details(for: device)
-                                let seconds = (ContinuousClock.now - started) / .seconds(1)
-                                let line =
-                                    (try? Self.line(for: device, details: details, at: seconds, json: json)) ?? ""
-                                FileHandle.standardOutput.write(Data((line + "\n").utf8))
-                            })
-                    }
-                    if case .found = event { found += 1 }
-                    if let count = self.count, found >= count { break }
-                }
-                for task in asking { await task.value }
-            }
+            let printing = Task { try await self.printEvents(events, started: started, directory: directory) }
             for (address, port) in known { await manager.addKnownHost(address, port: port) }
             if let network {
                 Output.progress("scanning \(network)")
@@ -122,6 +88,56 @@ struct DiscoverCommand: AsyncParsableCommand {
             timer?.cancel()
             await manager.stop()
         }
+    }
+
+    /// The `--known` hosts as addresses and ports; throws when one is not an IP address with an optional port.
+    private func knownHostAddresses() throws -> [(IPAddress, Int)] {
+        try self.knownHosts.map { text throws -> (IPAddress, Int) in
+            guard let address = DeviceAddress(text), let ip = IPAddress(address.host) else {
+                throw ValidationError("--known needs an IP address with an optional port, not '\(text)'")
+            }
+            return (ip, address.port)
+        }
+    }
+
+    /// The `--scan` range, if given; throws when it is not an IPv4 range.
+    private func scanNetwork() throws -> IPv4Network? {
+        try self.scan.map { text throws -> IPv4Network in
+            guard let network = IPv4Network(text) else {
+                throw ValidationError("--scan needs an IPv4 range such as 192.168.1.0/24, not '\(text)'")
+            }
+            return network
+        }
+    }
+
+    /// Prints each discovery event, timed from `started`, and with `directory` each found device's
+    /// details; ends at the `--count`-th device found, its details printed, or when the events end.
+    private func printEvents(
+        _ events: AsyncStream<DiscoveryEvent>, started: ContinuousClock.Instant, directory: DeviceDetailsDirectory?
+    ) async throws {
+        let json = self.json
+        var found = 0
+        // With --details, the last --count-th device's details are awaited before the end.
+        var asking: [Task<Void, Never>] = []
+        for await event in events {
+            let seconds = (ContinuousClock.now - started) / .seconds(1)
+            // Written straight to the descriptor, so a pipe sees each line at once.
+            FileHandle.standardOutput.write(
+                Data((try Self.line(for: event, at: seconds, json: json) + "\n").utf8))
+            if case .found(let device) = event, let directory {
+                asking.append(
+                    Task {
+                        let details = await directory.details(for: device)
+                        let seconds = (ContinuousClock.now - started) / .seconds(1)
+                        let line =
+                            (try? Self.line(for: device, details: details, at: seconds, json: json)) ?? ""
+                        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                    })
+            }
+            if case .found = event { found += 1 }
+            if let count = self.count, found >= count { break }
+        }
+        for task in asking { await task.value }
     }
 
     /// One event as a line of text or JSON.

@@ -91,6 +91,24 @@ struct CastReceiverCommand: AsyncParsableCommand {
             try await self.runFleet(profile: profile, logger: logger)
             return
         }
+        let emulator = try self.makeEmulator(profile: profile, logger: logger)
+        let events = emulator.events()
+        try await emulator.start()
+        Self.say("cast-receiver \"\(self.name)\" (\(profile.name)) listening on \(self.host):\(emulator.port)")
+        try await self.startSetupServer(of: emulator)
+        let responder = self.advertise ? try await self.startAdvertising(emulator, profile: profile) : nil
+        let logging = Task { await Self.printEvents(events, of: emulator) }
+        if let seconds {
+            try await Task.sleep(for: .milliseconds(Int(seconds * 1_000)))
+            logging.cancel()
+        }
+        await logging.value
+        await responder?.stop()
+        await emulator.stop()
+    }
+
+    /// The one emulator, with the profile and the Remote Display impairment and decoding the options give.
+    private func makeEmulator(profile: ReceiverProfile, logger: CastLogger) throws -> CastEmulator {
         let emulator = try CastEmulator(
             configuration: CastEmulatorConfiguration(
                 host: self.host, port: self.port, name: self.name, profile: profile, fetchesMedia: self.fetchMedia),
@@ -99,53 +117,52 @@ struct CastReceiverCommand: AsyncParsableCommand {
             lossRate: self.loss, delay: .milliseconds(self.delay), jitter: .milliseconds(self.jitter),
             bandwidthLimit: self.bandwidth)
         emulator.streaming.decodes = self.decode
-        let events = emulator.events()
-        try await emulator.start()
-        Self.say("cast-receiver \"\(self.name)\" (\(profile.name)) listening on \(self.host):\(emulator.port)")
-        if let ports = self.parsedSetupPorts {
-            try await emulator.startSetupServer(securePort: ports.secure, port: ports.plain)
-            if let bound = emulator.setupPorts {
-                Self.say("setup server on \(self.host): HTTPS \(bound.secure), HTTP \(bound.plain)")
-            }
+        return emulator
+    }
+
+    /// `--setup-ports`: starts `emulator`'s setup server and says where it listens; nothing without the option.
+    private func startSetupServer(of emulator: CastEmulator) async throws {
+        guard let ports = self.parsedSetupPorts else { return }
+        try await emulator.startSetupServer(securePort: ports.secure, port: ports.plain)
+        if let bound = emulator.setupPorts {
+            Self.say("setup server on \(self.host): HTTPS \(bound.secure), HTTP \(bound.plain)")
         }
-        var responder: MDNSResponder?
-        if self.advertise {
-            var advertisement = emulator.advertisement
-            if let id { advertisement.id = id }
-            advertisement.modelName = self.model ?? profile.modelName
-            advertisement.capabilities = profile.capabilities
-            let advertiser = emulator.makeResponder(
-                interfaces: self.interfaces.isEmpty ? .loopbackOnly : .named(Set(self.interfaces)))
-            await advertiser.update(advertisement)
-            try await advertiser.start()
-            responder = advertiser
-            Self.say(
-                "advertising \(advertisement.id) on \(self.interfaces.isEmpty ? "loopback" : self.interfaces.joined(separator: ", "))"
-            )
-        }
-        let logging = Task {
-            var reported: StreamingReport?
-            for await event in events {
-                Self.say(Self.line(for: event))
-                // A stream ends when its app stops or its sender leaves: say what it measured, once.
-                switch event {
-                case .streamingEnded, .connectionClosed:
-                    if let report = emulator.streamingReport, report != reported {
-                        reported = report
-                        Self.say(StreamingReportText(report).text)
-                    }
-                default:
-                    break
+    }
+
+    /// `--advertise`: answers mDNS for `emulator` on the chosen interfaces, with the id and model
+    /// the options or the profile give, and says so; returns the running responder.
+    private func startAdvertising(_ emulator: CastEmulator, profile: ReceiverProfile) async throws -> MDNSResponder {
+        var advertisement = emulator.advertisement
+        if let id { advertisement.id = id }
+        advertisement.modelName = self.model ?? profile.modelName
+        advertisement.capabilities = profile.capabilities
+        let advertiser = emulator.makeResponder(
+            interfaces: self.interfaces.isEmpty ? .loopbackOnly : .named(Set(self.interfaces)))
+        await advertiser.update(advertisement)
+        try await advertiser.start()
+        Self.say(
+            "advertising \(advertisement.id) on \(self.interfaces.isEmpty ? "loopback" : self.interfaces.joined(separator: ", "))"
+        )
+        return advertiser
+    }
+
+    /// Prints each of `emulator`'s `events`, and the measurements of each Remote Display stream
+    /// when it ends, until the events end or the task is cancelled.
+    private static func printEvents(_ events: AsyncStream<EmulatorEvent>, of emulator: CastEmulator) async {
+        var reported: StreamingReport?
+        for await event in events {
+            Self.say(Self.line(for: event))
+            // A stream ends when its app stops or its sender leaves: say what it measured, once.
+            switch event {
+            case .streamingEnded, .connectionClosed:
+                if let report = emulator.streamingReport, report != reported {
+                    reported = report
+                    Self.say(StreamingReportText(report).text)
                 }
+            default:
+                break
             }
         }
-        if let seconds {
-            try await Task.sleep(for: .milliseconds(Int(seconds * 1_000)))
-            logging.cancel()
-        }
-        await logging.value
-        await responder?.stop()
-        await emulator.stop()
     }
 
     /// `--devices N`: the fleet, quiet but for its ready line and its answers to commands.

@@ -116,16 +116,7 @@ public struct LocalMedia: Sendable {
             self.report("\(name): \(error.message); judging it by its extension")
             return try self.serveByExtension(file, unreadable: error)
         }
-        let audioStream = try audio.map { try self.audioStream($0, of: media, name: name) }
-        let burned = try burningSubtitles.map { try self.subtitleStream($0, of: media, name: name) }
-        var plan: ConversionPlan
-        do {
-            plan = try ConversionPlan(
-                media: media, fileName: name, device: self.device, audioStream: audioStream, burningSubtitles: burned)
-        } catch {
-            throw LocalMediaError(.cannotConvert, error.message)
-        }
-        if self.mode == .always { plan.remuxes = true }
+        let plan = try self.conversionPlan(for: media, name: name, audio: audio, burningSubtitles: burningSubtitles)
         var served = Served(url: file, contentType: plan.contentType(ofOriginal: name), isConverted: plan.isNeeded)
         served.title = media.title
         served.artist = media.artist
@@ -136,6 +127,33 @@ public struct LocalMedia: Sendable {
             served.url = try self.server.serve(file: file, contentType: served.contentType)
             return served
         }
+        return try await self.serveConverted(file, name: name, media: media, plan: plan, served: served)
+    }
+
+    /// The conversion plan for `media`, named `name`, with the audio and
+    /// subtitle streams asked for (each reported); forced to remux in ``ConvertMode/always``.
+    private func conversionPlan(
+        for media: ProbedMedia, name: String, audio: AudioChoice?, burningSubtitles: Int?
+    ) throws -> ConversionPlan {
+        let audioStream = try audio.map { try self.audioStream($0, of: media, name: name) }
+        let burned = try burningSubtitles.map { try self.subtitleStream($0, of: media, name: name) }
+        var plan: ConversionPlan
+        do {
+            plan = try ConversionPlan(
+                media: media, fileName: name, device: self.device, audioStream: audioStream, burningSubtitles: burned)
+        } catch {
+            throw LocalMediaError(.cannotConvert, error.message)
+        }
+        if self.mode == .always { plan.remuxes = true }
+        return plan
+    }
+
+    /// Serves `file` converted as `plan` says — as HLS segments when it can, else as
+    /// fragmented MP4 — after reporting why; refused when converting is off or ffmpeg is missing.
+    private func serveConverted(_ file: URL, name: String, media: ProbedMedia, plan: ConversionPlan, served: Served)
+        async throws -> Served
+    {
+        var served = served
         let cannot = plan.reasons.isEmpty ? nil : "a \(self.device.name) cannot play \(Self.list(plan.reasons))"
         guard self.mode != .never else {
             throw LocalMediaError(.conversionOff, "\(name): \(cannot ?? "it needs converting")")

@@ -135,22 +135,41 @@ final class ServedItems: Sendable {
             item.content = .file(conversion.output)
         }
         if case .segmented(let conversion) = item.content {
-            do {
-                guard let served = try await Self.segmentedItem(conversion, name: name) else {
-                    record(.notFound)
-                    throw HTTPError(.notFound)
-                }
-                item = served
-            } catch let error as MediaServerError {
-                record(.serviceUnavailable)
-                throw HTTPError(.serviceUnavailable, message: error.message)
-            }
+            item = try await Self.servedItem(of: conversion, name: name, record: record)
             headers[.contentType] = item.contentType
         }
         guard let size = Self.size(of: item.content) else {
             record(.notFound)
             throw HTTPError(.notFound)
         }
+        return try await self.response(
+            for: item.content, size: size, range: range, headers: headers, context: context, record: record)
+    }
+
+    /// What `name` is of an HLS conversion; a 404 when it is nothing, a 503
+    /// when it cannot be made, each recorded.
+    private static func servedItem(
+        of conversion: SegmentedConversion, name: String, record: (HTTPResponse.Status) -> Void
+    ) async throws -> Item {
+        do {
+            guard let served = try await Self.segmentedItem(conversion, name: name) else {
+                record(.notFound)
+                throw HTTPError(.notFound)
+            }
+            return served
+        } catch let error as MediaServerError {
+            record(.serviceUnavailable)
+            throw HTTPError(.serviceUnavailable, message: error.message)
+        }
+    }
+
+    /// The answer with `content`, `size` bytes long, for the `range` header:
+    /// the whole, the part asked for, or 416 when that part lies outside it; recorded.
+    private func response(
+        for content: Content, size: Int, range: String?, headers: HTTPFields, context: some RequestContext,
+        record: (HTTPResponse.Status) -> Void
+    ) async throws -> Response {
+        var headers = headers
         switch ByteRange(header: range, size: size) {
         case .unsatisfiable:
             headers[.contentRange] = "bytes */\(size)"
@@ -158,11 +177,11 @@ final class ServedItems: Sendable {
             return Response(status: .rangeNotSatisfiable, headers: headers)
         case .part(let part):
             headers[.contentRange] = "bytes \(part.lowerBound)-\(part.upperBound)/\(size)"
-            let body = try await self.body(item.content, range: part, context: context)
+            let body = try await self.body(content, range: part, context: context)
             record(.partialContent)
             return Response(status: .partialContent, headers: headers, body: body)
         case .whole:
-            let body = try await self.body(item.content, range: nil, context: context)
+            let body = try await self.body(content, range: nil, context: context)
             record(.ok)
             return Response(status: .ok, headers: headers, body: body)
         }

@@ -146,42 +146,8 @@ public final class CastSpeakers: Sendable {
         }
         let lost = NIOLockedValueBox(String?.none)
         await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await event in self.server.events {
-                    switch event {
-                    case .sinkChanged(let sink):
-                        let output = self.outputs.withLockedValue { outputs in
-                            outputs.values.first { $0.output.sinkName == sink.name }?.output
-                        }
-                        output?.sinkChanged(sink)
-                    case .sinkRemoved:
-                        continue
-                    case .serverLost(let reason):
-                        lost.withLockedValue { $0 = reason }
-                        return
-                    }
-                }
-            }
-            group.addTask {
-                let forwarding = Task {
-                    for await event in discovery { self.changer.yield(.discovery(event)) }
-                    self.changer.finish()
-                }
-                defer { forwarding.cancel() }
-                for await change in self.changes {
-                    switch change {
-                    case .discovery(.found(let device)), .discovery(.updated(let device, _)):
-                        self.present.withLockedValue { $0[device.id] = device }
-                        await self.deviceAppeared(device)
-                    case .discovery(.lost(let device, _)):
-                        self.present.withLockedValue { $0[device.id] = nil }
-                        await self.deviceLeft(device.id)
-                    case .configuration(let configuration, let applied):
-                        await self.apply(configuration)
-                        applied.resume()
-                    }
-                }
-            }
+            group.addTask { await self.followServer(lost: lost) }
+            group.addTask { await self.handleChanges(following: discovery) }
             // Whichever ends first (discovery over, the server gone, cancellation) ends both.
             _ = await group.next()
             group.cancelAll()
@@ -197,6 +163,48 @@ public final class CastSpeakers: Sendable {
         self.server.close()
         if let reason = lost.withLockedValue({ $0 }) {
             throw SpeakersError(.soundServerUnavailable, "the sound server went away: \(reason)")
+        }
+    }
+
+    /// Passes the sound server's sink changes to their outputs until the
+    /// server goes away, whose reason it records in `lost`.
+    private func followServer(lost: NIOLockedValueBox<String?>) async {
+        for await event in self.server.events {
+            switch event {
+            case .sinkChanged(let sink):
+                let output = self.outputs.withLockedValue { outputs in
+                    outputs.values.first { $0.output.sinkName == sink.name }?.output
+                }
+                output?.sinkChanged(sink)
+            case .sinkRemoved:
+                continue
+            case .serverLost(let reason):
+                lost.withLockedValue { $0 = reason }
+                return
+            }
+        }
+    }
+
+    /// Forwards `discovery` into the changes, then handles each change in
+    /// order (devices found, updated and lost, new configurations) until they end.
+    private func handleChanges(following discovery: AsyncStream<DiscoveryEvent>) async {
+        let forwarding = Task {
+            for await event in discovery { self.changer.yield(.discovery(event)) }
+            self.changer.finish()
+        }
+        defer { forwarding.cancel() }
+        for await change in self.changes {
+            switch change {
+            case .discovery(.found(let device)), .discovery(.updated(let device, _)):
+                self.present.withLockedValue { $0[device.id] = device }
+                await self.deviceAppeared(device)
+            case .discovery(.lost(let device, _)):
+                self.present.withLockedValue { $0[device.id] = nil }
+                await self.deviceLeft(device.id)
+            case .configuration(let configuration, let applied):
+                await self.apply(configuration)
+                applied.resume()
+            }
         }
     }
 

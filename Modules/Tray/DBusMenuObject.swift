@@ -31,49 +31,18 @@ package struct DBusMenuObject: Sendable {
         case (TrayBus.properties, "GetAll"):
             return (.reply([.dictionary(arguments.first?.string == Self.interface ? Self.properties : [:])]), nil)
         case (Self.interface, "GetLayout"), ("", "GetLayout"):
-            guard arguments.count == 3, case .int32(let parent) = arguments[0], case .int32(let depth) = arguments[1]
-            else { return (TrayBus.invalidArguments("GetLayout takes (i, i, as)"), nil) }
-            guard let item = self.menu.item(withID: parent) else {
-                return (TrayBus.invalidArguments("no item \(parent)"), nil)
-            }
-            let names = Self.names(arguments[2])
-            return (.reply([.uint32(self.revision), Self.layout(item, depth: Int(depth), names: names)]), nil)
+            return (self.layoutReply(arguments), nil)
         case (Self.interface, "GetGroupProperties"), ("", "GetGroupProperties"):
-            guard arguments.count == 2, let ids = arguments[0].elements else {
-                return (TrayBus.invalidArguments("GetGroupProperties takes (ai, as)"), nil)
-            }
-            let names = Self.names(arguments[1])
-            let found = ids.compactMap { $0.integer.flatMap { self.menu.item(withID: Int32(clamping: $0)) } }
-            let entries = found.map {
-                DBusValue.structure([.int32($0.id), .dictionary(Self.properties(of: $0, names))])
-            }
-            return (.reply([.typedArray(elementSignature: "(ia{sv})", entries)]), nil)
+            return (self.groupPropertiesReply(arguments), nil)
         case (Self.interface, "GetProperty"), ("", "GetProperty"):
             guard arguments.count == 2, case .int32(let id) = arguments[0], let name = arguments[1].string,
                 let item = self.menu.item(withID: id), let value = Self.properties(of: item, [name])[name]
             else { return (TrayBus.invalidArguments("no such item or property"), nil) }
             return (.reply([.variant(value)]), nil)
         case (Self.interface, "Event"), ("", "Event"):
-            guard arguments.count >= 2, case .int32(let id) = arguments[0], let event = arguments[1].string else {
-                return (TrayBus.invalidArguments("Event takes (i, s, v, u)"), nil)
-            }
-            guard let item = self.menu.item(withID: id) else {
-                return (TrayBus.invalidArguments("no item \(id)"), nil)
-            }
-            return (.reply([]), event == "clicked" && item.isEnabled ? item.action : nil)
+            return self.eventReply(arguments)
         case (Self.interface, "EventGroup"), ("", "EventGroup"):
-            // a(isvu): each click is performed; the ids not in the menu come back as errors.
-            var unknown: [DBusValue] = []
-            var action: TrayAction?
-            for case .structure(let event) in arguments.first?.elements ?? [] {
-                guard event.count >= 2, case .int32(let id) = event[0] else { continue }
-                guard let item = self.menu.item(withID: id) else {
-                    unknown.append(.int32(id))
-                    continue
-                }
-                if event[1].string == "clicked", item.isEnabled, action == nil { action = item.action }
-            }
-            return (.reply([.typedArray(elementSignature: "i", unknown)]), action)
+            return self.eventGroupReply(arguments)
         case (Self.interface, "AboutToShow"), ("", "AboutToShow"):
             // The layout is always current: it is announced as it changes.
             return (.reply([.boolean(false)]), nil)
@@ -85,6 +54,61 @@ package struct DBusMenuObject: Sendable {
                 nil
             )
         }
+    }
+
+    /// The answer to `GetLayout` (`i, i, as`): the revision, and the layout
+    /// under the parent item to the depth asked.
+    private func layoutReply(_ arguments: [DBusValue]) -> SessionBus.MethodResult {
+        guard arguments.count == 3, case .int32(let parent) = arguments[0], case .int32(let depth) = arguments[1]
+        else { return TrayBus.invalidArguments("GetLayout takes (i, i, as)") }
+        guard let item = self.menu.item(withID: parent) else {
+            return TrayBus.invalidArguments("no item \(parent)")
+        }
+        let names = Self.names(arguments[2])
+        return .reply([.uint32(self.revision), Self.layout(item, depth: Int(depth), names: names)])
+    }
+
+    /// The answer to `GetGroupProperties` (`ai, as`): the properties asked
+    /// for of each item found among the ids.
+    private func groupPropertiesReply(_ arguments: [DBusValue]) -> SessionBus.MethodResult {
+        guard arguments.count == 2, let ids = arguments[0].elements else {
+            return TrayBus.invalidArguments("GetGroupProperties takes (ai, as)")
+        }
+        let names = Self.names(arguments[1])
+        let found = ids.compactMap { $0.integer.flatMap { self.menu.item(withID: Int32(clamping: $0)) } }
+        let entries = found.map {
+            DBusValue.structure([.int32($0.id), .dictionary(Self.properties(of: $0, names))])
+        }
+        return .reply([.typedArray(elementSignature: "(ia{sv})", entries)])
+    }
+
+    /// The answer to `Event` (`i, s, v, u`), and the action of the item
+    /// clicked when it is enabled.
+    private func eventReply(_ arguments: [DBusValue]) -> (SessionBus.MethodResult, TrayAction?) {
+        guard arguments.count >= 2, case .int32(let id) = arguments[0], let event = arguments[1].string else {
+            return (TrayBus.invalidArguments("Event takes (i, s, v, u)"), nil)
+        }
+        guard let item = self.menu.item(withID: id) else {
+            return (TrayBus.invalidArguments("no item \(id)"), nil)
+        }
+        return (.reply([]), event == "clicked" && item.isEnabled ? item.action : nil)
+    }
+
+    /// The answer to `EventGroup` (`a(isvu)`): the ids not in the menu, and
+    /// the action of the first enabled item clicked.
+    private func eventGroupReply(_ arguments: [DBusValue]) -> (SessionBus.MethodResult, TrayAction?) {
+        // a(isvu): each click is performed; the ids not in the menu come back as errors.
+        var unknown: [DBusValue] = []
+        var action: TrayAction?
+        for case .structure(let event) in arguments.first?.elements ?? [] {
+            guard event.count >= 2, case .int32(let id) = event[0] else { continue }
+            guard let item = self.menu.item(withID: id) else {
+                unknown.append(.int32(id))
+                continue
+            }
+            if event[1].string == "clicked", item.isEnabled, action == nil { action = item.action }
+        }
+        return (.reply([.typedArray(elementSignature: "i", unknown)]), action)
     }
 
     /// The menu's own properties.

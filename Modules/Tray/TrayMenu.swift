@@ -91,45 +91,23 @@ public struct TrayMenu: Sendable, Hashable {
         let status = casting?.label ?? button.label
         lines.append(Item(id: identifiers.id(for: "status"), label: status, isEnabled: false))
         let busy = casting != nil
-        func devices(
-            _ key: String, _ label: String, _ output: CastDeviceCapabilities, _ action: (CastDevice) -> TrayAction
-        )
-            -> Item
-        {
-            // A device whose capabilities are unknown (a known host that has not
-            // answered DNS-SD yet) is offered too: the stream says if it cannot.
-            let able = chooser.entries.filter {
-                $0.device.capabilities.isEmpty || $0.device.capabilities.contains(output)
-            }
-            let children =
-                able.isEmpty
-                ? [Item(id: identifiers.id(for: "\(key)/none"), label: "No devices found", isEnabled: false)]
-                : able.map { entry in
-                    Item(
-                        id: identifiers.id(for: "\(key)/\(entry.device.id)"), label: entry.device.friendlyName,
-                        isEnabled: !busy, action: action(entry.device))
-                }
-            return Item(
-                id: identifiers.id(for: key), label: label, isEnabled: !busy && !able.isEmpty, children: children)
-        }
-        lines.append(devices("mirror-screen", "Mirror screen", .videoOut) { .mirrorScreen($0) })
+        lines.append(
+            Self.devices(
+                "mirror-screen", "Mirror screen", .videoOut, chooser: chooser, busy: busy, identifiers: &identifiers
+            ) { .mirrorScreen($0) })
         if offersWindowChoice {
-            lines.append(devices("mirror-window", "Mirror a window…", .videoOut) { .mirrorWindow($0) })
-        }
-        lines.append(devices("send-sound", "Send this computer's sound", .audioOut) { .sendSound($0) })
-        if controls.shouldAppear {
-            lines.append(Item(id: identifiers.id(for: "media-separator"), label: "", isSeparator: true))
-            let title = controls.title ?? "Untitled"
-            let playing = controls.primaryAction == .pause
             lines.append(
-                Item(
-                    id: identifiers.id(for: "toggle-playback"), label: playing ? "Pause \(title)" : "Play \(title)",
-                    isEnabled: controls.enabledControls.contains(.togglePlayback), action: .togglePlayback))
-            lines.append(
-                Item(
-                    id: identifiers.id(for: "stop-media"), label: "Stop \(title)",
-                    isEnabled: controls.enabledControls.contains(.stop), action: .stopMedia))
+                Self.devices(
+                    "mirror-window", "Mirror a window…", .videoOut, chooser: chooser, busy: busy,
+                    identifiers: &identifiers
+                ) { .mirrorWindow($0) })
         }
+        lines.append(
+            Self.devices(
+                "send-sound", "Send this computer's sound", .audioOut, chooser: chooser, busy: busy,
+                identifiers: &identifiers
+            ) { .sendSound($0) })
+        if controls.shouldAppear { lines += Self.mediaItems(controls, identifiers: &identifiers) }
         lines.append(Item(id: identifiers.id(for: "end-separator"), label: "", isSeparator: true))
         let castingSomething = busy || chooser.connection != nil
         lines.append(
@@ -138,14 +116,58 @@ public struct TrayMenu: Sendable, Hashable {
                 action: .stopCasting))
         lines.append(Item(id: identifiers.id(for: "quit"), label: "Quit", action: .quit))
         self.root = Item(id: 0, label: "", children: lines)
-        self.iconName =
-            switch (casting?.isStarted, button.castState) {
-            case (true?, _), (nil, .connected): "cast-connected"
-            case (false?, _), (nil, .connecting): "cast-connecting"
-            default: "cast"
-            }
+        self.iconName = Self.iconName(button: button, casting: casting)
         self.isActive = busy || button.isVisible || !chooser.entries.isEmpty
         self.tooltip = status
+    }
+
+    /// The submenu `label` of the chooser's devices that have `output`, each
+    /// doing `action` when picked; none is enabled while something is streamed (`busy`).
+    private static func devices(
+        _ key: String, _ label: String, _ output: CastDeviceCapabilities, chooser: DeviceChooserState, busy: Bool,
+        identifiers: inout Identifiers, _ action: (CastDevice) -> TrayAction
+    ) -> Item {
+        // A device whose capabilities are unknown (a known host that has not
+        // answered DNS-SD yet) is offered too: the stream says if it cannot.
+        let able = chooser.entries.filter {
+            $0.device.capabilities.isEmpty || $0.device.capabilities.contains(output)
+        }
+        let children =
+            able.isEmpty
+            ? [Item(id: identifiers.id(for: "\(key)/none"), label: "No devices found", isEnabled: false)]
+            : able.map { entry in
+                Item(
+                    id: identifiers.id(for: "\(key)/\(entry.device.id)"), label: entry.device.friendlyName,
+                    isEnabled: !busy, action: action(entry.device))
+            }
+        return Item(
+            id: identifiers.id(for: key), label: label, isEnabled: !busy && !able.isEmpty, children: children)
+    }
+
+    /// The lines for the session's media: a separator, a play/pause line and a stop line.
+    private static func mediaItems(_ controls: MediaControls, identifiers: inout Identifiers) -> [Item] {
+        var lines: [Item] = []
+        lines.append(Item(id: identifiers.id(for: "media-separator"), label: "", isSeparator: true))
+        let title = controls.title ?? "Untitled"
+        let playing = controls.primaryAction == .pause
+        lines.append(
+            Item(
+                id: identifiers.id(for: "toggle-playback"), label: playing ? "Pause \(title)" : "Play \(title)",
+                isEnabled: controls.enabledControls.contains(.togglePlayback), action: .togglePlayback))
+        lines.append(
+            Item(
+                id: identifiers.id(for: "stop-media"), label: "Stop \(title)",
+                isEnabled: controls.enabledControls.contains(.stop), action: .stopMedia))
+        return lines
+    }
+
+    /// The tray icon's name: connected or connecting as the stream (or else the Cast button) is; `cast` otherwise.
+    private static func iconName(button: CastButtonState, casting: TrayCasting?) -> String {
+        switch (casting?.isStarted, button.castState) {
+        case (true?, _), (nil, .connected): "cast-connected"
+        case (false?, _), (nil, .connecting): "cast-connecting"
+        default: "cast"
+        }
     }
 
     /// The item with `id`, the root's 0 included.

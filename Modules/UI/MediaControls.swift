@@ -143,47 +143,72 @@ public struct MediaControls: Sendable, Hashable {
         self.activeTrackIDs = status?.activeTrackIDs ?? []
         self.streamVolume = status?.volume ?? StreamVolume()
         self.adBreak = status.flatMap { Self.adBreak(in: $0, position: position) }
+        self.primaryAction = Self.primaryAction(for: playerState, isLive: isLive, commands: commands)
+        self.seekableRange = Self.seekableRange(in: status, isLive: isLive)
+        self.enabledControls =
+            self.shouldAppear
+            ? Self.enabledControls(
+                status: status, playerState: playerState, isLive: isLive, commands: commands,
+                primaryAction: self.primaryAction, seekableRange: self.seekableRange, adBreak: self.adBreak,
+                hasTracks: !self.tracks.isEmpty)
+            : []
+    }
 
+    /// What the play/pause toggle does in `playerState`: stop for a live
+    /// stream or media that cannot pause; `nil` when nothing plays or is paused.
+    private static func primaryAction(
+        for playerState: PlayerState, isLive: Bool, commands: SupportedMediaCommands
+    ) -> PrimaryAction? {
         switch playerState {
         case .playing, .buffering:
-            self.primaryAction = isLive || !commands.contains(.pause) ? .stop : .pause
+            return isLive || !commands.contains(.pause) ? .stop : .pause
         case .paused:
-            self.primaryAction = .play
+            return .play
         default:
-            self.primaryAction = nil
+            return nil
         }
+    }
+
+    /// Where the seek bar runs for `status`: a live stream's seekable window,
+    /// or from 0 to the duration; `nil` when there is nowhere to seek.
+    private static func seekableRange(in status: MediaStatus?, isLive: Bool) -> ClosedRange<Double>? {
         if isLive, let start = status?.liveSeekableRange?.start, let end = status?.liveSeekableRange?.end,
             start <= end
         {
-            self.seekableRange = start...end
-        } else if !isLive, let duration = media?.duration, duration > 0 {
-            self.seekableRange = 0...duration
+            return start...end
+        } else if !isLive, let duration = status?.media?.duration, duration > 0 {
+            return 0...duration
         } else {
-            self.seekableRange = nil
+            return nil
         }
+    }
 
+    /// The controls that work for a controller that shows, by the status's
+    /// supported commands, the player's state and whether an ad plays.
+    private static func enabledControls(
+        status: MediaStatus?, playerState: PlayerState, isLive: Bool, commands: SupportedMediaCommands,
+        primaryAction: PrimaryAction?, seekableRange: ClosedRange<Double>?, adBreak: AdBreak?, hasTracks: Bool
+    ) -> Set<Control> {
         var enabled = Set<Control>()
-        if self.shouldAppear {
-            let inAd = self.adBreak != nil
-            let started = [.playing, .paused, .buffering].contains(playerState)
-            if self.primaryAction != nil { enabled.insert(.togglePlayback) }
-            enabled.insert(.stop)
-            if commands.contains(.seek), self.seekableRange != nil, !inAd, started {
-                enabled.formUnion([.seek, .skipForward, .skipBackward])
-            }
-            if !inAd, let status {
-                if commands.contains(.queueNext), Self.hasItem(after: true, in: status) { enabled.insert(.next) }
-                if commands.contains(.queuePrevious), Self.hasItem(after: false, in: status) {
-                    enabled.insert(.previous)
-                }
-            }
-            if commands.contains(.playbackRate), !isLive, started { enabled.insert(.playbackRate) }
-            if commands.contains(.editTracks), !self.tracks.isEmpty { enabled.insert(.tracks) }
-            if commands.contains(.streamVolume) { enabled.insert(.streamVolume) }
-            if commands.contains(.streamMute) { enabled.insert(.streamMute) }
-            if commands.contains(.skipAd), self.adBreak?.secondsUntilSkippable == 0 { enabled.insert(.skipAd) }
+        let inAd = adBreak != nil
+        let started = [.playing, .paused, .buffering].contains(playerState)
+        if primaryAction != nil { enabled.insert(.togglePlayback) }
+        enabled.insert(.stop)
+        if commands.contains(.seek), seekableRange != nil, !inAd, started {
+            enabled.formUnion([.seek, .skipForward, .skipBackward])
         }
-        self.enabledControls = enabled
+        if !inAd, let status {
+            if commands.contains(.queueNext), Self.hasItem(after: true, in: status) { enabled.insert(.next) }
+            if commands.contains(.queuePrevious), Self.hasItem(after: false, in: status) {
+                enabled.insert(.previous)
+            }
+        }
+        if commands.contains(.playbackRate), !isLive, started { enabled.insert(.playbackRate) }
+        if commands.contains(.editTracks), hasTracks { enabled.insert(.tracks) }
+        if commands.contains(.streamVolume) { enabled.insert(.streamVolume) }
+        if commands.contains(.streamMute) { enabled.insert(.streamMute) }
+        if commands.contains(.skipAd), adBreak?.secondsUntilSkippable == 0 { enabled.insert(.skipAd) }
+        return enabled
     }
 
     /// The break in `status`, its clip's countdown moved on by the time since the status.

@@ -83,80 +83,120 @@ struct PlayCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await self.reportingFailures {
-            var items = try PlayItem.resolve(self.items)
-            if case .source(let subtitles)? = self.subtitles.map(SubtitleChoice.init), !items.isEmpty {
-                items[0].subtitles =
-                    subtitles.contains("://") ? .url(subtitles) : .file(URL(fileURLWithPath: subtitles))
-            }
-            if self.shuffle { items.shuffle() }
-            if self.contentType == nil, MediaTools.installed().ytDlp == nil,
-                let page = items.lazy.compactMap(\.webPage).first
-            {
-                throw ValidationError(
-                    "cannot tell what kind of media \(page) is: give --content-type, or install yt-dlp "
-                        + "(pip install yt-dlp) to play the video on a web page")
-            }
+            let items = try self.resolvedItems()
             let served = items.contains { if case .file = $0.source { true } else { $0.subtitles.isLocal } }
             // One local file resumes where it was last stopped, unless --start says where.
             let resuming = Self.resumable(items)
-            var start = self.start
-            if start == nil, let (file, positions) = resuming, let position = positions.position(for: file) {
-                start = position
-                Output.progress(
-                    "resuming at \(PlaybackWatch.clock(position)), where it was stopped (--start 0 plays it from the beginning)"
-                )
-            }
+            let start = self.startPosition(resuming: resuming)
             // Ctrl-C is caught only when the command stays to follow playback.
             let interrupted = served || self.wait || self.mpris ? Interruption.install() : nil
             try await ReceiverLink.with(self.options) { link in
-                let media = try await MediaControl.join(link, timeout: self.options.timeoutDuration)
-                let server =
-                    served
-                    ? try await MediaServer.start(
-                        toward: link.host,
-                        configuration: MediaServerConfiguration(host: self.serveAddress, port: self.serverPort),
-                        logger: link.logger)
-                    : nil
-                if let server { Output.progress("serving local files from \(server.baseURL.absoluteString)") }
-                let local = server.map {
-                    LocalMedia(
-                        server: $0, tools: .installed(),
-                        device: .forModel(self.deviceModel ?? link.modelName), mode: self.convert.mode,
-                        report: { Output.progress($0) })
-                }
-                do {
-                    let loaded: LocalMediaLoader.Loaded
-                    do {
-                        loaded = try await LocalMediaLoader(local: local) { Output.progress($0) }
-                            .load(items, into: media, options: self.loadOptions(start: start))
-                    } catch let error as LocalMediaError {
-                        throw CommandFailure(.badInput, self.sentence(for: error))
-                    }
-                    let (status, converted) = (loaded.status, loaded.converting)
-                    if let interrupted {
-                        let desktop = self.mpris ? DesktopControls(client: media) : nil
-                        defer { desktop?.close() }
-                        let timeout = Duration.milliseconds(Int(self.bufferingTimeout * 1_000))
-                        let watch = PlaybackWatch(
-                            media: media, server: server, converting: converted, itemCount: items.count,
-                            bufferingTimeout: timeout)
-                        let end = try await PlaybackLines(
-                            watch: watch, interrupted: interrupted, json: self.options.json, bufferingTimeout: timeout,
-                            servesFiles: server != nil, itemCount: items.count
-                        ).follow()
-                        if let (file, positions) = resuming { Self.remember(end, of: file, in: positions) }
-                    } else {
-                        try Output.result(
-                            json: status?.json ?? .null, text: status?.text ?? "loaded", asJSON: self.options.json)
-                    }
-                } catch {
-                    await server?.stop()
-                    throw Self.explained(error, server: server)
-                }
-                await server?.stop()
-                media.detach()
+                try await self.play(
+                    items, on: link, serving: served, start: start, resuming: resuming, interrupted: interrupted)
             }
         }
+    }
+
+    /// The items to play, in order: resolved from the arguments, the first with the subtitles
+    /// `--subtitles` names, shuffled with `--shuffle`. Throws when a web page needs yt-dlp and it is missing.
+    private func resolvedItems() throws -> [PlayItem] {
+        var items = try PlayItem.resolve(self.items)
+        if case .source(let subtitles)? = self.subtitles.map(SubtitleChoice.init), !items.isEmpty {
+            items[0].subtitles =
+                subtitles.contains("://") ? .url(subtitles) : .file(URL(fileURLWithPath: subtitles))
+        }
+        if self.shuffle { items.shuffle() }
+        if self.contentType == nil, MediaTools.installed().ytDlp == nil,
+            let page = items.lazy.compactMap(\.webPage).first
+        {
+            throw ValidationError(
+                "cannot tell what kind of media \(page) is: give --content-type, or install yt-dlp "
+                    + "(pip install yt-dlp) to play the video on a web page")
+        }
+        return items
+    }
+
+    /// Where to start: `--start`, else where the one local file was last stopped (said so), else `nil`.
+    private func startPosition(resuming: (URL, ResumePositions)?) -> Double? {
+        var start = self.start
+        if start == nil, let (file, positions) = resuming, let position = positions.position(for: file) {
+            start = position
+            Output.progress(
+                "resuming at \(PlaybackWatch.clock(position)), where it was stopped (--start 0 plays it from the beginning)"
+            )
+        }
+        return start
+    }
+
+    /// Plays `items` on the media app `link` reaches, serving local files from this machine when
+    /// `served`; follows playback when `interrupted` is set, else prints the status once loaded.
+    private func play(
+        _ items: [PlayItem], on link: ReceiverLink, serving served: Bool, start: Double?,
+        resuming: (URL, ResumePositions)?, interrupted: Interruption?
+    ) async throws {
+        let media = try await MediaControl.join(link, timeout: self.options.timeoutDuration)
+        let server =
+            served
+            ? try await MediaServer.start(
+                toward: link.host,
+                configuration: MediaServerConfiguration(host: self.serveAddress, port: self.serverPort),
+                logger: link.logger)
+            : nil
+        if let server { Output.progress("serving local files from \(server.baseURL.absoluteString)") }
+        let local = server.map {
+            LocalMedia(
+                server: $0, tools: .installed(),
+                device: .forModel(self.deviceModel ?? link.modelName), mode: self.convert.mode,
+                report: { Output.progress($0) })
+        }
+        do {
+            let loaded = try await self.load(items, into: media, local: local, start: start)
+            let (status, converted) = (loaded.status, loaded.converting)
+            if let interrupted {
+                try await self.follow(
+                    media, server: server, converting: converted, itemCount: items.count, interrupted: interrupted,
+                    resuming: resuming)
+            } else {
+                try Output.result(
+                    json: status?.json ?? .null, text: status?.text ?? "loaded", asJSON: self.options.json)
+            }
+        } catch {
+            await server?.stop()
+            throw Self.explained(error, server: server)
+        }
+        await server?.stop()
+        media.detach()
+    }
+
+    /// Loads `items` into `media`, local ones through `local`; a ``LocalMediaError`` becomes a
+    /// bad-input failure worded with this command's options.
+    private func load(
+        _ items: [PlayItem], into media: RemoteMediaClient, local: LocalMedia?, start: Double?
+    ) async throws -> LocalMediaLoader.Loaded {
+        do {
+            return try await LocalMediaLoader(local: local) { Output.progress($0) }
+                .load(items, into: media, options: self.loadOptions(start: start))
+        } catch let error as LocalMediaError {
+            throw CommandFailure(.badInput, self.sentence(for: error))
+        }
+    }
+
+    /// Shows playback's progress until it ends or Ctrl-C, with the desktop's controls under `--mpris`,
+    /// then keeps where the resumable file stopped.
+    private func follow(
+        _ media: RemoteMediaClient, server: MediaServer?, converting converted: [URL], itemCount: Int,
+        interrupted: Interruption, resuming: (URL, ResumePositions)?
+    ) async throws {
+        let desktop = self.mpris ? DesktopControls(client: media) : nil
+        defer { desktop?.close() }
+        let timeout = Duration.milliseconds(Int(self.bufferingTimeout * 1_000))
+        let watch = PlaybackWatch(
+            media: media, server: server, converting: converted, itemCount: itemCount, bufferingTimeout: timeout)
+        let end = try await PlaybackLines(
+            watch: watch, interrupted: interrupted, json: self.options.json, bufferingTimeout: timeout,
+            servesFiles: server != nil, itemCount: itemCount
+        ).follow()
+        if let (file, positions) = resuming { Self.remember(end, of: file, in: positions) }
     }
 
     /// The loader's options from the command's.

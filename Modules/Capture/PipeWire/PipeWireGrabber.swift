@@ -79,28 +79,7 @@ final class PipeWireGrabber: FrameGrabber, @unchecked Sendable {
         remote: Int32, nodeID: UInt32, frameRate: Int, portal: ScreenCastPortal?, timeout: Duration = .seconds(5)
     ) throws(CaptureError) {
         _ = Self.initialized
-        guard let loop = pw_thread_loop_new("cast.capture.pipewire", nil) else {
-            close(remote)
-            throw CaptureError(.pipeWireUnavailable, "cannot create a PipeWire thread loop")
-        }
-        guard let context = pw_context_new(pw_thread_loop_get_loop(loop), nil, 0) else {
-            pw_thread_loop_destroy(loop)
-            close(remote)
-            throw CaptureError(.pipeWireUnavailable, "cannot create a PipeWire context")
-        }
-        // Takes the descriptor, also when it fails.
-        guard let core = pw_context_connect_fd(context, remote, nil, 0) else {
-            let reason = String(cString: strerror(errno))
-            pw_context_destroy(context)
-            pw_thread_loop_destroy(loop)
-            throw CaptureError(.pipeWireUnavailable, "cannot connect to the PipeWire remote: \(reason)")
-        }
-        guard let registry = cpw_core_get_registry(core) else {
-            pw_core_disconnect(core)
-            pw_context_destroy(context)
-            pw_thread_loop_destroy(loop)
-            throw CaptureError(.pipeWireUnavailable, "cannot read the PipeWire registry")
-        }
+        let (loop, context, core, registry) = try Self.openConnection(remote: remote)
         self.loop = loop
         self.context = context
         self.core = core
@@ -116,40 +95,8 @@ final class PipeWireGrabber: FrameGrabber, @unchecked Sendable {
         self.coreEvents = .allocate(capacity: 1)
         self.coreEvents.initialize(to: Self.makeCoreEvents())
 
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        cpw_core_add_listener(core, self.hooks, self.coreEvents, me)
-        cpw_registry_add_listener(registry, self.hooks + 1, self.registryEvents, me)
-        let properties = pw_properties_new_string("")
-        for (key, value) in [("media.type", "Video"), ("media.category", "Capture"), ("media.role", "Screen")] {
-            pw_properties_set(properties, key, value)
-        }
-        guard let stream = pw_stream_new(core, "cast-screen-capture", properties) else {
-            throw CaptureError(.pipeWireUnavailable, "cannot create a PipeWire stream")
-        }
-        self.stream = stream
-        pw_stream_add_listener(stream, self.hooks + 2, self.streamEvents, me)
-
-        let connected = Self.withPOD { builder in
-            var formats = Self.formats.map { $0.format.rawValue }
-            // Linear DMA-BUFs first, shared memory otherwise.
-            return [Int64(CPW_MODIFIER_LINEAR), -1].map { modifier in
-                cpw_video_format(
-                    &builder, &formats, UInt32(formats.count),
-                    spa_rectangle(width: 1, height: 1), spa_rectangle(width: 8192, height: 8192),
-                    spa_rectangle(width: 1920, height: 1080),
-                    spa_fraction(num: 0, denom: 1), spa_fraction(num: 360, denom: 1),
-                    spa_fraction(num: UInt32(frameRate), denom: 1), modifier)
-            }
-        } apply: { params in
-            pw_stream_connect(
-                stream, SPA_DIRECTION_INPUT, nodeID,
-                pw_stream_flags(PW_STREAM_FLAG_AUTOCONNECT.rawValue | PW_STREAM_FLAG_MAP_BUFFERS.rawValue),
-                params.baseAddress, UInt32(params.count))
-        }
-        guard connected >= 0 else {
-            throw CaptureError(
-                .pipeWireUnavailable, "cannot connect the PipeWire stream: \(String(cString: strerror(-connected)))")
-        }
+        let stream = try self.makeStream()
+        try self.connectStream(stream, frameRate: frameRate)
         guard pw_thread_loop_start(loop) >= 0 else {
             throw CaptureError(.pipeWireUnavailable, "cannot start the PipeWire thread")
         }
@@ -217,6 +164,85 @@ final class PipeWireGrabber: FrameGrabber, @unchecked Sendable {
         pw_thread_loop_lock(self.loop)
         defer { pw_thread_loop_unlock(self.loop) }
         return self.format?.dmabuf ?? false
+    }
+
+    // MARK: Setting up
+
+    /// Creates the thread loop and context, connects through `remote` (taken
+    /// in every case) and reads the registry; whatever was made is destroyed when a step fails.
+    private static func openConnection(
+        remote: Int32
+    ) throws(CaptureError) -> (
+        loop: OpaquePointer, context: OpaquePointer, core: OpaquePointer, registry: OpaquePointer
+    ) {
+        guard let loop = pw_thread_loop_new("cast.capture.pipewire", nil) else {
+            close(remote)
+            throw CaptureError(.pipeWireUnavailable, "cannot create a PipeWire thread loop")
+        }
+        guard let context = pw_context_new(pw_thread_loop_get_loop(loop), nil, 0) else {
+            pw_thread_loop_destroy(loop)
+            close(remote)
+            throw CaptureError(.pipeWireUnavailable, "cannot create a PipeWire context")
+        }
+        // Takes the descriptor, also when it fails.
+        guard let core = pw_context_connect_fd(context, remote, nil, 0) else {
+            let reason = String(cString: strerror(errno))
+            pw_context_destroy(context)
+            pw_thread_loop_destroy(loop)
+            throw CaptureError(.pipeWireUnavailable, "cannot connect to the PipeWire remote: \(reason)")
+        }
+        guard let registry = cpw_core_get_registry(core) else {
+            pw_core_disconnect(core)
+            pw_context_destroy(context)
+            pw_thread_loop_destroy(loop)
+            throw CaptureError(.pipeWireUnavailable, "cannot read the PipeWire registry")
+        }
+        return (loop, context, core, registry)
+    }
+
+    /// Listens to the core and the registry, then creates the video capture
+    /// stream, keeps it in `stream` and listens to it too.
+    private func makeStream() throws(CaptureError) -> OpaquePointer {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        cpw_core_add_listener(self.core, self.hooks, self.coreEvents, me)
+        cpw_registry_add_listener(self.registry, self.hooks + 1, self.registryEvents, me)
+        let properties = pw_properties_new_string("")
+        for (key, value) in [("media.type", "Video"), ("media.category", "Capture"), ("media.role", "Screen")] {
+            pw_properties_set(properties, key, value)
+        }
+        guard let stream = pw_stream_new(self.core, "cast-screen-capture", properties) else {
+            throw CaptureError(.pipeWireUnavailable, "cannot create a PipeWire stream")
+        }
+        self.stream = stream
+        pw_stream_add_listener(stream, self.hooks + 2, self.streamEvents, me)
+        return stream
+    }
+
+    /// Connects `stream` to the node, offering the 32-bit formats at up to
+    /// `frameRate`: linear DMA-BUFs first, shared memory otherwise.
+    private func connectStream(_ stream: OpaquePointer, frameRate: Int) throws(CaptureError) {
+        let nodeID = self.nodeID
+        let connected = Self.withPOD { builder in
+            var formats = Self.formats.map { $0.format.rawValue }
+            // Linear DMA-BUFs first, shared memory otherwise.
+            return [Int64(CPW_MODIFIER_LINEAR), -1].map { modifier in
+                cpw_video_format(
+                    &builder, &formats, UInt32(formats.count),
+                    spa_rectangle(width: 1, height: 1), spa_rectangle(width: 8192, height: 8192),
+                    spa_rectangle(width: 1920, height: 1080),
+                    spa_fraction(num: 0, denom: 1), spa_fraction(num: 360, denom: 1),
+                    spa_fraction(num: UInt32(frameRate), denom: 1), modifier)
+            }
+        } apply: { params in
+            pw_stream_connect(
+                stream, SPA_DIRECTION_INPUT, nodeID,
+                pw_stream_flags(PW_STREAM_FLAG_AUTOCONNECT.rawValue | PW_STREAM_FLAG_MAP_BUFFERS.rawValue),
+                params.baseAddress, UInt32(params.count))
+        }
+        guard connected >= 0 else {
+            throw CaptureError(
+                .pipeWireUnavailable, "cannot connect the PipeWire stream: \(String(cString: strerror(-connected)))")
+        }
     }
 
     // MARK: Under the lock

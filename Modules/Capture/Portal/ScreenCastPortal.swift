@@ -91,6 +91,27 @@ package final class ScreenCastPortal: @unchecked Sendable {
         }
         self.sessionHandle = session
 
+        let selection = try self.sourceSelection(
+            sourceTypes: sourceTypes, version: version, showsCursor: showsCursor, restoreToken: restoreToken)
+        try self.selectSources(session: session, options: selection, until: deadline, isCancelled)
+
+        let started = try self.request(
+            "Start", [.objectPath(session), .string("")], options: [:], until: deadline, isCancelled)
+        guard let stream = Self.firstStream(in: started) else {
+            throw CaptureError(.portalUnavailable, "the portal started a screen cast without a stream")
+        }
+
+        let descriptor = try self.openPipeWireRemote(session: session)
+        return ScreenCastGrant(
+            pipeWireRemote: descriptor, nodeID: stream.nodeID, size: stream.size,
+            restoreToken: started["restore_token"]?.string)
+    }
+
+    /// SelectSources' options: one monitor or window of those the portal offers,
+    /// the cursor as asked and a lasting grant (from `restoreToken`) where the portal can.
+    private func sourceSelection(
+        sourceTypes: UInt32, version: UInt32, showsCursor: Bool, restoreToken: String?
+    ) throws(CaptureError) -> [String: DBusValue] {
         var selection: [String: DBusValue] = [
             "types": .uint32(
                 sourceTypes & Self.monitorAndWindow == 0 ? Self.monitorAndWindow : sourceTypes & Self.monitorAndWindow),
@@ -105,6 +126,16 @@ package final class ScreenCastPortal: @unchecked Sendable {
             selection["persist_mode"] = .uint32(Self.persistUntilRevoked)
             if let restoreToken { selection["restore_token"] = .string(restoreToken) }
         }
+        return selection
+    }
+
+    /// Calls SelectSources on `session` with `options`; when the portal
+    /// refuses the restore token, calls it again without.
+    private func selectSources(
+        session: String, options: [String: DBusValue], until deadline: ContinuousClock.Instant,
+        _ isCancelled: () -> Bool
+    ) throws(CaptureError) {
+        var selection = options
         do {
             _ = try self.request(
                 "SelectSources", [.objectPath(session)], options: selection, until: deadline, isCancelled)
@@ -116,13 +147,10 @@ package final class ScreenCastPortal: @unchecked Sendable {
             _ = try self.request(
                 "SelectSources", [.objectPath(session)], options: selection, until: deadline, isCancelled)
         }
+    }
 
-        let started = try self.request(
-            "Start", [.objectPath(session), .string("")], options: [:], until: deadline, isCancelled)
-        guard let stream = Self.firstStream(in: started) else {
-            throw CaptureError(.portalUnavailable, "the portal started a screen cast without a stream")
-        }
-
+    /// Opens the PipeWire remote of the started `session`: a connected socket, ours to close.
+    private func openPipeWireRemote(session: String) throws(CaptureError) -> Int32 {
         let remote: [DBusValue]
         do {
             remote = try self.bus.call(
@@ -134,9 +162,7 @@ package final class ScreenCastPortal: @unchecked Sendable {
         guard case .fileDescriptor(let descriptor) = remote.first else {
             throw CaptureError(.pipeWireUnavailable, "the portal answered OpenPipeWireRemote without a descriptor")
         }
-        return ScreenCastGrant(
-            pipeWireRemote: descriptor, nodeID: stream.nodeID, size: stream.size,
-            restoreToken: started["restore_token"]?.string)
+        return descriptor
     }
 
     /// Whether `error` is the portal refusing a call's arguments (`org.freedesktop.portal.Error.InvalidArgument`).

@@ -96,6 +96,14 @@ struct MediaPlayer {
         guard request["mediaSessionId"]?.intValue == self.mediaSessionID else {
             return Outcome(replies: [Self.invalidRequest(requestID, "INVALID_MEDIA_SESSION_ID")])
         }
+        return self.respondInSession(type, request, requestID: requestID, now: now)
+    }
+
+    /// Applies a request of `type` addressed to the current media session. Answers with the status
+    /// unless the request has an answer of its own or is refused.
+    private mutating func respondInSession(_ type: String, _ request: JSONValue, requestID: Int, now: Double)
+        -> Outcome
+    {
         var includeMedia = false
         switch type {
         case "PLAY":
@@ -107,19 +115,7 @@ struct MediaPlayer {
         case "STOP":
             self.endSession(reason: .cancelled)
         case "SEEK":
-            guard self.playerState != .idle, self.ad == nil else { return Self.invalidState(requestID) }
-            if let time = request["currentTime"]?.doubleValue {
-                self.position = time
-            } else if let delta = request["relativeTime"]?.doubleValue {
-                self.position += delta
-            }
-            self.position = max(0, min(self.position, self.currentDuration ?? .infinity))
-            self.anchor = now
-            switch request["resumeState"]?.stringValue {
-            case "PLAYBACK_START": self.setState(.playing, now: now)
-            case "PLAYBACK_PAUSE": self.setState(.paused, now: now)
-            default: break
-            }
+            if let failure = self.seek(request, requestID: requestID, now: now) { return failure }
         case "SET_VOLUME":
             if let level = request["volume"]?["level"]?.doubleValue { self.level = min(max(level, 0), 1) }
             if let muted = request["volume"]?["muted"]?.boolValue { self.muted = muted }
@@ -130,56 +126,113 @@ struct MediaPlayer {
                 includeMedia = true
             }
         case "SET_PLAYBACK_RATE":
-            guard let rate = request["playbackRate"]?.doubleValue, rate > 0, rate <= 8 else {
-                return Outcome(replies: [Self.invalidRequest(requestID, "INVALID_PARAMS")])
-            }
-            self.position = self.contentPosition(at: now)
-            self.anchor = now
-            self.rate = rate
+            if let failure = self.setPlaybackRate(request, requestID: requestID, now: now) { return failure }
         case "SKIP_AD":
-            guard let ad = self.ad, let clip = self.clip(of: ad), let skippable = clip["whenSkippable"]?.doubleValue,
-                now - ad.clipStartedAt >= skippable - Self.tolerance
-            else { return Self.invalidState(requestID) }
-            self.nextClip(now: now)
+            if let failure = self.skipAd(requestID: requestID, now: now) { return failure }
         case "QUEUE_UPDATE":
             if let failure = self.queueUpdate(request, requestID: requestID, now: now) { return failure }
             includeMedia = true
         case "QUEUE_INSERT":
-            guard self.items.count + (request["items"]?.arrayValue?.count ?? 0) <= Self.queueLimit else {
-                return Outcome(replies: [Self.invalidRequest(requestID, "INVALID_PARAMS")])
-            }
-            let inserted = self.insert(request["items"]?.arrayValue ?? [], before: request["insertBefore"]?.intValue)
-            return self.reply(
-                requestID, queueChange: ["changeType": "INSERT", "itemIds": .array(inserted.map(JSONValue.integer))])
+            return self.queueInsert(request, requestID: requestID)
         case "QUEUE_REMOVE":
-            let ids = request["itemIds"]?.arrayValue?.compactMap(\.intValue) ?? []
-            self.remove(ids, now: now)
-            return self.reply(
-                requestID, queueChange: ["changeType": "REMOVE", "itemIds": .array(ids.map(JSONValue.integer))])
+            return self.queueRemove(request, requestID: requestID, now: now)
         case "QUEUE_REORDER":
-            let ids = request["itemIds"]?.arrayValue?.compactMap(\.intValue) ?? []
-            self.reorder(ids, before: request["insertBefore"]?.intValue)
-            return self.reply(
-                requestID, queueChange: ["changeType": "UPDATE", "itemIds": .array(ids.map(JSONValue.integer))])
+            return self.queueReorder(request, requestID: requestID)
         case "QUEUE_GET_ITEM_IDS":
-            return Outcome(replies: [
-                [
-                    "type": "QUEUE_ITEM_IDS", "requestId": .integer(requestID),
-                    "itemIds": .array(self.items.map { .integer($0.itemID) }),
-                ]
-            ])
+            return self.queueItemIDs(requestID: requestID)
         case "QUEUE_GET_ITEMS":
-            let wanted = Set(request["itemIds"]?.arrayValue?.compactMap(\.intValue) ?? [])
-            let entries = self.items.filter { wanted.contains($0.itemID) }.map { JSONValue.object($0.entry) }
-            return Outcome(replies: [
-                ["type": "QUEUE_ITEMS", "requestId": .integer(requestID), "items": .array(entries)]
-            ])
+            return self.queueItems(request, requestID: requestID)
         default:
             return Outcome(replies: [Self.invalidRequest(requestID, "INVALID_COMMAND")])
         }
         return Outcome(
             replies: [self.statusMessage(requestID: requestID, includingMedia: includeMedia)],
             broadcasts: [self.statusMessage(requestID: 0, includingMedia: includeMedia)])
+    }
+
+    /// SEEK: moves to `currentTime`, or by `relativeTime`, within the item, then applies `resumeState`.
+    /// Returns the refusal when nothing plays or an ad break does.
+    private mutating func seek(_ request: JSONValue, requestID: Int, now: Double) -> Outcome? {
+        guard self.playerState != .idle, self.ad == nil else { return Self.invalidState(requestID) }
+        if let time = request["currentTime"]?.doubleValue {
+            self.position = time
+        } else if let delta = request["relativeTime"]?.doubleValue {
+            self.position += delta
+        }
+        self.position = max(0, min(self.position, self.currentDuration ?? .infinity))
+        self.anchor = now
+        switch request["resumeState"]?.stringValue {
+        case "PLAYBACK_START": self.setState(.playing, now: now)
+        case "PLAYBACK_PAUSE": self.setState(.paused, now: now)
+        default: break
+        }
+        return nil
+    }
+
+    /// SET_PLAYBACK_RATE: plays on at `playbackRate` from where the content is now.
+    /// Returns the refusal when the rate is not above 0 and at most 8.
+    private mutating func setPlaybackRate(_ request: JSONValue, requestID: Int, now: Double) -> Outcome? {
+        guard let rate = request["playbackRate"]?.doubleValue, rate > 0, rate <= 8 else {
+            return Outcome(replies: [Self.invalidRequest(requestID, "INVALID_PARAMS")])
+        }
+        self.position = self.contentPosition(at: now)
+        self.anchor = now
+        self.rate = rate
+        return nil
+    }
+
+    /// SKIP_AD: moves on to the next clip. Returns the refusal when no clip plays or it is not skippable yet.
+    private mutating func skipAd(requestID: Int, now: Double) -> Outcome? {
+        guard let ad = self.ad, let clip = self.clip(of: ad), let skippable = clip["whenSkippable"]?.doubleValue,
+            now - ad.clipStartedAt >= skippable - Self.tolerance
+        else { return Self.invalidState(requestID) }
+        self.nextClip(now: now)
+        return nil
+    }
+
+    /// QUEUE_INSERT: inserts the request's items, refused beyond ``queueLimit``; answers with a QUEUE_CHANGE.
+    private mutating func queueInsert(_ request: JSONValue, requestID: Int) -> Outcome {
+        guard self.items.count + (request["items"]?.arrayValue?.count ?? 0) <= Self.queueLimit else {
+            return Outcome(replies: [Self.invalidRequest(requestID, "INVALID_PARAMS")])
+        }
+        let inserted = self.insert(request["items"]?.arrayValue ?? [], before: request["insertBefore"]?.intValue)
+        return self.reply(
+            requestID, queueChange: ["changeType": "INSERT", "itemIds": .array(inserted.map(JSONValue.integer))])
+    }
+
+    /// QUEUE_REMOVE: removes the items `itemIds` names; answers with a QUEUE_CHANGE.
+    private mutating func queueRemove(_ request: JSONValue, requestID: Int, now: Double) -> Outcome {
+        let ids = request["itemIds"]?.arrayValue?.compactMap(\.intValue) ?? []
+        self.remove(ids, now: now)
+        return self.reply(
+            requestID, queueChange: ["changeType": "REMOVE", "itemIds": .array(ids.map(JSONValue.integer))])
+    }
+
+    /// QUEUE_REORDER: moves the items `itemIds` names before `insertBefore`; answers with a QUEUE_CHANGE.
+    private mutating func queueReorder(_ request: JSONValue, requestID: Int) -> Outcome {
+        let ids = request["itemIds"]?.arrayValue?.compactMap(\.intValue) ?? []
+        self.reorder(ids, before: request["insertBefore"]?.intValue)
+        return self.reply(
+            requestID, queueChange: ["changeType": "UPDATE", "itemIds": .array(ids.map(JSONValue.integer))])
+    }
+
+    /// QUEUE_GET_ITEM_IDS: the ids of the queue's items, in order.
+    private func queueItemIDs(requestID: Int) -> Outcome {
+        Outcome(replies: [
+            [
+                "type": "QUEUE_ITEM_IDS", "requestId": .integer(requestID),
+                "itemIds": .array(self.items.map { .integer($0.itemID) }),
+            ]
+        ])
+    }
+
+    /// QUEUE_GET_ITEMS: the entries of the queue's items that `itemIds` names.
+    private func queueItems(_ request: JSONValue, requestID: Int) -> Outcome {
+        let wanted = Set(request["itemIds"]?.arrayValue?.compactMap(\.intValue) ?? [])
+        let entries = self.items.filter { wanted.contains($0.itemID) }.map { JSONValue.object($0.entry) }
+        return Outcome(replies: [
+            ["type": "QUEUE_ITEMS", "requestId": .integer(requestID), "items": .array(entries)]
+        ])
     }
 
     /// Moves time on to `now`: buffering ends, clips and items finish. Returns the broadcasts, if anything changed.

@@ -81,12 +81,7 @@ final class StreamingService: Sendable {
         let configuration = self.configuration
         let negotiation: StreamingNegotiation
         do throws(StreamingNegotiation.Refusal) {
-            if case .reject(let code, let description) = configuration.answer {
-                throw StreamingNegotiation.Refusal(code: code, description: description)
-            }
-            negotiation = try StreamingNegotiation(
-                offer: message, audioOnly: configuration.answer == .acceptAudioOnly,
-                videoCodecs: configuration.videoCodecs)
+            negotiation = try Self.negotiate(message, configuration: configuration)
         } catch {
             reply(
                 StreamingNegotiation.refusal(
@@ -95,13 +90,7 @@ final class StreamingService: Sendable {
         }
         let streams: [ReceiverStream]
         do {
-            streams = try negotiation.streams.map { stream in
-                try ReceiverStream(
-                    kind: stream.kind, senderSSRC: stream.ssrc, payloadType: stream.payloadType,
-                    timebase: stream.timebase, key: stream.key, channels: stream.channels,
-                    playoutDelay: stream.targetDelay, decodes: configuration.decodes,
-                    reference: configuration.videoReference, observer: configuration.observer, codec: stream.codec)
-            }
+            streams = try Self.receiverStreams(for: negotiation, configuration: configuration)
         } catch {
             reply(
                 StreamingNegotiation.refusal(
@@ -115,21 +104,7 @@ final class StreamingService: Sendable {
         ).whenComplete { result in
             switch result {
             case .success(let receiver):
-                let previous = self.state.withLockedValue { state in
-                    defer {
-                        state.receiver = receiver
-                        state.isRunning = true
-                    }
-                    return state.isRunning ? state.receiver : nil
-                }
-                if let previous {
-                    previous.close()
-                    self.ended(previous.report)
-                }
-                if let deadline = configuration.firstFrameDeadline { self.watch(receiver, deadline: deadline) }
-                reply(
-                    negotiation.answer(
-                        port: receiver.port, constraints: configuration.constraints, display: configuration.display))
+                self.adopt(receiver, negotiation: negotiation, configuration: configuration, reply: reply)
             case .failure(let error):
                 reply(
                     StreamingNegotiation.refusal(
@@ -137,6 +112,55 @@ final class StreamingService: Sendable {
                         description: "cannot bind a UDP port: \(error)"))
             }
         }
+    }
+
+    /// The negotiation of `offer` under `configuration`: refused outright when the
+    /// configuration says to reject, else as the offer and the accepted codecs allow.
+    private static func negotiate(
+        _ offer: JSONValue, configuration: StreamingReceiverConfiguration
+    ) throws(StreamingNegotiation.Refusal) -> StreamingNegotiation {
+        if case .reject(let code, let description) = configuration.answer {
+            throw StreamingNegotiation.Refusal(code: code, description: description)
+        }
+        return try StreamingNegotiation(
+            offer: offer, audioOnly: configuration.answer == .acceptAudioOnly,
+            videoCodecs: configuration.videoCodecs)
+    }
+
+    /// One receiving stream for each stream `negotiation` selected, set up as `configuration` says.
+    private static func receiverStreams(
+        for negotiation: StreamingNegotiation, configuration: StreamingReceiverConfiguration
+    ) throws -> [ReceiverStream] {
+        try negotiation.streams.map { stream in
+            try ReceiverStream(
+                kind: stream.kind, senderSSRC: stream.ssrc, payloadType: stream.payloadType,
+                timebase: stream.timebase, key: stream.key, channels: stream.channels,
+                playoutDelay: stream.targetDelay, decodes: configuration.decodes,
+                reference: configuration.videoReference, observer: configuration.observer, codec: stream.codec)
+        }
+    }
+
+    /// Makes the started `receiver` the running one, closing and reporting the one it replaces,
+    /// watches its first frame, and answers the OFFER with its port.
+    private func adopt(
+        _ receiver: StreamingReceiver, negotiation: StreamingNegotiation,
+        configuration: StreamingReceiverConfiguration, reply: @Sendable (JSONValue) -> Void
+    ) {
+        let previous = self.state.withLockedValue { state in
+            defer {
+                state.receiver = receiver
+                state.isRunning = true
+            }
+            return state.isRunning ? state.receiver : nil
+        }
+        if let previous {
+            previous.close()
+            self.ended(previous.report)
+        }
+        if let deadline = configuration.firstFrameDeadline { self.watch(receiver, deadline: deadline) }
+        reply(
+            negotiation.answer(
+                port: receiver.port, constraints: configuration.constraints, display: configuration.display))
     }
 
     /// Stops `receiver`'s app if, `deadline` after it started, it is still

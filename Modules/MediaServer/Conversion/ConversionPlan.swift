@@ -83,34 +83,10 @@ public struct ConversionPlan: Sendable, Hashable {
         burningSubtitles: Int? = nil
     ) throws(MediaServerError) {
         self.device = device
-        let burned: ProbedMedia.Stream?
-        if let burningSubtitles {
-            guard let stream = media.streams.first(where: { $0.index == burningSubtitles && $0.kind == .subtitle })
-            else {
-                throw MediaServerError(.unsupportedMedia, "\(fileName) has no subtitle stream \(burningSubtitles)")
-            }
-            guard !stream.isTextSubtitle else {
-                throw MediaServerError(
-                    .unsupportedMedia,
-                    "subtitle stream \(burningSubtitles) of \(fileName) is text (\(stream.codec)): it is sent as a text track"
-                )
-            }
-            guard media.video != nil, !device.video.isEmpty else {
-                throw MediaServerError(.unsupportedMedia, "\(fileName) has no video to draw subtitles on")
-            }
-            burned = stream
-        } else {
-            burned = nil
-        }
+        let burned = try Self.burnedStream(burningSubtitles, of: media, fileName: fileName, device: device)
         self.burnedSubtitles = burned
         var reasons: [String] = []
-        var audio = media.audio
-        if let audioStream {
-            guard let chosen = media.streams.first(where: { $0.index == audioStream && $0.kind == .audio }) else {
-                throw MediaServerError(.unsupportedMedia, "\(fileName) has no audio stream \(audioStream)")
-            }
-            audio = chosen
-        }
+        let audio = try Self.keptAudio(audioStream, of: media, fileName: fileName)
         let otherSound = audio != media.audio
         let kept = (video: device.video.isEmpty ? nil : media.video, audio: audio)
         guard kept.video != nil || kept.audio != nil else {
@@ -121,17 +97,9 @@ public struct ConversionPlan: Sendable, Hashable {
             reasons.append(problem)
             return true
         }
-        let containerType = MediaContentType.guess(from: fileName)
         let families = Set(media.container.split(separator: ",").map(String.init))
         let codecs = Set([kept.video, kept.audio].compactMap { $0?.codec })
-        let containerPlays: Bool
-        if families.contains("mp4") || families.contains("mov") {
-            containerPlays = containerType.map { MediaContentType.playableByCast.contains($0) } ?? false
-        } else if families.contains("webm") {
-            containerPlays = containerType == "video/webm" && codecs.isSubset(of: Self.webMCodecs)
-        } else {
-            containerPlays = !families.isDisjoint(with: Self.playableContainers)
-        }
+        let containerPlays = Self.containerPlays(families, fileName: fileName, codecs: codecs)
         let droppedVideo = media.video != nil && kept.video == nil
         var remuxes = !containerPlays || droppedVideo || videoTranscodes == true || otherSound
         var audioTranscodes = kept.audio.map { stream in
@@ -151,6 +119,51 @@ public struct ConversionPlan: Sendable, Hashable {
         self.audio = kept.audio.map { StreamPlan(stream: $0, transcodes: audioTranscodes ?? false) }
         self.remuxes = remuxes
         self.reasons = reasons
+    }
+
+    /// The picture subtitle stream `burningSubtitles` names in `media`, checked to be one that can be drawn
+    /// into its video; `nil` when none is asked for.
+    private static func burnedStream(
+        _ burningSubtitles: Int?, of media: ProbedMedia, fileName: String, device: CastMediaSupport
+    ) throws(MediaServerError) -> ProbedMedia.Stream? {
+        guard let burningSubtitles else { return nil }
+        guard let stream = media.streams.first(where: { $0.index == burningSubtitles && $0.kind == .subtitle })
+        else {
+            throw MediaServerError(.unsupportedMedia, "\(fileName) has no subtitle stream \(burningSubtitles)")
+        }
+        guard !stream.isTextSubtitle else {
+            throw MediaServerError(
+                .unsupportedMedia,
+                "subtitle stream \(burningSubtitles) of \(fileName) is text (\(stream.codec)): it is sent as a text track"
+            )
+        }
+        guard media.video != nil, !device.video.isEmpty else {
+            throw MediaServerError(.unsupportedMedia, "\(fileName) has no video to draw subtitles on")
+        }
+        return stream
+    }
+
+    /// The audio stream kept: the one `audioStream` names in `media`, or the file's default when it is `nil`.
+    private static func keptAudio(
+        _ audioStream: Int?, of media: ProbedMedia, fileName: String
+    ) throws(MediaServerError) -> ProbedMedia.Stream? {
+        guard let audioStream else { return media.audio }
+        guard let chosen = media.streams.first(where: { $0.index == audioStream && $0.kind == .audio }) else {
+            throw MediaServerError(.unsupportedMedia, "\(fileName) has no audio stream \(audioStream)")
+        }
+        return chosen
+    }
+
+    /// Whether a Cast device reads the container, of ffmpeg's demuxer `families`, as it is, holding `codecs`.
+    private static func containerPlays(_ families: Set<String>, fileName: String, codecs: Set<String>) -> Bool {
+        let containerType = MediaContentType.guess(from: fileName)
+        if families.contains("mp4") || families.contains("mov") {
+            return containerType.map { MediaContentType.playableByCast.contains($0) } ?? false
+        } else if families.contains("webm") {
+            return containerType == "video/webm" && codecs.isSubset(of: Self.webMCodecs)
+        } else {
+            return !families.isDisjoint(with: Self.playableContainers)
+        }
     }
 
     /// What about `stream` the device cannot decode, for people; `nil` when it can.

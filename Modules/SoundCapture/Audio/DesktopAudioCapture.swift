@@ -149,13 +149,7 @@ public final class DesktopAudioCapture: Sendable {
         var samples = [Float](repeating: 0, count: self.chunkFrames * Self.channelCount)
         var lastRefusal: (any Error)?
         while !self.control.withLockedValue({ $0.stopping }) {
-            let read = samples.withUnsafeMutableBytes { bytes -> Result<HostTime, CaptureError> in
-                do throws(CaptureError) {
-                    return .success(try stream.read(into: bytes))
-                } catch {
-                    return .failure(error)
-                }
-            }
+            let read = Self.readChunk(from: stream, into: &samples)
             let (stopping, gain) = self.control.withLockedValue { ($0.stopping, $0.gain) }
             if stopping { return nil }
             let pts: HostTime
@@ -167,48 +161,77 @@ public final class DesktopAudioCapture: Sendable {
             if gain != 1 {
                 for index in samples.indices { samples[index] *= gain }
             }
-            // Sessions that ended, or were removed, are left out; new ones get an input.
-            let sessions = self.targets.withLockedValue { targets in
-                targets.removeAll { if case .ended = $0.state { true } else { false } }
-                return targets
-            }
-            // Rebuilt only when the sessions changed: nothing is allocated per chunk otherwise.
-            if sessions.count != feeds.count || sessions.contains(where: { feeds[ObjectIdentifier($0)] == nil }) {
-                let current = Set(sessions.map(ObjectIdentifier.init))
-                feeds = feeds.filter { current.contains($0.key) }
-            }
-            for session in sessions where feeds[ObjectIdentifier(session)] == nil {
-                do {
-                    feeds[ObjectIdentifier(session)] = SessionFeed(
-                        session: session,
-                        input: try session.makeAudioInput(
-                            sourceSampleRate: Self.sampleRate, sourceChannelCount: Self.channelCount))
-                } catch {
-                    lastRefusal = error
-                    self.remove(session)
-                }
-            }
+            self.updateFeeds(&feeds, lastRefusal: &lastRefusal)
             guard !feeds.isEmpty else {
                 guard let lastRefusal else { return nil }
                 return CaptureError(.captureFailed, "the session refused the sound", cause: lastRefusal)
             }
-            for (id, feed) in feeds {
-                do {
-                    _ = try feed.input.enqueue(interleaved: samples, pts: pts)
-                    feed.session.audioWasQueued()
-                } catch {
-                    // Refused (it ended meanwhile): the others go on.
-                    lastRefusal = error
-                    feeds[id] = nil
-                    self.remove(feed.session)
-                }
-            }
+            self.enqueue(samples, pts: pts, into: &feeds, lastRefusal: &lastRefusal)
             self.control.withLockedValue {
                 $0.statistics.framesCaptured += self.chunkFrames
                 $0.statistics.recordingLatency = latency
             }
         }
         return nil
+    }
+
+    /// Reads the next chunk from `stream` into `samples`: its capture time,
+    /// or the error that ended the recording.
+    private static func readChunk(
+        from stream: any SoundRecording, into samples: inout [Float]
+    ) -> Result<HostTime, CaptureError> {
+        samples.withUnsafeMutableBytes { bytes -> Result<HostTime, CaptureError> in
+            do throws(CaptureError) {
+                return .success(try stream.read(into: bytes))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// Brings `feeds` in line with the targets: sessions that ended or were removed
+    /// are dropped and new ones get an input; one that refuses is removed, its error kept in `lastRefusal`.
+    private func updateFeeds(_ feeds: inout [ObjectIdentifier: SessionFeed], lastRefusal: inout (any Error)?) {
+        // Sessions that ended, or were removed, are left out; new ones get an input.
+        let sessions = self.targets.withLockedValue { targets in
+            targets.removeAll { if case .ended = $0.state { true } else { false } }
+            return targets
+        }
+        // Rebuilt only when the sessions changed: nothing is allocated per chunk otherwise.
+        if sessions.count != feeds.count || sessions.contains(where: { feeds[ObjectIdentifier($0)] == nil }) {
+            let current = Set(sessions.map(ObjectIdentifier.init))
+            feeds = feeds.filter { current.contains($0.key) }
+        }
+        for session in sessions where feeds[ObjectIdentifier(session)] == nil {
+            do {
+                feeds[ObjectIdentifier(session)] = SessionFeed(
+                    session: session,
+                    input: try session.makeAudioInput(
+                        sourceSampleRate: Self.sampleRate, sourceChannelCount: Self.channelCount))
+            } catch {
+                lastRefusal = error
+                self.remove(session)
+            }
+        }
+    }
+
+    /// Queues `samples`, captured at `pts`, to every feed; a feed that refuses
+    /// them is dropped and its session removed, its error kept in `lastRefusal`.
+    private func enqueue(
+        _ samples: [Float], pts: HostTime, into feeds: inout [ObjectIdentifier: SessionFeed],
+        lastRefusal: inout (any Error)?
+    ) {
+        for (id, feed) in feeds {
+            do {
+                _ = try feed.input.enqueue(interleaved: samples, pts: pts)
+                feed.session.audioWasQueued()
+            } catch {
+                // Refused (it ended meanwhile): the others go on.
+                lastRefusal = error
+                feeds[id] = nil
+                self.remove(feed.session)
+            }
+        }
     }
 }
 

@@ -45,32 +45,11 @@ enum CastClientBootstrap {
         let loop = group.next()
         let deadline = NIODeadline.now() + TimeAmount(configuration.connectTimeout)
         let handshake = loop.makePromise(of: [UInt8].self)
-        let heartbeat = configuration.heartbeat
-        let bootstrap = ClientBootstrap(group: loop)
-            .connectTimeout(TimeAmount(configuration.connectTimeout))
-            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil))
-                    try sync.addHandler(TLSHandshakeHandler(promise: handshake, closeReason: closeReason))
-                    try Self.addMessageHandlers(
-                        to: sync, heartbeat: heartbeat, heartbeatStart: .afterTLSHandshake, router: router,
-                        closeReason: closeReason, logger: logger, onClose: onClose)
-                }
-            }
-
-        let channel: any Channel
-        do {
-            channel = try await bootstrap.connect(host: host, port: port).get()
-        } catch {
-            handshake.fail(error)
-            router.finish()
-            if case ChannelError.connectTimeout = error {
-                throw CastTransportError(.connectTimedOut, "no TCP connection to \(host):\(port) in time", cause: error)
-            }
-            throw CastTransportError(.connectionFailed, "cannot connect to \(host):\(port)", cause: error)
-        }
+        let bootstrap = Self.makeBootstrap(
+            on: loop, context: context, handshake: handshake, configuration: configuration, router: router,
+            closeReason: closeReason, logger: logger, onClose: onClose)
+        let channel = try await Self.openChannel(
+            with: bootstrap, host: host, port: port, handshake: handshake, router: router)
 
         let timeout = loop.scheduleTask(deadline: deadline) {
             let error = CastTransportError(.connectTimedOut, "no TLS handshake with \(host):\(port) in time")
@@ -88,6 +67,55 @@ enum CastClientBootstrap {
         } catch {
             try? await channel.close()
             throw InboundMessageHandler.transportError(for: error)
+        }
+    }
+
+    /// A bootstrap on `loop` whose channels get TLS with `context`, the
+    /// handshake waiter completing `handshake`, and the sender's message handlers.
+    private static func makeBootstrap(
+        on loop: any EventLoop,
+        context: NIOSSLContext,
+        handshake: EventLoopPromise<[UInt8]>,
+        configuration: CastConnectionConfiguration,
+        router: MessageRouter,
+        closeReason: CloseReason,
+        logger: Logger,
+        onClose: @escaping @Sendable (CastTransportError) -> Void
+    ) -> ClientBootstrap {
+        let heartbeat = configuration.heartbeat
+        return ClientBootstrap(group: loop)
+            .connectTimeout(TimeAmount(configuration.connectTimeout))
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil))
+                    try sync.addHandler(TLSHandshakeHandler(promise: handshake, closeReason: closeReason))
+                    try Self.addMessageHandlers(
+                        to: sync, heartbeat: heartbeat, heartbeatStart: .afterTLSHandshake, router: router,
+                        closeReason: closeReason, logger: logger, onClose: onClose)
+                }
+            }
+    }
+
+    /// Opens the TCP connection to `host`:`port`; when it fails, fails
+    /// `handshake`, finishes `router` and throws the transport error.
+    private static func openChannel(
+        with bootstrap: ClientBootstrap,
+        host: String,
+        port: Int,
+        handshake: EventLoopPromise<[UInt8]>,
+        router: MessageRouter
+    ) async throws(CastTransportError) -> any Channel {
+        do {
+            return try await bootstrap.connect(host: host, port: port).get()
+        } catch {
+            handshake.fail(error)
+            router.finish()
+            if case ChannelError.connectTimeout = error {
+                throw CastTransportError(.connectTimedOut, "no TCP connection to \(host):\(port) in time", cause: error)
+            }
+            throw CastTransportError(.connectionFailed, "cannot connect to \(host):\(port)", cause: error)
         }
     }
 

@@ -61,26 +61,7 @@ public import X509
     private static func verify(
         _ list: Cast_Certificate_Crl, contents: Cast_Certificate_TbsCrl, trustAnchors: [Certificate], at time: Date
     ) async throws(CastTransportError) -> CastRevocationList {
-        guard list.hasSignerCert, list.hasSignature else {
-            throw CastTransportError(.revocationListInvalid, "the CRL has no signer certificate or no signature")
-        }
-        let signer: Certificate
-        do {
-            signer = try Certificate(derEncoded: Array(list.signerCert))
-        } catch {
-            throw CastTransportError(
-                .revocationListInvalid, "the CRL's signer certificate does not parse", cause: error)
-        }
-        // Chromium's VerifyCRL requires an RSA key and verifies with
-        // EVP_DigestVerify(SHA-256): RSASSA-PKCS1-v1_5 (RFC 8017), which a
-        // key of another type never verifies.
-        guard
-            signer.publicKey.isValidSignature(
-                Array(list.signature), for: Array(list.tbsCrl), signatureAlgorithm: .sha256WithRSAEncryption)
-        else {
-            throw CastTransportError(
-                .revocationListInvalid, "the CRL's signature does not verify with its signer's key")
-        }
+        let signer = try Self.verifiedSigner(of: list)
 
         // The signer chains to a CRL anchor at the verification time, with
         // no intermediate (CertPathBuilder is given none).
@@ -102,6 +83,47 @@ public import X509
             throw CastTransportError(
                 .revocationListInvalid, "the CRL applies from \(notBefore) to \(listedNotAfter), not at \(time)")
         }
+        let serials = try Self.serialRanges(in: contents)
+        // Chromium lowers the list's expiry to the earliest notAfter of its signer's path.
+        let notAfter = chain.reduce(listedNotAfter) { min($0, $1.notValidAfter) }
+        return CastRevocationList(
+            notBefore: notBefore,
+            notAfter: notAfter,
+            revokedKeyHashes: Set(contents.revokedPublicKeyHashes.map { Array($0) }),
+            revokedSerials: serials)
+    }
+
+    /// The list's signer certificate, once its signature over the `tbs_crl`
+    /// bytes verifies with the signer's key.
+    private static func verifiedSigner(of list: Cast_Certificate_Crl) throws(CastTransportError) -> Certificate {
+        guard list.hasSignerCert, list.hasSignature else {
+            throw CastTransportError(.revocationListInvalid, "the CRL has no signer certificate or no signature")
+        }
+        let signer: Certificate
+        do {
+            signer = try Certificate(derEncoded: Array(list.signerCert))
+        } catch {
+            throw CastTransportError(
+                .revocationListInvalid, "the CRL's signer certificate does not parse", cause: error)
+        }
+        // Chromium's VerifyCRL requires an RSA key and verifies with
+        // EVP_DigestVerify(SHA-256): RSASSA-PKCS1-v1_5 (RFC 8017), which a
+        // key of another type never verifies.
+        guard
+            signer.publicKey.isValidSignature(
+                Array(list.signature), for: Array(list.tbsCrl), signatureAlgorithm: .sha256WithRSAEncryption)
+        else {
+            throw CastTransportError(
+                .revocationListInvalid, "the CRL's signature does not verify with its signer's key")
+        }
+        return signer
+    }
+
+    /// The list's revoked serial ranges, by the SHA-256 of their issuer's
+    /// key; throws for a range that ends before it begins.
+    private static func serialRanges(
+        in contents: Cast_Certificate_TbsCrl
+    ) throws(CastTransportError) -> [[UInt8]: [ClosedRange<UInt64>]] {
         var serials: [[UInt8]: [ClosedRange<UInt64>]] = [:]
         for range in contents.revokedSerialNumberRanges {
             guard range.firstSerialNumber <= range.lastSerialNumber else {
@@ -112,13 +134,7 @@ public import X509
             serials[Array(range.issuerPublicKeyHash), default: []]
                 .append(range.firstSerialNumber...range.lastSerialNumber)
         }
-        // Chromium lowers the list's expiry to the earliest notAfter of its signer's path.
-        let notAfter = chain.reduce(listedNotAfter) { min($0, $1.notValidAfter) }
-        return CastRevocationList(
-            notBefore: notBefore,
-            notAfter: notAfter,
-            revokedKeyHashes: Set(contents.revokedPublicKeyHashes.map { Array($0) }),
-            revokedSerials: serials)
+        return serials
     }
 
     /// Checks a verified device chain (the device first, its trust anchor
