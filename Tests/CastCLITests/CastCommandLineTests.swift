@@ -337,12 +337,13 @@ import Testing
                 #expect(run.stderr.contains("stopping the mirroring app"))
                 #expect(emulator.runningApplication == nil)
                 #expect(emulator.streamingPort == nil)
-                // ... unless asked to keep it; the next run relaunches it afresh.
+                // ... unless asked to keep it; the next run relaunches it afresh. `--max-size` scales
+                // the screen down to fit, its shape kept.
                 let output = try await Self.cast(
                     "screen", "--capture", "output", "screen", "--display", display.name, "--seconds", "1",
-                    "--keep-app", "--device", device)
+                    "--keep-app", "--max-size", "480x480", "--device", device)
                 #expect(output.status == 0, "\(output.stderr)")
-                #expect(output.stderr.contains("mirroring output screen (640x360) as 640x360"))
+                #expect(output.stderr.contains("mirroring output screen (640x360) as 480x270"), "\(output.stderr)")
                 #expect(!output.stderr.contains("stopping the mirroring app"))
                 let kept = try #require(emulator.runningApplication)
                 #expect(kept.application.appID == CastApplicationID.mirroring)
@@ -392,6 +393,12 @@ import Testing
                 #expect(noSound.stderr.contains("audioUnavailable"))
                 let badWindow = try await Self.cast("screen", "--capture", "window", "zz", "--device", device)
                 #expect(badWindow.status == 64)
+                let badSize = try await Self.cast(
+                    "screen", "--capture", "screen", "--max-size", "big", "--device", device)
+                #expect(badSize.status == 64)
+                #expect(badSize.stderr.contains("--max-size takes WIDTHxHEIGHT"), "\(badSize.stderr)")
+                let sizeWithoutCapture = try await Self.cast("screen", "--max-size", "1280x720", "--device", device)
+                #expect(sizeWithoutCapture.status == 64)
             }
         }
     }

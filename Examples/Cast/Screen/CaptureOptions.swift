@@ -1,6 +1,7 @@
 import ArgumentParser
 import CastCapture
 import CastKit
+import CastRemoteDisplay
 import Foundation
 
 /// `cast screen`'s options for mirroring this machine's display and sound.
@@ -14,6 +15,12 @@ struct CaptureOptions: ParsableArguments {
             valueName: "source"))
     var capture: [String] = []
     @Option(help: "The X display to capture (default: $DISPLAY).") var display: String?
+    @Option(
+        help: ArgumentHelp(
+            "With --capture: the largest picture sent; a larger screen is scaled down to fit, its shape kept "
+                + "(default 1920x1080; the receiver may ask for less).",
+            valueName: "WIDTHxHEIGHT"))
+    var maxSize: String?
     @Flag(help: "With --capture portal: ask which screen or window again instead of reusing the last answer.")
     var ask = false
     @Flag(help: "Leave the cursor out of the picture.") var hideCursor = false
@@ -24,6 +31,19 @@ struct CaptureOptions: ParsableArguments {
 
     /// Whether the command mirrors this machine.
     var isCapturing: Bool { !self.capture.isEmpty }
+
+    /// The largest picture `--max-size` allows: 1920×1080 unless it says otherwise.
+    func maximumSize() throws -> RemoteDisplayConfiguration.Resolution {
+        guard let text = self.maxSize else { return .hd1080 }
+        let sides = text.lowercased().split(separator: "x").map { Int($0) }
+        guard sides.count == 2, let width = sides[0], let height = sides[1], width >= 320, height >= 240,
+            width <= 4_096, height <= 4_096
+        else {
+            throw ValidationError("--max-size takes WIDTHxHEIGHT, each side 320…4096 (e.g. 1280x720), not \(text)")
+        }
+        // An encoder takes even sides: an odd one is rounded down.
+        return RemoteDisplayConfiguration.Resolution(width: width & ~1, height: height & ~1)
+    }
 
     /// The source `--capture` names.
     func source() throws -> CaptureSource {

@@ -17,8 +17,8 @@ struct ScreenCommand: AsyncParsableCommand {
     var video: String?
     @Option(help: "A WAV file (16-bit PCM or 32-bit float) to stream instead of the tone.") var audio: String?
 
-    @Option(help: "Picture width (with --capture: the most the screen is scaled to).") var width = 1_280
-    @Option(help: "Picture height (with --capture: the most the screen is scaled to).") var height = 720
+    @Option(help: "The test pattern's width (with --capture, see --max-size).") var width = 1_280
+    @Option(help: "The test pattern's height.") var height = 720
     @Option(help: "Frames per second.") var fps = 30
     @Option(help: "Highest video bitrate, kbit/s.") var bitrate = 5_000
     @Option(
@@ -45,9 +45,12 @@ struct ScreenCommand: AsyncParsableCommand {
         _ = try self.latencyMode()
         if self.capture.isCapturing {
             _ = try self.capture.source()
+            _ = try self.capture.maximumSize()
             guard self.video == nil, self.audio == nil else {
                 throw ValidationError("--capture mirrors this machine; it does not take --video or --audio")
             }
+        } else if self.capture.maxSize != nil {
+            throw ValidationError("--max-size is for --capture; the test pattern takes --width and --height")
         }
     }
 
@@ -80,7 +83,7 @@ struct ScreenCommand: AsyncParsableCommand {
             if self.capture.isCapturing {
                 let mirroring = DesktopMirroring(
                     options: self.capture,
-                    limit: RemoteDisplayConfiguration.Resolution(width: self.width, height: self.height),
+                    limit: try self.capture.maximumSize(),
                     frameRate: self.fps, bitrate: self.bitrate * 1_000, codecs: try self.videoCodecs(),
                     latency: try self.latencyMode(), seconds: self.seconds, keepsApplication: self.keepApp)
                 let summary = ScreenStatistics(try await mirroring.run(device: self.options))

@@ -27,7 +27,10 @@ public final class DesktopMirror: Sendable {
         public var capture: ScreenCaptureConfiguration
         /// The desktop's sound to send with it; `nil` for the picture alone.
         public var sound: DesktopAudioConfiguration?
-        /// The largest picture sent; the source is scaled to fit. Default 1280×720.
+        /// The largest picture sent; a larger source is scaled down to fit,
+        /// its shape kept, and the receiver's ANSWER may ask for less.
+        /// Default 1920×1080, the most Chrome's mirroring captures
+        /// (components/mirroring/service/mirror_settings.cc, `kMaxWidth`, `kMaxHeight`).
         public var maximumResolution: RemoteDisplayConfiguration.Resolution
         /// The highest video bitrate, bit/s. Default 5 Mbit/s.
         public var maximumVideoBitrate: Int
@@ -41,7 +44,7 @@ public final class DesktopMirror: Sendable {
         public init(
             capture: ScreenCaptureConfiguration = ScreenCaptureConfiguration(),
             sound: DesktopAudioConfiguration? = nil,
-            maximumResolution: RemoteDisplayConfiguration.Resolution = .hd720,
+            maximumResolution: RemoteDisplayConfiguration.Resolution = .hd1080,
             maximumVideoBitrate: Int = 5_000_000,
             videoCodecs: [VideoCodec] = [.vp9, .vp8],
             latency: RemoteDisplayConfiguration.Latency = .normal
