@@ -71,6 +71,8 @@ struct CommandFailure: Error, CustomStringConvertible {
             case .noSoundOutput: self.init(.launchFailed, error.message)
             default: self.init(.other, "\(error)")
             }
+        case let error as CaptureError where error.code == .unreadableSoundFile:
+            self.init(.badInput, error.message)
         case let error as CaptureError:
             self.init(error.code == .invalidConfiguration ? .badInput : .captureFailed, "\(error)")
         case let error as SpeakersError:

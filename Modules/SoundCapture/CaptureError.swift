@@ -21,6 +21,9 @@ public struct CaptureError: Error, Sendable, CustomStringConvertible {
         public static let captureFailed = Code("captureFailed")
         /// No sound server answers, or it refused the recording stream.
         public static let audioUnavailable = Code("audioUnavailable")
+        /// A sound file cannot be read, holds no sound, or is not WAV while
+        /// ffmpeg, which would decode it, is not installed (``SoundFile``).
+        public static let unreadableSoundFile = Code("unreadableSoundFile")
         /// No XDG desktop portal with the ScreenCast interface answers on the
         /// session bus (or there is no session bus), or the portal failed
         /// (its backend could not capture: the Request's response 2).

@@ -50,7 +50,10 @@ struct AudioCommand: AsyncParsableCommand {
         try await self.reportingFailures {
             var file: SoundFile?
             if let input = self.input {
-                file = try await SoundFile.open(path: input, rate: self.rate, channels: self.channels)
+                file =
+                    input == "-"
+                    ? SoundFile(rawPCM: .standardInput, sampleRate: self.rate, channelCount: self.channels)
+                    : try await SoundFile.open(URL(fileURLWithPath: input))
             }
             let interrupted = Interruption.install()
             let summary = try await ReceiverLink.with(self.options) { link in
@@ -93,7 +96,7 @@ struct AudioCommand: AsyncParsableCommand {
         }
         let session = try await AudioCastSession.start(
             through: link, audio: audio, targetDelay: .milliseconds(self.delay))
-        return .file(session, SoundFeeder(file: file, audio: session).start())
+        return .file(session, SoundFilePlayback.start(file, into: session))
     }
 
     /// Prints a statistics line every second until Ctrl-C, `--seconds`, or the sound or session ends.
@@ -116,7 +119,7 @@ struct AudioCommand: AsyncParsableCommand {
 /// What `cast audio` sends: the desktop's sound, or a file fed on a thread of its own.
 private enum SoundSender {
     case desktop(DesktopSoundMirror)
-    case file(AudioCastSession, SoundFeeder.Feeding)
+    case file(AudioCastSession, SoundFilePlayback)
 
     var audio: AudioCastSession {
         switch self {
@@ -130,7 +133,7 @@ private enum SoundSender {
         if case .ended = self.audio.session.state { return true }
         switch self {
         case .desktop(let mirror): return mirror.capture.hasEnded
-        case .file(_, let feeding): return feeding.hasEnded
+        case .file(_, let playback): return playback.hasEnded
         }
     }
 
@@ -139,14 +142,15 @@ private enum SoundSender {
         switch self {
         case .desktop(let mirror):
             if let failure = await mirror.stop(stoppingApplication: stoppingApplication).failure { throw failure }
-        case .file(let audio, let feeding):
-            let fed = await feeding.stop()
+        case .file(let audio, let playback):
+            var failure: (any Error)?
+            do { try await playback.stop() } catch { failure = error }
             // What is queued plays out: the target delay, then the last acknowledgements.
             if audio.session.state == .active {
                 try await Task.sleep(for: audio.session.targetDelay + .milliseconds(300))
             }
             await audio.end(stoppingApplication: stoppingApplication)
-            try fed.get()
+            if let failure { throw failure }
         }
     }
 }
@@ -175,74 +179,5 @@ private final class ConnectionReport: Sendable {
             }
         }
         return report
-    }
-}
-
-/// Feeds a ``SoundFile`` to the session in 10 ms chunks on a thread of its
-/// own (reading a pipe blocks): a file at its real-time pace, stdin as it
-/// comes, each chunk stamped with when it is due.
-struct SoundFeeder: @unchecked Sendable {
-    // @unchecked Sendable: the file is read only by the one thread `run` starts.
-    let file: SoundFile
-    let audio: AudioCastSession
-
-    /// A feeding in progress: whether it ended, and a way to stop it.
-    struct Feeding: Sendable {
-        fileprivate let task: Task<Void, any Error>
-        fileprivate let stopping: NIOLockedValueBox<Bool>
-        fileprivate let done: NIOLockedValueBox<Bool>
-
-        /// Whether the input ended (or failed).
-        var hasEnded: Bool { self.done.withLockedValue { $0 } }
-
-        /// Stops feeding; how it went.
-        func stop() async -> Result<Void, any Error> {
-            self.stopping.withLockedValue { $0 = true }
-            return await self.task.result
-        }
-    }
-
-    /// Starts feeding in the background.
-    func start() -> Feeding {
-        let stopping = NIOLockedValueBox(false)
-        let done = NIOLockedValueBox(false)
-        let task = Task {
-            defer { done.withLockedValue { $0 = true } }
-            try await self.run(until: { stopping.withLockedValue { $0 } })
-        }
-        return Feeding(task: task, stopping: stopping, done: done)
-    }
-
-    /// Feeds until the input ends or `stopped` says so.
-    func run(until stopped: @escaping @Sendable () -> Bool) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let thread = Thread {
-                continuation.resume(with: Result { try self.feed(until: stopped) })
-            }
-            thread.name = "cast.audio-input"
-            thread.start()
-        }
-    }
-
-    private func feed(until stopped: () -> Bool) throws {
-        var input = try self.audio.makeAudioInput(
-            sourceSampleRate: self.file.sampleRate, sourceChannelCount: self.file.channelCount)
-        let framesPerChunk = self.file.sampleRate / 100
-        var anchor = HostTime.now.advanced(by: .milliseconds(50))
-        var index = 0
-        while !stopped(), let chunk = try self.file.nextChunk(frames: framesPerChunk) {
-            var pts = anchor.advanced(by: .milliseconds(10 * index))
-            let wait = HostTime.now.duration(to: pts)
-            if self.file.isLive, wait < .milliseconds(-50) {
-                // A live source fell behind its schedule: stamp it now.
-                anchor = HostTime.now.advanced(by: .zero - .milliseconds(10 * index))
-                pts = anchor.advanced(by: .milliseconds(10 * index))
-            } else if wait > .zero {
-                Thread.sleep(forTimeInterval: wait / .seconds(1))
-            }
-            _ = try input.enqueue(interleaved: chunk, pts: pts)
-            self.audio.audioWasQueued()
-            index += 1
-        }
     }
 }
