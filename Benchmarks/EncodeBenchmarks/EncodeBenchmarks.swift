@@ -175,6 +175,7 @@ let benchmarks: @Sendable () -> Void = {
     audioStreamingBenchmarks()
     speakerGroupBenchmarks()
     conversionBenchmarks()
+    codecBenchmarks()
 
     for (width, height) in [(1280, 720), (1920, 1080)] {
         let label = "\(width)x\(height)"
