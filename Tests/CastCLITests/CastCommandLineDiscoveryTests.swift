@@ -181,7 +181,9 @@ struct CastCommandLineDiscoveryTests {
                 let events = emulator.events()
                 let screen = try await CastCommandLineTests.run(
                     "/usr/sbin/ip",
-                    inA + ["screen", "--device", name, "--interface", "vA", "--ipv4", "--seconds", "1"])
+                    inA + [
+                        "screen", "--test-pattern", "--device", name, "--interface", "vA", "--ipv4", "--seconds", "1",
+                    ])
                 #expect(screen.status == 5, "\(screen.stderr)")
                 #expect(screen.stderr.contains("no screen") && screen.stderr.contains("cast audio"), "\(screen.stderr)")
                 let launched = await first(events, within: .milliseconds(300)) { event in

@@ -209,7 +209,7 @@ import Testing
                 try Receiver(["--port", "0", "--profile", "chromecast", "--seconds", "40"])
             }
             let screen = try await CastCommandLineTests.cast(
-                "screen", "--width", "640", "--height", "360", "--seconds", "3", "--device",
+                "screen", "--test-pattern", "--width", "640", "--height", "360", "--seconds", "3", "--device",
                 "127.0.0.1:\(receiver.port)", "--json")
             // The report comes when the receiver sees the sender leave: read until it has
             // come (the receiver ends by itself after 40 s), not a fixed 500 ms.

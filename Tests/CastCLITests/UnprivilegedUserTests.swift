@@ -70,7 +70,10 @@ struct UnprivilegedUserTests {
 
             let screen = try await Self.run(
                 user,
-                [cast, "screen", "--width", "640", "--height", "360", "--seconds", "1", "--device", device, "--json"])
+                [
+                    cast, "screen", "--test-pattern", "--width", "640", "--height", "360", "--seconds", "1", "--device",
+                    device, "--json",
+                ])
             #expect(screen.status == 0, "\(screen.stderr)")
             let sent = try #require(try screen.json()["videoFramesSent"]?.intValue)
             #expect(sent > 0)

@@ -9,7 +9,7 @@ struct CaptureOptions: ParsableArguments {
     @Option(
         parsing: .upToNextOption,
         help: ArgumentHelp(
-            "Mirror this machine instead: auto (the portal in a Wayland session, else the X screen); screen, "
+            "What of this machine to mirror: auto (the default: the portal in a Wayland session, else the X screen); screen, "
                 + "output NAME (a RandR monitor) or window ID (xwininfo's id) on X11; portal on Wayland (the desktop "
                 + "asks which screen or window; the answer is remembered).",
             valueName: "source"))
@@ -24,13 +24,13 @@ struct CaptureOptions: ParsableArguments {
     @Flag(help: "With --capture portal: ask which screen or window again instead of reusing the last answer.")
     var ask = false
     @Flag(help: "Leave the cursor out of the picture.") var hideCursor = false
-    @Flag(help: "Also send the desktop's sound (the default sink's monitor, through PulseAudio or PipeWire).")
+    @Flag(
+        help:
+            "Fail when the desktop's sound cannot be recorded (it is sent by default when a sound server answers: the default sink's monitor, through PulseAudio or PipeWire)."
+    )
     var captureAudio = false
     @Option(help: "The sound server to record from (default: libpulse's choice).") var audioServer: String?
     @Option(help: "The sound source to record (default: the default sink's monitor).") var audioSource: String?
-
-    /// Whether the command mirrors this machine.
-    var isCapturing: Bool { !self.capture.isEmpty }
 
     /// The largest picture `--max-size` allows: 1920×1080 unless it says otherwise.
     func maximumSize() throws -> RemoteDisplayConfiguration.Resolution {
@@ -48,7 +48,7 @@ struct CaptureOptions: ParsableArguments {
     /// The source `--capture` names.
     func source() throws -> CaptureSource {
         switch (self.capture.first, self.capture.count) {
-        case ("auto", 1): return .forCurrentSession(environment: ProcessInfo.processInfo.environment)
+        case (nil, 0), ("auto", 1): return .forCurrentSession(environment: ProcessInfo.processInfo.environment)
         case ("screen", 1): return .screen
         case ("portal", 1): return .portal
         case ("output", 2): return .output(self.capture[1])

@@ -16,6 +16,8 @@ struct DesktopMirroring {
     let seconds: Double?
     /// Whether the mirroring app keeps running afterwards (`--keep-app`).
     let keepsApplication: Bool
+    /// Whether the picture goes alone (`--no-audio`).
+    let withoutSound: Bool
 
     /// Streams; the session's last statistics.
     func run(device: DeviceOptions) async throws -> RemoteDisplayStatistics {
@@ -24,8 +26,9 @@ struct DesktopMirroring {
                 display: self.options.display, source: try self.options.source(),
                 showsCursor: !self.options.hideCursor, frameRate: self.frameRate,
                 restoreToken: self.options.storedRestoreToken()),
-            sound: self.options.captureAudio
-                ? DesktopAudioConfiguration(server: self.options.audioServer, device: self.options.audioSource) : nil,
+            sound: self.withoutSound
+                ? nil : DesktopAudioConfiguration(server: self.options.audioServer, device: self.options.audioSource),
+            requiresSound: self.options.captureAudio,
             maximumResolution: self.limit, maximumVideoBitrate: self.bitrate, videoCodecs: self.codecs,
             latency: self.latency)
         let interrupted = Interruption.install()
@@ -36,6 +39,9 @@ struct DesktopMirroring {
             Output.progress("launching the mirroring app")
             let mirror = try await DesktopMirror.start(on: link.link, configuration: configuration, logger: link.logger)
             Self.keep(mirror.capture.restoreToken)
+            if let unavailable = mirror.soundUnavailable {
+                Output.progress("no sound: \(unavailable.message); mirroring the picture alone (--no-audio says so)")
+            }
             let (source, size) = (mirror.capture.configuration.source, mirror.capture.sourceSize)
             let sent = mirror.session.configuration
             Output.progress(

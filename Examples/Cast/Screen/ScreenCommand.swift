@@ -3,19 +3,23 @@ import CastKit
 import CastRemoteDisplay
 import Foundation
 
-/// `cast screen`: Remote Display of this machine's display and sound
-/// (`--capture`), of a generated test pattern and a 440 Hz tone, or of a
-/// Y4M video and a WAV file, with live statistics and a summary.
+/// `cast screen`: Remote Display of this machine's display and sound (by
+/// default: the portal in a Wayland session, the X screen otherwise;
+/// `--capture` picks), of a generated test pattern and a tone
+/// (`--test-pattern`), or of a Y4M video and a WAV file, with live
+/// statistics and a summary.
 struct ScreenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "screen",
         abstract:
-            "Mirror this machine's screen and sound, or stream a test pattern and a tone, or a Y4M video and a WAV file, with Remote Display."
+            "Mirror this machine's screen and sound (the default), or stream a test pattern and a tone, or a Y4M video and a WAV file, with Remote Display."
     )
 
-    @Option(help: "A YUV4MPEG2 video (8-bit 4:2:0) to stream instead of the test pattern; sets size and rate.")
+    @Flag(help: "Stream a generated test pattern and a tone instead of this machine's screen and sound.")
+    var testPattern = false
+    @Option(help: "A YUV4MPEG2 video (8-bit 4:2:0) to stream instead of the screen; sets size and rate.")
     var video: String?
-    @Option(help: "A WAV file (16-bit PCM or 32-bit float) to stream instead of the tone.") var audio: String?
+    @Option(help: "A WAV file (16-bit PCM or 32-bit float) to stream instead of the screen's sound.") var audio: String?
 
     @Option(help: "The test pattern's width (with --capture, see --max-size).") var width = 1_280
     @Option(help: "The test pattern's height.") var height = 720
@@ -28,8 +32,8 @@ struct ScreenCommand: AsyncParsableCommand {
     var latency = "normal"
     @Option(help: "Video codecs to offer (vp9, vp8, h264, av1), most preferred first; the receiver picks one.")
     var codecs = "vp9,vp8"
-    @Option(help: "Seconds to stream (default: 10; with --capture, until Ctrl-C).") var seconds: Double?
-    @Flag(help: "No audio stream.") var noAudio = false
+    @Option(help: "Seconds to stream (default: until Ctrl-C; the test pattern 10).") var seconds: Double?
+    @Flag(help: "No audio stream: the picture alone.") var noAudio = false
     @Flag(help: "Leave the receiver's mirroring app running when done (it is stopped by its session id otherwise).")
     var keepApp = false
     @OptionGroup(title: "Mirroring this machine") var capture: CaptureOptions
@@ -43,14 +47,20 @@ struct ScreenCommand: AsyncParsableCommand {
         guard (self.seconds ?? 1) > 0 else { throw ValidationError("--seconds must be positive") }
         _ = try self.videoCodecs()
         _ = try self.latencyMode()
-        if self.capture.isCapturing {
+        let synthetic = self.testPattern || self.video != nil || self.audio != nil
+        if synthetic, !self.capture.capture.isEmpty {
+            throw ValidationError("--capture mirrors this machine; it does not take --test-pattern, --video or --audio")
+        }
+        if synthetic, self.capture.maxSize != nil {
+            throw ValidationError(
+                "--max-size is for mirroring this machine; the test pattern takes --width and --height")
+        }
+        if !synthetic {
             _ = try self.capture.source()
             _ = try self.capture.maximumSize()
-            guard self.video == nil, self.audio == nil else {
-                throw ValidationError("--capture mirrors this machine; it does not take --video or --audio")
-            }
-        } else if self.capture.maxSize != nil {
-            throw ValidationError("--max-size is for --capture; the test pattern takes --width and --height")
+        }
+        if self.capture.captureAudio, self.noAudio {
+            throw ValidationError("--capture-audio asks for the sound that --no-audio leaves out")
         }
     }
 
@@ -80,12 +90,13 @@ struct ScreenCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await self.reportingFailures {
-            if self.capture.isCapturing {
+            if !self.testPattern, self.video == nil, self.audio == nil {
                 let mirroring = DesktopMirroring(
                     options: self.capture,
                     limit: try self.capture.maximumSize(),
                     frameRate: self.fps, bitrate: self.bitrate * 1_000, codecs: try self.videoCodecs(),
-                    latency: try self.latencyMode(), seconds: self.seconds, keepsApplication: self.keepApp)
+                    latency: try self.latencyMode(), seconds: self.seconds, keepsApplication: self.keepApp,
+                    withoutSound: self.noAudio)
                 let summary = ScreenStatistics(try await mirroring.run(device: self.options))
                 try Output.result(json: summary.json, text: summary.line, asJSON: self.options.json)
                 return

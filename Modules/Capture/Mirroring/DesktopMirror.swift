@@ -27,6 +27,10 @@ public final class DesktopMirror: Sendable {
         public var capture: ScreenCaptureConfiguration
         /// The desktop's sound to send with it; `nil` for the picture alone.
         public var sound: DesktopAudioConfiguration?
+        /// Whether mirroring fails when ``sound`` cannot be recorded (no sound
+        /// server answers): `true` (the default) fails; `false` mirrors the
+        /// picture alone and tells why in ``DesktopMirror/soundUnavailable``.
+        public var requiresSound: Bool
         /// The largest picture sent; a larger source is scaled down to fit,
         /// its shape kept, and the receiver's ANSWER may ask for less.
         /// Default 1920×1080, the most Chrome's mirroring captures
@@ -44,6 +48,7 @@ public final class DesktopMirror: Sendable {
         public init(
             capture: ScreenCaptureConfiguration = ScreenCaptureConfiguration(),
             sound: DesktopAudioConfiguration? = nil,
+            requiresSound: Bool = true,
             maximumResolution: RemoteDisplayConfiguration.Resolution = .hd1080,
             maximumVideoBitrate: Int = 5_000_000,
             videoCodecs: [VideoCodec] = [.vp9, .vp8],
@@ -51,6 +56,7 @@ public final class DesktopMirror: Sendable {
         ) {
             self.capture = capture
             self.sound = sound
+            self.requiresSound = requiresSound
             self.maximumResolution = maximumResolution
             self.maximumVideoBitrate = maximumVideoBitrate
             self.videoCodecs = videoCodecs
@@ -79,8 +85,11 @@ public final class DesktopMirror: Sendable {
 
     /// The picture's capture: its source, size, statistics, and the portal's restore token.
     public let capture: ScreenCapture
-    /// The sound's capture, when the configuration asked for sound.
+    /// The sound's capture, when the configuration asked for sound and it could be recorded.
     public let sound: DesktopAudioCapture?
+    /// Why the sound asked for is not sent, when it was not required
+    /// (``Configuration/requiresSound``) and could not be recorded.
+    public let soundUnavailable: CaptureError?
     /// The Cast Streaming session: its negotiated configuration and statistics.
     public let session: RemoteDisplaySession
     private let channel: RemoteDisplayChannel
@@ -88,11 +97,12 @@ public final class DesktopMirror: Sendable {
     private let clock: any Clock<Duration>
 
     private init(
-        capture: ScreenCapture, sound: DesktopAudioCapture?, session: RemoteDisplaySession,
-        channel: RemoteDisplayChannel, link: CastDeviceLink, clock: any Clock<Duration>
+        capture: ScreenCapture, sound: (capture: DesktopAudioCapture?, unavailable: CaptureError?),
+        session: RemoteDisplaySession, channel: RemoteDisplayChannel, link: CastDeviceLink, clock: any Clock<Duration>
     ) {
         self.capture = capture
-        self.sound = sound
+        self.sound = sound.capture
+        self.soundUnavailable = sound.unavailable
         self.session = session
         self.channel = channel
         self.link = link
@@ -142,14 +152,15 @@ extension DesktopMirror {
     ) async throws -> DesktopMirror {
         let capture = try await ScreenCapture.open(configuration: configuration.capture)
         do {
-            let sound = try configuration.sound.map { try DesktopAudioCapture(configuration: $0) }
+            let sound = try Self.openSound(configuration)
             let session = try await channel.beginSession(
-                configuration: Self.streaming(configuration, sourceSize: capture.sourceSize, withSound: sound != nil))
+                configuration: Self.streaming(
+                    configuration, sourceSize: capture.sourceSize, withSound: sound.capture != nil))
             let mirror = DesktopMirror(
                 capture: capture, sound: sound, session: session, channel: channel, link: link, clock: clock)
             do {
                 try capture.start(streamingTo: session)
-                try sound?.start(streamingTo: session)
+                try sound.capture?.start(streamingTo: session)
             } catch {
                 _ = await mirror.stop()
                 throw error
@@ -158,6 +169,19 @@ extension DesktopMirror {
         } catch {
             capture.stop()
             throw error
+        }
+    }
+
+    /// The sound's recording, when asked for; when it cannot be opened and
+    /// is not required, none and why.
+    private static func openSound(_ configuration: Configuration) throws(CaptureError) -> (
+        capture: DesktopAudioCapture?, unavailable: CaptureError?
+    ) {
+        guard let sound = configuration.sound else { return (nil, nil) }
+        do {
+            return (try DesktopAudioCapture(configuration: sound), nil)
+        } catch  where !configuration.requiresSound {
+            return (nil, error)
         }
     }
 
