@@ -1,9 +1,11 @@
 // Seekable conversion (issue 37): how long until the receiver has media
 // from a film that needs converting, served as HLS, against ffmpeg alone
 // doing the same conversion of the same seconds, in the same iteration:
-// - start: ffprobe, the plan, the playlist, and the first segment fetched
-//   with curl, ÷ ffmpeg converting the film's first 6 s alone (the plan's
-//   own arguments, into one file);
+// - start: ffprobe, the plan, the film served from its start (as `cast
+//   play` serves it: converting begins at once), then the playlist and the
+//   first segment fetched with curl, as a receiver fetches them, ÷ ffmpeg
+//   converting the film's first 6 s alone (the plan's own arguments, into
+//   one file);
 // - seek: with the first segment served, the segment at 80 % fetched ÷
 //   ffmpeg converting 7 s from a second before that point alone (what the
 //   run started there converts before its segment is whole).
@@ -86,8 +88,12 @@ func segmentBenchmarks(in folder: URL) {
                 let start = clock.now
                 let media = try await tools.probe(film)
                 let plan = try ConversionPlan(media: media, fileName: film.lastPathComponent, device: .chromecast)
-                let playlist = try await server.serve(file: film, segmenting: plan, media: media, tools: tools)
+                let playlist = try await server.serve(
+                    file: film, segmenting: plan, media: media, tools: tools, startingAt: 0)
                 let base = playlist.deletingLastPathComponent()
+                if !seeking {
+                    await offThePool { curl([playlist.absoluteString], expecting: 200, size: -1) }
+                }
                 if seeking {
                     let first = base.appendingPathComponent("0.ts").absoluteString
                     await offThePool { curl([first], expecting: 200, size: -1) }

@@ -88,13 +88,16 @@ public struct LocalMedia: Sendable {
 
     /// Serves `file`; `contentType` overrides the guess and the check;
     /// `audio` picks among its sound streams (read with ffprobe);
-    /// `burningSubtitles` (1 for the first) draws a subtitle stream into the picture.
+    /// `burningSubtitles` (1 for the first) draws a subtitle stream into the picture;
+    /// `start` (seconds), where the receiver will begin, lets a film served
+    /// as HLS segments begin converting there at once.
     ///
     /// - Throws: ``LocalMediaError`` naming why it cannot be played; what
     ///   `MediaServer` throws when it cannot serve it.
-    public func serve(_ file: URL, contentType: String?, audio: AudioChoice? = nil, burningSubtitles: Int? = nil)
-        async throws -> Served
-    {
+    public func serve(
+        _ file: URL, contentType: String?, audio: AudioChoice? = nil, burningSubtitles: Int? = nil,
+        startingAt start: Double? = nil
+    ) async throws -> Served {
         let name = file.lastPathComponent
         if let contentType {
             return Served(
@@ -127,7 +130,7 @@ public struct LocalMedia: Sendable {
             served.url = try self.server.serve(file: file, contentType: served.contentType)
             return served
         }
-        return try await self.serveConverted(file, name: name, media: media, plan: plan, served: served)
+        return try await self.serveConverted(file, name: name, media: media, plan: plan, served: served, start: start)
     }
 
     /// The conversion plan for `media`, named `name`, with the audio and
@@ -150,9 +153,9 @@ public struct LocalMedia: Sendable {
 
     /// Serves `file` converted as `plan` says — as HLS segments when it can, else as
     /// fragmented MP4 — after reporting why; refused when converting is off or ffmpeg is missing.
-    private func serveConverted(_ file: URL, name: String, media: ProbedMedia, plan: ConversionPlan, served: Served)
-        async throws -> Served
-    {
+    private func serveConverted(
+        _ file: URL, name: String, media: ProbedMedia, plan: ConversionPlan, served: Served, start: Double?
+    ) async throws -> Served {
         var served = served
         let cannot = plan.reasons.isEmpty ? nil : "a \(self.device.name) cannot play \(Self.list(plan.reasons))"
         guard self.mode != .never else {
@@ -169,7 +172,8 @@ public struct LocalMedia: Sendable {
             self.report(
                 "converting \(name)\(cannot.map { ": \($0)" } ?? ""); \(Self.describe(plan, into: "HLS segments made as they are asked for"))"
             )
-            served.url = try await self.server.serve(file: file, segmenting: plan, media: media, tools: self.tools)
+            served.url = try await self.server.serve(
+                file: file, segmenting: plan, media: media, tools: self.tools, startingAt: start)
             served.contentType = "application/vnd.apple.mpegurl"
             served.isSegmented = true
             return served

@@ -142,7 +142,7 @@ public struct LocalMediaLoader: Sendable {
             }
             return try await local.serve(
                 file, contentType: contentType, audio: first ? options.audio : nil,
-                burningSubtitles: first ? options.burnSubtitles : nil)
+                burningSubtitles: first ? options.burnSubtitles : nil, startingAt: first ? options.start ?? 0 : nil)
         }
     }
 

@@ -189,15 +189,20 @@ public final class MediaServer: Sendable {
     ///   - plan: how to convert it; ``ConversionPlan/isSegmentable`` must hold.
     ///   - media: what ffprobe read of it; its duration is needed.
     ///   - tools: ffprobe (for a copied video's key frames) and ffmpeg.
+    ///   - start: where the receiver will start, seconds: ffmpeg begins
+    ///     converting the segment that holds it now, so it is ready sooner
+    ///     than the receiver's LOAD and playlist round trips would let it
+    ///     start; `nil` (the default) waits for the first segment asked for.
     /// - Throws: ``MediaServerError/Code-swift.struct/unreadableFile``;
     ///   ``MediaServerError/Code-swift.struct/unsupportedMedia`` when the
     ///   plan is not segmentable or the duration is unknown;
     ///   ``MediaServerError/Code-swift.struct/probeFailed`` when the key
     ///   frames cannot be listed; ``MediaServerError/Code-swift.struct/conversionFailed``
     ///   without ffmpeg or a working folder; ``MediaServerError/Code-swift.struct/unavailable``.
-    public func serve(file: URL, segmenting plan: ConversionPlan, media: ProbedMedia, tools: MediaTools)
-        async throws(MediaServerError) -> URL
-    {
+    public func serve(
+        file: URL, segmenting plan: ConversionPlan, media: ProbedMedia, tools: MediaTools,
+        startingAt start: Double? = nil
+    ) async throws(MediaServerError) -> URL {
         let path = file.standardizedFileURL.path
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw MediaServerError(.unreadableFile, "\(path) is not a readable file")
@@ -220,9 +225,11 @@ public final class MediaServer: Sendable {
             file: URL(fileURLWithPath: path), plan: plan, layout: layout, startTime: media.startTime, ffmpeg: ffmpeg,
             folder: try self.workingFolder().appendingPathComponent(UUID().uuidString))
         do {
-            return try self.add(
+            let url = try self.add(
                 .segmented(conversion), name: file.deletingPathExtension().lastPathComponent + ".m3u8",
                 contentType: "application/vnd.apple.mpegurl")
+            if let start { try await conversion.begin(at: layout.index(containing: start)) }
+            return url
         } catch {
             conversion.cancel()
             throw error

@@ -78,6 +78,23 @@ struct SegmentedConversionTests {
         await server.stop()
     }
 
+    /// Served with where the receiver will start, the conversion begins
+    /// there at once, before any request: the segment is then served by
+    /// that run, no other started.
+    @Test func aFilmServedWithItsStartBeginsConvertingThereAtOnce() async throws {
+        let film = try await Self.film(seconds: 60)
+        defer { try? FileManager.default.removeItem(at: film.deletingLastPathComponent()) }
+        let server = try await MediaServer.start(toward: "127.0.0.1")
+        let media = try await Self.tools.probe(film)
+        let plan = try ConversionPlan(media: media, fileName: film.lastPathComponent, device: .chromecast)
+        let url = try await server.serve(file: film, segmenting: plan, media: media, tools: Self.tools, startingAt: 31)
+        #expect(server.segmentedProgress(of: url)?.runStarts == [5])
+        let segment = try await curl(url.deletingLastPathComponent().appendingPathComponent("5.ts").absoluteString)
+        #expect(segment.status == 200)
+        #expect(server.segmentedProgress(of: url)?.runStarts == [5])
+        await server.stop()
+    }
+
     /// ffmpeg reading from 80 % of the way in gets decodable pictures there:
     /// the request for that segment starts a conversion there, while the
     /// first one, paused a few segments ahead of what was asked, never got near.

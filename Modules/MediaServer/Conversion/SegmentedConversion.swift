@@ -127,6 +127,17 @@ actor SegmentedConversion {
         }
     }
 
+    /// Starts converting from segment `index` before it is asked for, unless
+    /// a run is already going (a request came first).
+    ///
+    /// - Throws: ``MediaServerError/Code-swift.struct/conversionFailed`` when ffmpeg cannot start.
+    func begin(at index: Int) throws(MediaServerError) {
+        guard index >= 0, index < self.layout.count, self.run == nil, self.made.isEmpty, !self.isClosed else { return }
+        self.requested = index
+        try self.start(at: index)
+        self.watch()
+    }
+
     /// Stops ffmpeg and deletes everything written, at once (without
     /// waiting for a request in progress, which then fails).
     nonisolated func cancel() {
