@@ -76,21 +76,31 @@ public final class ScreenCapture: Sendable {
     /// the calling task withdraws the request.
     public static func open(configuration: ScreenCaptureConfiguration) async throws(CaptureError) -> ScreenCapture {
         let cancelled = NIOLockedValueBox(false)
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation {
-                (continuation: CheckedContinuation<Result<ScreenCapture, CaptureError>, Never>) in
+        // The capture made on the thread is handed over under a lock, not only through the
+        // continuation: ThreadSanitizer does not see the continuation order the thread's writes
+        // (the capture's stored properties) before the task's reads, and reported them as a race
+        // (a fresh-clone CI run; swiftlang/swift#57803 is the same blind spot). The lock is seen.
+        let handoff = NIOLockedValueBox(Result<ScreenCapture, CaptureError>?.none)
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 Thread.start(named: "cast.portal") {
+                    let result: Result<ScreenCapture, CaptureError>
                     do throws(CaptureError) {
-                        let capture = try ScreenCapture(
-                            configuration: configuration, isCancelled: { cancelled.withLockedValue { $0 } })
-                        continuation.resume(returning: .success(capture))
+                        result = .success(
+                            try ScreenCapture(
+                                configuration: configuration, isCancelled: { cancelled.withLockedValue { $0 } }))
                     } catch {
-                        continuation.resume(returning: .failure(error))
+                        result = .failure(error)
                     }
+                    handoff.withLockedValue { $0 = result }
+                    continuation.resume()
                 }
             }
         } onCancel: {
             cancelled.withLockedValue { $0 = true }
+        }
+        guard let result = handoff.withLockedValue({ $0 }) else {
+            throw CaptureError(.captureFailed, "the capture's thread ended without an answer")
         }
         return try result.get()
     }

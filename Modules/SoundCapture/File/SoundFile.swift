@@ -1,5 +1,6 @@
 import CastStreaming
 public import Foundation
+import NIOConcurrencyHelpers
 
 /// Sound from a file for an audio session, as interleaved `Float` samples:
 /// a WAV file (read whole), any other file through ffmpeg (decoded on its
@@ -46,10 +47,21 @@ public final class SoundFile: @unchecked Sendable {
             }
         }
         let decoder = try SoundDecoder(file: file)
-        let header = await withCheckedContinuation { done in
-            Thread.detachNewThread { done.resume(returning: decoder.readHeader()) }
+        // Read on a thread of its own (the pipe blocks) and handed over under a lock, which
+        // ThreadSanitizer sees order the thread's reads of the pipe before the caller's (as
+        // ScreenCapture.open does).
+        let header = NIOLockedValueBox(Result<(sampleRate: Int, channelCount: Int), CaptureError>?.none)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                let read = decoder.readHeader()
+                header.withLockedValue { $0 = read }
+                done.resume()
+            }
         }
-        return try SoundFile(decoder: decoder, format: header.get())
+        guard let format = header.withLockedValue({ $0 }) else {
+            throw CaptureError(.unreadableSoundFile, "\(file.path): ffmpeg's answer was lost")
+        }
+        return try SoundFile(decoder: decoder, format: format.get())
     }
 
     /// Raw 16-bit little-endian PCM read from `handle` (standard input, a
