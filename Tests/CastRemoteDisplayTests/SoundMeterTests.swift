@@ -31,18 +31,4 @@ import Testing
         meter.add([0.5], channels: 0)
         #expect(abs((meter.level ?? 0) - -15.05) < 0.05)
     }
-
-    /// A click (20 ms of noise, as a concealed frame sounds) does not move the
-    /// pitch: its tenth of the second is left out. A tone 3 % sharp still reads sharp.
-    @Test func aClickDoesNotMoveThePitchButAWrongPitchShows() {
-        var meter = SoundMeter()
-        var sound = Self.sine(1_000, amplitude: 0.5, seconds: 1, channels: 1)
-        var generator = SystemRandomNumberGenerator()
-        for index in 24_000..<24_960 { sound[index] = Float.random(in: -0.5...0.5, using: &generator) }
-        meter.add(sound, channels: 1)
-        #expect(abs((meter.frequency ?? 0) - 1_000) < 1, "\(String(describing: meter.frequency))")
-        var sharp = SoundMeter()
-        sharp.add(Self.sine(1_030, amplitude: 0.5, seconds: 1, channels: 1), channels: 1)
-        #expect(abs((sharp.frequency ?? 0) - 1_030) < 1, "\(String(describing: sharp.frequency))")
-    }
 }

@@ -42,28 +42,9 @@ struct SoundMeter {
     }
 
     /// The frequency from the zero crossings, Hz; nil before any sound.
-    ///
-    /// Counted in tenths of the window: a tenth whose crossings differ from
-    /// the tenths' median by more than 5 % (a click, a concealed frame, the
-    /// stream's start) is left out, as a listener hears the tone through a
-    /// click; the rest are counted together. A tone played at the wrong pitch
-    /// moves every tenth, so it still shows.
     var frequency: Double? {
         guard self.filled > 1 else { return nil }
-        let length = max(self.filled / 10, 2)
-        // Every pair of neighbouring samples counted once, by the tenth its second sample is in.
-        let tenths = stride(from: 1, to: self.filled, by: length).map { start in
-            let end = min(start + length, self.filled)
-            let crossings = (start..<end).count { (self.sample($0 - 1) < 0) != (self.sample($0) < 0) }
-            return (crossings: crossings, samples: end - start)
-        }
-        let median = tenths.map { Double($0.crossings) / Double(max($0.samples, 1)) }.sorted()[tenths.count / 2]
-        let kept = tenths.filter {
-            abs(Double($0.crossings) / Double(max($0.samples, 1)) - median) <= 0.05 * median
-        }
-        let counted = kept.count * 2 >= tenths.count ? kept : tenths
-        let crossings = counted.reduce(0) { $0 + $1.crossings }
-        let samples = counted.reduce(0) { $0 + $1.samples }
-        return Double(crossings) / 2 * Double(Self.window) / Double(max(samples, 1))
+        let crossings = (1..<self.filled).count { (self.sample($0 - 1) < 0) != (self.sample($0) < 0) }
+        return Double(crossings) / 2 * Double(Self.window) / Double(self.filled)
     }
 }
