@@ -47,10 +47,19 @@ extension CastSpeakersTests {
         // A second of sound played out first: the stream and the links' latencies settled.
         let settled = try await waitUntil(within: .seconds(30)) { heard.frames >= 100 }
         #expect(settled, "\(heard.frames) frames decoded")
-        let expected = try await player.click()
-        let played = try await waitUntil(within: .seconds(10)) { heard.click != nil }
-        #expect(played, "the click was not decoded")
-        if let click = heard.click {
+        // A click is 10 ms of sound: under load its frame can come late or
+        // be concealed, as a listener would hear it; up to three are played,
+        // and the first heard is the one compared with its reckoning.
+        var clicks: [(expected: HostTime, heard: HostTime)] = []
+        for _ in 0..<3 where clicks.isEmpty {
+            heard.reset()
+            let expected = try await player.click()
+            if try await waitUntil(within: .seconds(4), { heard.click != nil }), let click = heard.click {
+                clicks.append((expected, click))
+            }
+        }
+        #expect(!clicks.isEmpty, "none of three clicks was decoded (\(heard.frames) frames decoded in all)")
+        if let (expected, click) = clicks.first {
             let error = Double(expected.duration(to: click) / .microseconds(1)) / 1_000
             print(
                 "speakers on PipeWire, delay \(delay): the player reckoned the click heard at +\(player.reckonedLatency), "
@@ -83,6 +92,14 @@ private final class HeardClick: Sendable {
                 guard state.click == nil, let offset = state.loud[capture.nanoseconds] else { return }
                 state.click = playout.advanced(byFrames: offset, sampleRate: 48_000)
             }
+        }
+    }
+
+    /// Forgets the loud frames and the click heard so far.
+    func reset() {
+        self.state.withLockedValue {
+            $0.loud = [:]
+            $0.click = nil
         }
     }
 
@@ -127,9 +144,12 @@ private final class ClickPlayer: Sendable {
     /// How long after the click's write the player reckoned it heard.
     var reckonedLatency: Duration { self.state.withLockedValue { $0.latency } }
 
-    /// Plays the click; returns when the player reckons it will be heard.
+    /// Plays a click; returns when the player reckons it will be heard.
     func click() async throws -> HostTime {
-        self.state.withLockedValue { $0.clicking = true }
+        self.state.withLockedValue {
+            $0.clicking = true
+            $0.reckoned = nil
+        }
         let reckoned = try await waitUntil(within: .seconds(10)) {
             self.state.withLockedValue { $0.reckoned != nil || $0.failure != nil }
         }
@@ -155,9 +175,8 @@ private final class ClickPlayer: Sendable {
         // 10 ms of a 1 kHz sine at 0.8, loud from its first sample.
         let click = (0..<Self.chunkFrames * 2).map { Float(0.8 * cos(2 * Double.pi * 1_000 * Double($0 / 2) / 48_000)) }
         var error: Int32 = 0
-        var clicked = false
         while !state.withLockedValue({ $0.stopping }) {
-            let clicking = !clicked && state.withLockedValue { $0.clicking }
+            let clicking = state.withLockedValue { $0.clicking }
             let chunk = clicking ? click : silence
             let written = chunk.withUnsafeBytes { pa_simple_write(stream.handle, $0.baseAddress, $0.count, &error) }
             guard written == 0 else {
@@ -165,10 +184,10 @@ private final class ClickPlayer: Sendable {
                 return
             }
             guard clicking else { continue }
-            clicked = true
             let latency = pa_simple_get_latency(stream.handle, &error)
             let untilHeard = Duration.microseconds(Int64(latency)) - .milliseconds(10)
             state.withLockedValue {
+                $0.clicking = false
                 $0.latency = untilHeard
                 $0.reckoned = HostTime.now.advanced(by: untilHeard)
             }
