@@ -317,7 +317,7 @@ let package = Package(
         // does with files, for any app; over CastMediaServer.
         .target(
             name: "CastLocalMedia",
-            dependencies: ["CastMediaServer", "CastMedia"],
+            dependencies: ["CastMediaServer", "CastMedia", "CastLogging"],
             path: "Modules/LocalMedia",
             swiftSettings: strictSettings
         ),
@@ -400,7 +400,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "sample-play-film",
-            dependencies: ["CastKit", "CastMediaServer", "CastLocalMedia"],
+            dependencies: ["CastKit", "CastLocalMedia"],
             path: "Examples/Samples/PlayFilm",
             swiftSettings: strictSettings
         ),

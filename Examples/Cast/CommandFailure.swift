@@ -58,7 +58,9 @@ struct CommandFailure: Error, CustomStringConvertible {
             default: self.init(.other, "\(error)")
             }
         case let error as LocalMediaError:
-            self.init(.badInput, error.message)
+            // Playback that failed on the device, not what the user named.
+            let played = [.unreachable, .undecodable, .stalled].contains(error.code)
+            self.init(played ? .mediaFailed : .badInput, error.message)
         case let error as CastMediaError:
             self.init(error.code == .timedOut ? .timedOut : .mediaFailed, "\(error)")
         case let error as CastRemoteDisplayError:

@@ -12,7 +12,10 @@ public struct EmulatorFaults: Sendable, Hashable {
     public var receiverReplyDelay: Duration
     /// When `true`, requests in the receiver namespace take effect but get no reply.
     public var dropsReceiverReplies: Bool
-    /// Media whose LOAD fails with LOAD_FAILED (detailed error 104), by `contentUrl` or `contentId`.
+    /// Media whose LOAD fails with LOAD_FAILED (detailed error 104), by the
+    /// end of its `contentUrl` or `contentId` (a whole URL, or a file name
+    /// a server serves under a path of its own). The reply is a real
+    /// receiver's (../shared/conformance 056); which media fail is this fault's.
     public var failingContentIDs: Set<String>
     /// Media that stays BUFFERING once loaded, as on a receiver that cannot
     /// fetch it fast enough, by the end of its `contentUrl` or `contentId`

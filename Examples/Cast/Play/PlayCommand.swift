@@ -59,8 +59,14 @@ struct PlayCommand: AsyncParsableCommand {
         help: """
             Converting local files with ffmpeg: auto (what the device cannot play), always (everything, into MP4), \
             or never (refuse what it cannot play).
-            """)
-    var convert: ConvertOption = .auto
+            """,
+        transform: {
+            guard let mode = LocalMedia.ConvertMode(rawValue: $0) else {
+                throw ValidationError("--convert takes auto, always or never")
+            }
+            return mode
+        })
+    var convert: LocalMedia.ConvertMode = .auto
     @Option(
         help: """
             The device's model, for what it plays ("Chromecast Ultra", "Google TV Streamer"…; default: the one \
@@ -84,15 +90,26 @@ struct PlayCommand: AsyncParsableCommand {
     func run() async throws {
         try await self.reportingFailures {
             let items = try self.resolvedItems()
-            let served = items.contains { if case .file = $0.source { true } else { $0.subtitles.isLocal } }
-            // One local file resumes where it was last stopped, unless --start says where.
-            let resuming = Self.resumable(items)
-            let start = self.startPosition(resuming: resuming)
-            // Ctrl-C is caught only when the command stays to follow playback.
-            let interrupted = served || self.wait || self.mpris ? Interruption.install() : nil
+            // Ctrl-C is caught only when the command stays to follow playback: with local files, --wait, --mpris.
+            let follows = self.wait || self.mpris || items.contains { $0.isLocal }
+            let interrupted = follows ? Interruption.install() : nil
             try await ReceiverLink.with(self.options) { link in
-                try await self.play(
-                    items, on: link, serving: served, start: start, resuming: resuming, interrupted: interrupted)
+                let media = try await MediaControl.join(link, timeout: self.options.timeoutDuration)
+                let playback = try await self.start(items, on: media, link: link)
+                do {
+                    if let interrupted {
+                        try await self.follow(playback, itemCount: items.count, interrupted: interrupted)
+                    } else {
+                        let status = playback.status
+                        try Output.result(
+                            json: status?.json ?? .null, text: status?.text ?? "loaded", asJSON: self.options.json)
+                    }
+                } catch {
+                    await playback.close()
+                    throw error
+                }
+                await playback.close()
+                media.detach()
             }
         }
     }
@@ -116,93 +133,49 @@ struct PlayCommand: AsyncParsableCommand {
         return items
     }
 
-    /// Where to start: `--start`, else where the one local file was last stopped (said so), else `nil`.
-    private func startPosition(resuming: (URL, ResumePositions)?) -> Double? {
-        var start = self.start
-        if start == nil, let (file, positions) = resuming, let position = positions.position(for: file) {
-            start = position
-            Output.progress(
-                "resuming at \(PlaybackWatch.clock(position)), where it was stopped (--start 0 plays it from the beginning)"
-            )
-        }
-        return start
-    }
-
-    /// Plays `items` on the media app `link` reaches, serving local files from this machine when
-    /// `served`; follows playback when `interrupted` is set, else prints the status once loaded.
-    private func play(
-        _ items: [PlayItem], on link: ReceiverLink, serving served: Bool, start: Double?,
-        resuming: (URL, ResumePositions)?, interrupted: Interruption?
-    ) async throws {
-        let media = try await MediaControl.join(link, timeout: self.options.timeoutDuration)
-        let server =
-            served
-            ? try await MediaServer.start(
-                toward: link.host,
-                configuration: MediaServerConfiguration(host: self.serveAddress, port: self.serverPort),
-                logger: link.logger)
-            : nil
-        if let server { Output.progress("serving local files from \(server.baseURL.absoluteString)") }
-        let local = server.map {
-            LocalMedia(
-                server: $0, tools: .installed(),
-                device: .forModel(self.deviceModel ?? link.modelName), mode: self.convert.mode,
-                report: { Output.progress($0) })
-        }
+    /// The SDK's playback of `items` through `media`, with this command's options; a
+    /// ``LocalMediaError`` about the items is worded with them.
+    private func start(_ items: [PlayItem], on media: RemoteMediaClient, link: ReceiverLink) async throws
+        -> LocalMediaPlayback
+    {
+        var configuration = LocalMediaPlayback.Configuration()
+        configuration.load = self.loadOptions()
+        configuration.server = MediaServerConfiguration(host: self.serveAddress, port: self.serverPort)
+        configuration.convert = self.convert
+        configuration.deviceModel = self.deviceModel ?? link.modelName
+        configuration.bufferingTimeout = .milliseconds(Int(self.bufferingTimeout * 1_000))
+        configuration.resumePositions = ResumePositions(
+            fileURL: XDGDirectory.state.file("resume.json", application: "cast"))
         do {
-            let loaded = try await self.load(items, into: media, local: local, start: start)
-            let (status, converted) = (loaded.status, loaded.converting)
-            if let interrupted {
-                try await self.follow(
-                    media, server: server, converting: converted, itemCount: items.count, interrupted: interrupted,
-                    resuming: resuming)
-            } else {
-                try Output.result(
-                    json: status?.json ?? .null, text: status?.text ?? "loaded", asJSON: self.options.json)
+            let playback = try await LocalMediaPlayback.start(
+                items, on: media, toward: link.host, configuration: configuration, logger: link.logger
+            ) { Output.progress($0) }
+            if let position = playback.resumedPosition {
+                Output.progress(
+                    "resuming at \(PlaybackWatch.clock(position)), where it was stopped (--start 0 plays it from "
+                        + "the beginning)")
             }
-        } catch {
-            await server?.stop()
-            throw Self.explained(error, server: server)
-        }
-        await server?.stop()
-        media.detach()
-    }
-
-    /// Loads `items` into `media`, local ones through `local`; a ``LocalMediaError`` becomes a
-    /// bad-input failure worded with this command's options.
-    private func load(
-        _ items: [PlayItem], into media: RemoteMediaClient, local: LocalMedia?, start: Double?
-    ) async throws -> LocalMediaLoader.Loaded {
-        do {
-            return try await LocalMediaLoader(local: local) { Output.progress($0) }
-                .load(items, into: media, options: self.loadOptions(start: start))
-        } catch let error as LocalMediaError {
+            return playback
+        } catch let error as LocalMediaError where error.code != .unreachable {
             throw CommandFailure(.badInput, self.sentence(for: error))
         }
     }
 
-    /// Shows playback's progress until it ends or Ctrl-C, with the desktop's controls under `--mpris`,
-    /// then keeps where the resumable file stopped.
-    private func follow(
-        _ media: RemoteMediaClient, server: MediaServer?, converting converted: [URL], itemCount: Int,
-        interrupted: Interruption, resuming: (URL, ResumePositions)?
-    ) async throws {
-        let desktop = self.mpris ? DesktopControls(client: media) : nil
+    /// Shows playback's progress until it ends or Ctrl-C, with the desktop's controls under `--mpris`.
+    private func follow(_ playback: LocalMediaPlayback, itemCount: Int, interrupted: Interruption) async throws {
+        let desktop = self.mpris ? DesktopControls(client: playback.media) : nil
         defer { desktop?.close() }
-        let timeout = Duration.milliseconds(Int(self.bufferingTimeout * 1_000))
-        let watch = PlaybackWatch(
-            media: media, server: server, converting: converted, itemCount: itemCount, bufferingTimeout: timeout)
-        let end = try await PlaybackLines(
-            watch: watch, interrupted: interrupted, json: self.options.json, bufferingTimeout: timeout,
-            servesFiles: server != nil, itemCount: itemCount
+        _ = try await PlaybackLines(
+            playback: playback, interrupted: interrupted, json: self.options.json,
+            bufferingTimeout: .milliseconds(Int(self.bufferingTimeout * 1_000)), servesFiles: playback.server != nil,
+            itemCount: itemCount
         ).follow()
-        if let (file, positions) = resuming { Self.remember(end, of: file, in: positions) }
     }
 
     /// The loader's options from the command's.
-    private func loadOptions(start: Double?) -> LocalMediaLoader.Options {
+    private func loadOptions() -> LocalMediaLoader.Options {
         var options = LocalMediaLoader.Options()
-        options.start = start
+        options.start = self.start
         options.contentType = self.contentType
         options.title = self.title
         options.subtitle = self.subtitle
@@ -216,26 +189,6 @@ struct PlayCommand: AsyncParsableCommand {
         return options
     }
 
-    /// The one local file played, and where the positions of stopped files are kept; `nil` for
-    /// URLs and for several items (a queue resumes nowhere in particular).
-    private static func resumable(_ items: [PlayItem]) -> (URL, ResumePositions)? {
-        guard items.count == 1, case .file(let file) = items[0].source else { return nil }
-        return (file, ResumePositions(fileURL: XDGDirectory.state.file("resume.json", application: "cast")))
-    }
-
-    /// Keeps where `file` stopped (or forgets it, played to the end); a failure to write is said, not fatal.
-    private static func remember(_ end: PlaybackWatch.End, of file: URL, in positions: ResumePositions) {
-        do {
-            if end.outcome == .finished {
-                try positions.forget(file)
-            } else if let position = end.position {
-                try positions.remember(position, duration: end.duration, for: file)
-            }
-        } catch {
-            Output.progress("cannot keep where \(file.lastPathComponent) stopped: \(error.localizedDescription)")
-        }
-    }
-
     /// `error` in the words of this command's options.
     private func sentence(for error: LocalMediaError) -> String {
         switch error.code {
@@ -247,44 +200,19 @@ struct PlayCommand: AsyncParsableCommand {
         default: error.message
         }
     }
-
-    /// A failed load explained: when the receiver never asked the server
-    /// for anything, the likely cause is that it cannot reach this machine.
-    private static func explained(_ error: any Error, server: MediaServer?) -> any Error {
-        guard let error = error as? CastMediaError, error.code == .loadFailed, let server,
-            server.recentRequests.isEmpty
-        else { return error }
-        return CommandFailure(
-            .mediaFailed,
-            "\(error); the receiver never fetched anything from \(server.baseURL.absoluteString): "
-                + "can it reach this machine (a firewall, another network)?")
-    }
 }
 
 extension PlayItem {
+    /// Whether the item or its subtitles are local files, served from this machine.
+    fileprivate var isLocal: Bool {
+        if case .file = self.source { return true }
+        if case .file? = self.subtitles { return true }
+        return false
+    }
+
     /// The URL, when it names no media type by its name: a web page, for yt-dlp.
     fileprivate var webPage: String? {
         guard case .url(let url) = self.source, MediaContentType.guess(from: url) == nil else { return nil }
         return url
-    }
-}
-
-extension Optional where Wrapped == PlayItem.Source {
-    /// Whether these are local subtitles, which need the server.
-    fileprivate var isLocal: Bool {
-        if case .file = self { true } else { false }
-    }
-}
-
-/// `--convert`: ``LocalMedia/ConvertMode`` as the command line spells it.
-enum ConvertOption: String, ExpressibleByArgument, CaseIterable {
-    case auto, always, never
-
-    var mode: LocalMedia.ConvertMode {
-        switch self {
-        case .auto: .auto
-        case .always: .always
-        case .never: .never
-        }
     }
 }

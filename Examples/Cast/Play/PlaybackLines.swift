@@ -3,11 +3,11 @@ import CastLocalMedia
 import CastMediaServer
 import Foundation
 
-/// `cast play` in the foreground: the SDK's ``PlaybackWatch`` as a progress
+/// `cast play` in the foreground: the SDK's ``LocalMediaPlayback`` as a progress
 /// line a second (state, position / duration, title, item n of m, the
 /// conversion), until the media ends or Ctrl-C, which stops it.
 struct PlaybackLines {
-    let watch: PlaybackWatch
+    let playback: LocalMediaPlayback
     let interrupted: Interruption
     let json: Bool
     /// How long BUFFERING may last before the media is loaded again (for the line that says so).
@@ -18,14 +18,14 @@ struct PlaybackLines {
 
     /// Prints until playback ends; its end. Throws when the receiver ends it with an error.
     func follow() async throws -> PlaybackWatch.End {
-        let stopper = Task { [watch, interrupted] in
+        let stopper = Task { [playback, interrupted] in
             while !interrupted.happened { try await Task.sleep(for: .milliseconds(100)) }
             Output.progress("stopping the media")
-            watch.stop()
+            playback.stop()
         }
         defer { stopper.cancel() }
         do {
-            for try await event in self.watch.events() {
+            for try await event in self.playback.events() {
                 switch event {
                 case .progress(let progress):
                     Output.progress(self.line(progress))

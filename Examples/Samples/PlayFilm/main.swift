@@ -1,7 +1,7 @@
 // Sample: a local film with its subtitles on a device found by name, then a
-// seek. Embeds CastKit, CastMediaServer and CastLocalMedia: the film is
-// served as the device can play it (converted on the fly when it must be)
-// and its own text tracks go in the LOAD.
+// seek. Embeds CastKit and CastLocalMedia: `LocalMediaPlayback` serves the
+// film as the device can play it (converted on the fly when it must be),
+// and its own text tracks go in the LOAD, the default one shown.
 //
 //   swift run sample-play-film NAME FILM INTERFACE [SECONDS]
 //
@@ -10,7 +10,6 @@
 
 import CastKit
 import CastLocalMedia
-import CastMediaServer
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -29,15 +28,17 @@ else {
 }
 let manager = SessionManager()
 let session = try await manager.startSession(on: device)
-let server = try await MediaServer.start(toward: address.description)
-let local = LocalMedia(server: server, tools: .installed(), device: .forModel(device.modelName)) { print($0) }
-let served = try await local.serve(URL(fileURLWithPath: arguments[1]), contentType: nil)
-let subtitles = served.defaultTextTrackID() ?? served.textTracks().first?.trackID
-let request = MediaLoadRequestData(mediaInformation: served.mediaInformation(), activeTrackIDs: subtitles.map { [$0] })
-guard let media = session.remoteMediaClient, try await media.load(request) != nil else { exit(70) }
-print("playing \(served.url) with \(served.textTracks.count) subtitle track(s)")
+guard let media = session.remoteMediaClient else { exit(70) }
+var configuration = LocalMediaPlayback.Configuration()
+configuration.deviceModel = device.modelName
+let film = PlayItem(source: .file(URL(fileURLWithPath: arguments[1])))
+let playback = try await LocalMediaPlayback.start(
+    [film], on: media, toward: address.description, configuration: configuration
+) { print($0) }
+let tracks = playback.status?.media?.tracks?.filter { $0.kind == .text } ?? []
+print("playing \(arguments[1]) with \(tracks.count) subtitle track(s)")
 if let seconds = arguments.dropFirst(3).first.flatMap(Double.init) {
     print("at \(try await media.seek(MediaSeekOptions(interval: seconds))?.currentTime ?? 0) s")
 }
 await manager.endSession(stoppingApplication: false)
-await server.stop()
+await playback.close()
