@@ -209,7 +209,7 @@ let package = Package(
         .target(
             name: "CastTray",
             dependencies: [
-                "CastUI", "CastKit", "CastDiscovery", "CastDBus",
+                "CastUI", "CastKit", "CastDiscovery", "CastDBus", "CastCapture", "CastTransport", "CastLogging",
                 Library.nioConcurrencyHelpers,
                 Library.logging,
             ],

@@ -64,31 +64,8 @@ struct CaptureOptions: ParsableArguments {
         }
     }
 
-    /// Where the portal's restore token is kept between runs:
-    /// `$XDG_STATE_HOME/cast/screencast-restore-token` (`~/.local/state` by default).
-    static var restoreTokenFile: URL {
-        XDGDirectory.state.file("screencast-restore-token", application: "cast")
-    }
-
     /// The restore token of the last portal grant, unless `--ask`.
     func storedRestoreToken() -> String? {
-        self.ask ? nil : Self.savedRestoreToken()
-    }
-
-    /// The restore token of the last portal grant, if one was kept.
-    static func savedRestoreToken() -> String? {
-        guard let data = try? Data(contentsOf: Self.restoreTokenFile) else { return nil }
-        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return token.isEmpty ? nil : token
-    }
-
-    /// Keeps `token` for the next run (owner-only: it grants screen access).
-    static func store(restoreToken token: String) throws {
-        let file = Self.restoreTokenFile
-        try FileManager.default.createDirectory(
-            at: file.deletingLastPathComponent(), withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700])
-        try Data((token + "\n").utf8).write(to: file, options: .atomic)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        self.ask ? nil : PortalGrant.standard(application: "cast").restoreToken
     }
 }

@@ -64,7 +64,7 @@ struct DesktopMirroring {
     static func keep(_ token: String?) {
         guard let token else { return }
         do {
-            try CaptureOptions.store(restoreToken: token)
+            try PortalGrant.standard(application: "cast").keep(token)
         } catch {
             Output.progress("cannot keep the portal's answer for next time: \(error)")
         }

@@ -1,12 +1,11 @@
 import CastCapture
 import CastKit
-import CastTray
 import Foundation
 import NIOConcurrencyHelpers
 
-/// The stream `cast tray` runs for a menu item, in its own process through
-/// the SDK: the screen or a window with ``DesktopMirror``, the sound with
-/// ``DesktopSoundMirror``, until the menu stops it or it ends by itself.
+/// The stream the tray runs for a menu item, in its own process: the
+/// screen or a window with `DesktopMirror`, the sound with
+/// `DesktopSoundMirror`, until the menu stops it or it ends by itself.
 final class TrayStream: Sendable {
     /// What happened to the stream.
     enum Event: Sendable {
@@ -26,19 +25,29 @@ final class TrayStream: Sendable {
     /// Starts streaming `kind` to `device` with `options`' connection and
     /// trust; `events` hears of the start and the end.
     static func start(
-        _ kind: TrayCasting.Kind, to device: CastDevice, options: CastOptions, display: String?,
-        events: @escaping @Sendable (Event) -> Void
+        _ kind: TrayCasting.Kind, to device: CastDevice, options: CastOptions,
+        configuration: TrayApplication.Configuration, events: @escaping @Sendable (Event) -> Void
     ) -> TrayStream {
         let stream = TrayStream(casting: TrayCasting(kind: kind, deviceName: device.friendlyName, isStarted: false))
         Task {
             do {
-                try await stream.run(kind, to: device, options: options, display: display, events: events)
+                try await stream.run(kind, to: device, options: options, configuration: configuration, events: events)
                 events(.ended(failure: nil))
             } catch {
-                events(.ended(failure: CommandFailure(classifying: error).description))
+                events(.ended(failure: Self.sentence(for: error)))
             }
         }
         return stream
+    }
+
+    /// Why a stream failed, in one sentence: a connection's failure by its
+    /// summary ("cannot connect to 192.0.2.7:8009: connection refused"),
+    /// not its chain of attempts.
+    static func sentence(for error: any Error) -> String {
+        switch error {
+        case let error as CastTransportError: error.summary
+        default: "\(error)"
+        }
     }
 
     /// Asks the stream to stop: it ends its session and stops the device's app.
@@ -47,8 +56,8 @@ final class TrayStream: Sendable {
     }
 
     private func run(
-        _ kind: TrayCasting.Kind, to device: CastDevice, options: CastOptions, display: String?,
-        events: @Sendable (Event) -> Void
+        _ kind: TrayCasting.Kind, to device: CastDevice, options: CastOptions,
+        configuration: TrayApplication.Configuration, events: @Sendable (Event) -> Void
     ) async throws {
         let link = try await CastDeviceLink.connect(
             to: device, configuration: options.connection, factory: options.connectionFactory ?? .network,
@@ -56,7 +65,7 @@ final class TrayStream: Sendable {
         do {
             switch kind {
             case .screen, .window:
-                try await self.mirror(kind, on: link, display: display, events: events)
+                try await self.mirror(kind, on: link, configuration: configuration, events: events)
             case .sound:
                 let mirror = try await DesktopSoundMirror.start(on: link)
                 events(.started)
@@ -64,7 +73,7 @@ final class TrayStream: Sendable {
                 let outcome = await mirror.stop()
                 if let failure = outcome.failure { throw failure }
                 if case .sessionEnded(.connectionLost) = reason {
-                    throw CommandFailure.connectionLost(to: link.host, "it did not come back")
+                    throw TrayStreamFailure.connectionLost(to: link.host, "it did not come back")
                 }
             }
             await link.close()
@@ -76,20 +85,25 @@ final class TrayStream: Sendable {
 
     /// The screen (the portal on Wayland) or, through the portal, a window.
     private func mirror(
-        _ kind: TrayCasting.Kind, on link: CastDeviceLink, display: String?, events: @Sendable (Event) -> Void
+        _ kind: TrayCasting.Kind, on link: CastDeviceLink, configuration: TrayApplication.Configuration,
+        events: @Sendable (Event) -> Void
     ) async throws {
         let environment = ProcessInfo.processInfo.environment
         let source = kind == .window ? CaptureSource.portal : CaptureSource.forCurrentSession(environment: environment)
         let capture = ScreenCaptureConfiguration(
-            display: display, source: source, restoreToken: CaptureOptions.savedRestoreToken())
+            display: configuration.display, source: source, restoreToken: configuration.portalGrant?.restoreToken)
         let mirror = try await DesktopMirror.start(
             on: link, configuration: DesktopMirror.Configuration(capture: capture), logger: link.logger)
-        DesktopMirroring.keep(mirror.capture.restoreToken)
+        do {
+            try configuration.portalGrant?.keep(mirror.capture.restoreToken)
+        } catch {
+            link.logger.makeLogger(subsystem: "tray").warning("cannot keep the portal's answer for next time: \(error)")
+        }
         events(.started)
         let reason = await self.waitForEnd { await mirror.endReason }
         if case .connectionLost(let lost) = reason {
             _ = await mirror.stop(stoppingApplication: false)
-            throw CommandFailure.connectionLost(to: link.host, lost.summary)
+            throw TrayStreamFailure.connectionLost(to: link.host, lost.summary)
         }
         let outcome = await mirror.stop()
         if let failure = outcome.failure { throw failure }
@@ -102,5 +116,16 @@ final class TrayStream: Sendable {
             try? await Task.sleep(for: .milliseconds(100))
         }
         return nil
+    }
+}
+
+/// The device's connection closed while streaming: it went away.
+struct TrayStreamFailure: Error, CustomStringConvertible {
+    let description: String
+
+    static func connectionLost(to host: String, _ summary: String) -> TrayStreamFailure {
+        TrayStreamFailure(
+            description:
+                "lost the connection to \(host) while mirroring (\(summary)): the device went away or was turned off")
     }
 }
