@@ -60,10 +60,16 @@ public final class SoundServer: Sendable {
     /// (PulseAudio only).
     public func restarted() async throws -> SoundServer {
         precondition(self.kind == .pulseAudio, "only a PulseAudio test server restarts")
-        for daemon in self.daemons { await daemon.stop() }
-        // Its socket file stays behind; the new daemon's is waited for.
-        try? FileManager.default.removeItem(at: self.directory.appendingPathComponent("native"))
+        await self.end()
         return try await Self.startPulseAudio(in: self.directory)
+    }
+
+    /// Ends the daemons as a sound server that crashed: nothing answers at
+    /// its address until ``restarted()`` (PulseAudio only).
+    public func end() async {
+        for daemon in self.daemons { await daemon.stop() }
+        // Its socket file stays behind; a new daemon's is waited for.
+        try? FileManager.default.removeItem(at: self.directory.appendingPathComponent("native"))
     }
 
     private static func startPulseAudio(in directory: URL) async throws -> SoundServer {

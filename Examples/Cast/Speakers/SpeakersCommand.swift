@@ -2,7 +2,6 @@ import ArgumentParser
 import CastKit
 import CastSpeakers
 import Foundation
-import NIOConcurrencyHelpers
 
 /// `cast speakers`: every Cast speaker, group and TV as one of this
 /// computer's sound outputs (``CastSpeakers``), until Ctrl-C.
@@ -132,11 +131,24 @@ struct SpeakersCommand: AsyncParsableCommand {
             let discovery = DiscoveryManager(configuration: configuration, logger: logger)
             try await discovery.start()
             await self.devices.add(to: discovery)
-            let current = NIOLockedValueBox(speakers)
+            let supervisor = SpeakersSupervisor(speakers, logger: logger)
             let supervising = Task {
-                try await Self.supervise(speakers, discovery: discovery, logger: logger, current: current)
+                Output.logLine("cast speakers: a sound output for each Cast device found; Ctrl-C ends")
+                SystemdNotification.send("READY=1\nSTATUS=making a sound output for each Cast device found")
+                try await supervisor.run(following: discovery) { event in
+                    switch event {
+                    case .speakers: Output.logLine("\(event)")
+                    case .soundServerLost:
+                        Output.logLine("\(event) (Ctrl-C ends)")
+                        SystemdNotification.send("STATUS=waiting for the sound server to come back")
+                    case .soundServerBack:
+                        Output.logLine("\(event)")
+                        SystemdNotification.send("STATUS=making a sound output for each Cast device found")
+                    }
+                }
+                Output.logLine("the sinks are removed")
             }
-            let reloading = Task { await self.reload(current, on: reloads) }
+            let reloading = Task { await self.reload(supervisor, on: reloads) }
             let interruption = Interruption.install(alsoOnTerminate: true) {
                 SystemdNotification.send("STOPPING=1")
                 supervising.cancel()
@@ -149,80 +161,13 @@ struct SpeakersCommand: AsyncParsableCommand {
         }
     }
 
-    /// Runs `first`, and whenever the sound server goes away (a restart, a
-    /// crash, a logout of another session), waits for it to come back and
-    /// makes the sinks again, until cancelled. Discovery goes on meanwhile:
-    /// each run starts with the devices present.
-    static func supervise(
-        _ first: CastSpeakers, discovery: DiscoveryManager, logger: CastLogger, current: NIOLockedValueBox<CastSpeakers>
-    ) async throws {
-        var speakers = first
-        Output.logLine("cast speakers: a sound output for each Cast device found; Ctrl-C ends")
-        SystemdNotification.send("READY=1\nSTATUS=making a sound output for each Cast device found")
-        while true {
-            current.withLockedValue { $0 = speakers }
-            let events = speakers.events()
-            let printing = Task {
-                for await event in events { Output.logLine("\(event)") }
-            }
-            do {
-                try await speakers.run(following: Self.devicesAndChanges(of: discovery))
-                printing.cancel()
-                Output.logLine("the sinks are removed")
-                return
-            } catch {
-                printing.cancel()
-                guard error.code == .soundServerUnavailable, !Task.isCancelled else { throw error }
-                Output.logLine("\(error); waiting for it to come back (Ctrl-C ends)")
-                SystemdNotification.send("STATUS=waiting for the sound server to come back")
-            }
-            speakers = try await Self.soundServerBack(configuration: speakers.configuration, logger: logger)
-            Output.logLine("the sound server is back: making the sinks again")
-            SystemdNotification.send("STATUS=making a sound output for each Cast device found")
-        }
-    }
-
-    /// A `CastSpeakers` once the sound server answers again: asked after
-    /// 0.5 s, then twice as long each time up to 5 s. Throws `CancellationError` when cancelled.
-    static func soundServerBack(
-        configuration: CastSpeakersConfiguration, logger: CastLogger
-    ) async throws -> CastSpeakers {
-        let policy = ReconnectPolicy(
-            initialDelay: .milliseconds(500), maximumDelay: .seconds(5), jitter: 0, maximumAttempts: nil)
-        var attempt = 0
-        while true {
-            attempt += 1
-            try await Task.sleep(for: policy.delay(beforeAttempt: attempt) ?? .seconds(5))
-            do {
-                return try CastSpeakers(configuration: configuration, logger: logger)
-            } catch {
-                guard error.code == .soundServerUnavailable else { throw error }
-            }
-        }
-    }
-
-    /// The devices `discovery` lists now, as found, then what it reports.
-    static func devicesAndChanges(of discovery: DiscoveryManager) -> AsyncStream<DiscoveryEvent> {
-        // Subscribed before the list is read: a device that comes between is reported twice, not lost.
-        let events = discovery.events()
-        let present = discovery.devices
-        return AsyncStream { continuation in
-            for device in present { continuation.yield(.found(device)) }
-            let forwarding = Task {
-                for await event in events { continuation.yield(event) }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in forwarding.cancel() }
-        }
-    }
-
     /// Reads the settings file again at each SIGHUP and applies it to the
     /// speakers running then; one that does not parse, or would change the
     /// sound server, is reported and changes nothing.
-    func reload(_ current: NIOLockedValueBox<CastSpeakers>, on reloads: ReloadSignal) async {
+    func reload(_ supervisor: SpeakersSupervisor, on reloads: ReloadSignal) async {
         for await _ in reloads.signals {
             SystemdNotification.send("RELOADING=1")
-            let speakers = current.withLockedValue { $0 }
+            let speakers = supervisor.speakers
             do {
                 try await speakers.reconfigure(
                     try self.configuration(file: CastSpeakersFile(contentsOf: self.settingsFile)))
