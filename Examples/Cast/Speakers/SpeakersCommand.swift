@@ -100,24 +100,7 @@ struct SpeakersCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await self.reportingFailures {
-            if self.installService {
-                // The service runs this command as given, less this flag.
-                let arguments = CommandLine.arguments.dropFirst().filter { $0 != "--install-service" }
-                let file = try SpeakersService.install(arguments: Array(arguments))
-                Output.progress(
-                    "wrote \(file.path); start it with: systemctl --user daemon-reload && "
-                        + "systemctl --user enable --now \(SpeakersService.unitName)")
-                return
-            }
-            if self.uninstallService {
-                let removed = try SpeakersService.uninstall()
-                Output.progress(
-                    removed
-                        ? "removed \(SpeakersService.unitFile.path); stop it with: systemctl --user disable --now "
-                            + SpeakersService.unitName
-                        : "no unit at \(SpeakersService.unitFile.path)")
-                return
-            }
+            if try self.managedTheService() { return }
             let logger = DeviceOptions.makeLogger(verbose: self.verbose)
             // Caught before anything starts, so a reload sent early is not the default action (the end).
             let reloads = ReloadSignal()
@@ -159,6 +142,27 @@ struct SpeakersCommand: AsyncParsableCommand {
             await discovery.stop()
             try result.get()
         }
+    }
+
+    /// `--install-service` or `--uninstall-service` done and said; whether either was asked.
+    private func managedTheService() throws -> Bool {
+        if self.installService {
+            // The service runs this command as given, less this flag.
+            let arguments = CommandLine.arguments.dropFirst().filter { $0 != "--install-service" }
+            let file = try SpeakersService.install(arguments: Array(arguments))
+            Output.progress(
+                "wrote \(file.path); start it with: systemctl --user daemon-reload && "
+                    + "systemctl --user enable --now \(SpeakersService.unitName)")
+            return true
+        }
+        guard self.uninstallService else { return false }
+        let removed = try SpeakersService.uninstall()
+        Output.progress(
+            removed
+                ? "removed \(SpeakersService.unitFile.path); stop it with: systemctl --user disable --now "
+                    + SpeakersService.unitName
+                : "no unit at \(SpeakersService.unitFile.path)")
+        return true
     }
 
     /// Reads the settings file again at each SIGHUP and applies it to the
