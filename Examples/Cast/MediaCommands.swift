@@ -158,26 +158,11 @@ enum MediaControl {
         _ options: DeviceOptions, _ request: (RemoteMediaClient) async throws -> MediaStatus?
     ) async throws -> MediaStatus? {
         try await ReceiverLink.with(options) { link in
-            let media = try await Self.join(link, timeout: options.timeoutDuration)
+            let media = try await link.link.mediaClient(requestTimeout: options.timeoutDuration)
             let result = try await request(media)
             media.detach()
             return result
         }
-    }
-
-    /// A media client on the running media app, the Default Media Receiver
-    /// launched when none runs.
-    static func join(_ link: ReceiverLink, timeout: Duration) async throws -> RemoteMediaClient {
-        let media = RemoteMediaClient(requestTimeout: timeout)
-        let status = try await link.receiver.requestStatus()
-        let playing = status.applications.first { $0.namespaces.contains(CastNamespace.media) }
-        if let playing {
-            try await link.join(playing, attaching: [media])  // media asks for its status on connecting
-        } else {
-            _ = try await link.application(
-                CastApplicationID.defaultMediaReceiver, attaching: [media], status: status)
-        }
-        return media
     }
 
     /// Runs `request` for `command` and prints the media status it returns.

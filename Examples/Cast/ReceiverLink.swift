@@ -53,23 +53,16 @@ struct ReceiverLink {
         _ appID: String?, attaching channels: [CastChannel], status known: ReceiverStatus? = nil
     ) async throws -> ReceiverApplication {
         let status: ReceiverStatus
-        if let known {
-            status = known
-        } else {
-            status = try await self.receiver.requestStatus()
+        if let known { status = known } else { status = try await self.receiver.requestStatus() }
+        guard let appID else {
+            guard let running = status.applications.first(where: { !$0.isIdleScreen }) else {
+                throw CommandFailure(.launchFailed, "no app is running on the receiver")
+            }
+            try await self.join(running, attaching: channels)
+            return running
         }
-        let running = status.applications.first { !$0.isIdleScreen && (appID == nil || $0.appID == appID) }
-        let application: ReceiverApplication
-        if let running {
-            application = running
-        } else if let appID {
-            Output.progress("launching \(appID)")
-            application = try await self.receiver.launch(appID: appID, knownStatus: status)
-        } else {
-            throw CommandFailure(.launchFailed, "no app is running on the receiver")
-        }
-        try await self.join(application, attaching: channels)
-        return application
+        if status.runningApplication(appID: appID) == nil { Output.progress("launching \(appID)") }
+        return try await self.link.application(appID, attaching: channels, knownStatus: status)
     }
 
     /// Launches the Remote Display app afresh and begins a session, as the

@@ -94,7 +94,7 @@ struct PlayCommand: AsyncParsableCommand {
             let follows = self.wait || self.mpris || items.contains { $0.isLocal }
             let interrupted = follows ? Interruption.install() : nil
             try await ReceiverLink.with(self.options) { link in
-                let media = try await MediaControl.join(link, timeout: self.options.timeoutDuration)
+                let media = try await link.link.mediaClient(requestTimeout: self.options.timeoutDuration)
                 let playback = try await self.start(items, on: media, link: link)
                 do {
                     if let interrupted {

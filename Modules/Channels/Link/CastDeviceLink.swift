@@ -107,6 +107,24 @@ public struct CastDeviceLink: Sendable {
         }
     }
 
+    /// The app `appID` running on the device — launched when it does not
+    /// run (``ReceiverChannel/launch(appID:options:knownStatus:)``: a LAUNCH
+    /// answered CANCELLED is sent once more), joined when it does — with
+    /// `channels` attached to its transport.
+    ///
+    /// - Parameter knownStatus: the receiver status the caller has just read,
+    ///   if any: it is not asked again.
+    /// - Throws: what ``ReceiverChannel/launch(appID:options:knownStatus:)``
+    ///   and ``join(_:attaching:)`` throw.
+    public func application(
+        _ appID: String, options: LaunchOptions = LaunchOptions(), attaching channels: [CastChannel] = [],
+        knownStatus: ReceiverStatus? = nil
+    ) async throws(CastChannelError) -> ReceiverApplication {
+        let application = try await self.receiver.launch(appID: appID, options: options, knownStatus: knownStatus)
+        try await self.join(application, attaching: channels)
+        return application
+    }
+
     /// Detaches the platform channel and closes the connection.
     public func close() async {
         self.receiver.detach()
