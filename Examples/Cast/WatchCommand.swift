@@ -30,27 +30,15 @@ struct WatchCommand: AsyncParsableCommand {
             try await ReceiverLink.with(self.options) { link in
                 let printer = EventPrinter(limit: self.count)
                 printer.print("connected", ["host": .string(link.host), "port": .integer(link.connection.port)])
-                let watcher = AppWatcher(link: link, printer: printer, timeout: self.options.timeoutDuration)
-                let receiverEvents = link.receiver.events()
-                let states = link.connection.stateUpdates()
-                let receiverTask = Task {
-                    for await event in receiverEvents { await watcher.receiverEvent(event) }
+                let events = DeviceWatch(link: link.link, requestTimeout: self.options.timeoutDuration).events()
+                let printing = Task {
+                    for await event in events { printer.print(event) }
+                    printer.finish()
                 }
-                let stateTask = Task {
-                    for await state in states {
-                        if case .disconnected(let reason) = state {
-                            printer.print("disconnected", ["reason": .string("\(reason.code)")])
-                            printer.finish()
-                        }
-                    }
-                }
-                await watcher.receiverEvent(.statusChanged(try await link.receiver.requestStatus()))
                 while !interrupted.happened, !printer.isFinished {
                     try await Task.sleep(for: .milliseconds(50))
                 }
-                receiverTask.cancel()
-                stateTask.cancel()
-                await watcher.stop()
+                printing.cancel()
             }
         }
     }
@@ -71,6 +59,56 @@ private final class EventPrinter: Sendable {
         self.state.withLockedValue { $0.finished = true }
     }
 
+    /// Prints `event` as its line.
+    func print(_ event: DeviceWatch.Event) {
+        switch event {
+        case .receiver(.statusChanged(let status)): self.print("receiver.status", ["status": status.json])
+        case .receiver(.volumeChanged(let volume)):
+            self.print(
+                "receiver.volume",
+                [
+                    "level": volume.level.map(JSONValue.number) ?? .null,
+                    "muted": volume.isMuted.map(JSONValue.bool) ?? .null,
+                ])
+        case .receiver(.launchStatusChanged(let launch)):
+            self.print("receiver.launch", ["status": .string("\(launch)")])
+        case .applicationStarted(let app): self.print("app.started", Self.fields(of: app))
+        case .applicationStopped(let app): self.print("app.stopped", Self.fields(of: app))
+        case .media(let event): self.print(event)
+        case .mediaUnreachable(let app, let error):
+            Output.progress("cannot follow the media of \(app.displayName): \(error)")
+        case .disconnected(let reason): self.print("disconnected", ["reason": .string("\(reason.code)")])
+        }
+    }
+
+    private func print(_ event: MediaEvent) {
+        switch event {
+        case .metadataChanged(let media):
+            self.print(
+                "media.metadata",
+                [
+                    "contentId": media.map { .string($0.contentID) } ?? .null,
+                    "title": media?.metadata?.string(forKey: .title).map(JSONValue.string) ?? .null,
+                ])
+        case .statusChanged(let status):
+            self.print("media.status", ["status": status?.json ?? .null])
+        case .queueChanged(let change):
+            self.print(
+                "media.queue",
+                [
+                    "changeType": .string(change.changeType),
+                    "itemIds": .array(change.itemIDs.map(JSONValue.integer)),
+                ])
+        }
+    }
+
+    private static func fields(of app: ReceiverApplication) -> [String: JSONValue] {
+        [
+            "appId": .string(app.appID), "displayName": .string(app.displayName),
+            "sessionId": app.sessionID.map(JSONValue.string) ?? .null,
+        ]
+    }
+
     /// Prints `event` with `fields`, unless the limit was reached.
     func print(_ event: String, _ fields: [String: JSONValue]) {
         var line = fields
@@ -83,98 +121,5 @@ private final class EventPrinter: Sendable {
             state.printed += 1
             if let limit = self.limit, state.printed >= limit { state.finished = true }
         }
-    }
-}
-
-/// Follows the apps in the receiver's statuses: prints them starting and
-/// stopping, and joins the media of the one that plays media.
-private actor AppWatcher {
-    private let link: ReceiverLink
-    private let printer: EventPrinter
-    private let timeout: Duration
-    private var running: [String: ReceiverApplication] = [:]
-    private var media: (sessionID: String, client: RemoteMediaClient, task: Task<Void, Never>)?
-
-    init(link: ReceiverLink, printer: EventPrinter, timeout: Duration) {
-        self.link = link
-        self.printer = printer
-        self.timeout = timeout
-    }
-
-    func receiverEvent(_ event: ReceiverEvent) async {
-        switch event {
-        case .statusChanged(let status):
-            self.printer.print("receiver.status", ["status": status.json])
-            await self.follow(status)
-        case .volumeChanged(let volume):
-            self.printer.print(
-                "receiver.volume",
-                [
-                    "level": volume.level.map(JSONValue.number) ?? .null,
-                    "muted": volume.isMuted.map(JSONValue.bool) ?? .null,
-                ])
-        case .launchStatusChanged(let launch):
-            self.printer.print("receiver.launch", ["status": .string("\(launch)")])
-        }
-    }
-
-    func stop() {
-        self.media?.task.cancel()
-        self.media?.client.detach()
-        self.media = nil
-    }
-
-    /// Prints apps that started or stopped, and joins (or leaves) the media app.
-    private func follow(_ status: ReceiverStatus) async {
-        let now = Dictionary(
-            status.applications.filter { !$0.isIdleScreen }.compactMap { app in app.sessionID.map { ($0, app) } },
-            uniquingKeysWith: { first, _ in first })
-        for (sessionID, app) in now where self.running[sessionID] == nil {
-            self.printer.print("app.started", Self.fields(of: app, sessionID: sessionID))
-        }
-        for (sessionID, app) in self.running where now[sessionID] == nil {
-            self.printer.print("app.stopped", Self.fields(of: app, sessionID: sessionID))
-        }
-        self.running = now
-        if let media = self.media, now[media.sessionID] == nil { self.stop() }
-        guard self.media == nil,
-            let (sessionID, app) = now.first(where: { $0.value.supports(namespace: CastNamespace.media) })
-        else { return }
-        let client = RemoteMediaClient(requestTimeout: self.timeout)
-        let events = client.events()
-        let printer = self.printer
-        let task = Task {
-            for await event in events {
-                switch event {
-                case .metadataChanged(let media):
-                    printer.print(
-                        "media.metadata",
-                        [
-                            "contentId": media.map { .string($0.contentID) } ?? .null,
-                            "title": media?.metadata?.string(forKey: .title).map(JSONValue.string) ?? .null,
-                        ])
-                case .statusChanged(let status):
-                    printer.print("media.status", ["status": status?.json ?? .null])
-                case .queueChanged(let change):
-                    printer.print(
-                        "media.queue",
-                        [
-                            "changeType": .string(change.changeType),
-                            "itemIds": .array(change.itemIDs.map(JSONValue.integer)),
-                        ])
-                }
-            }
-        }
-        self.media = (sessionID, client, task)
-        do {
-            try await self.link.join(app, attaching: [client])
-        } catch {
-            Output.progress("cannot follow the media of \(app.displayName): \(error)")
-            self.stop()
-        }
-    }
-
-    private static func fields(of app: ReceiverApplication, sessionID: String) -> [String: JSONValue] {
-        ["appId": .string(app.appID), "displayName": .string(app.displayName), "sessionId": .string(sessionID)]
     }
 }
