@@ -135,8 +135,8 @@ struct ScreenCommand: AsyncParsableCommand {
                 if video == nil, sound == nil {
                     try await signal.stream(seconds: seconds, to: session, tick: report)
                 } else {
-                    try await FileStreaming(signal: signal, video: video, sound: sound, session: session)
-                        .stream(seconds: seconds, tick: report)
+                    try await FileStreaming(signal: signal, video: video, sound: sound)
+                        .stream(seconds: seconds, to: session, tick: report)
                 }
                 try await Task.sleep(for: .milliseconds(600))  // the last acknowledgements and statistics
                 let final = session.currentStatistics
@@ -145,55 +145,6 @@ struct ScreenCommand: AsyncParsableCommand {
             }
             let summary = ScreenStatistics(statistics)
             try Output.result(json: summary.json, text: summary.line, asJSON: self.options.json)
-        }
-    }
-}
-
-/// `cast screen` with files: the Y4M's frames (or the test pattern) at the
-/// signal's rate, and the WAV's samples through an `AudioInput`, which
-/// resamples them to 48 kHz.
-struct FileStreaming {
-    let signal: TestSignal
-    let video: Y4MFile?
-    let sound: WAVFile?
-    let session: RemoteDisplaySession
-
-    /// Streams until `seconds` pass or the video ends.
-    func stream(seconds: Double, tick: (Int) -> Void) async throws {
-        var input = try self.sound.flatMap { sound in
-            self.session.configuration.audio == nil
-                ? nil
-                : try self.session.makeAudioInput(
-                    sourceSampleRate: sound.sampleRate, sourceChannelCount: sound.channelCount)
-        }
-        var samplesSent = 0
-        for index in 0..<Int(seconds * Double(self.signal.frameRate)) {
-            let pts = self.signal.pts(ofFrame: index)
-            let wait = HostTime.now.duration(to: pts)
-            if wait > .zero { try await Task.sleep(for: wait) }
-            if let video = self.video {
-                if var buffer = self.session.createPixelBuffer() {
-                    guard try video.readFrame(into: &buffer) else { break }
-                    _ = try self.session.enqueueVideoFrame(buffer, pts: pts)
-                }
-            } else if let frame = try self.signal.makeFrame(index, for: self.session) {
-                _ = try self.session.enqueueVideoFrame(frame, pts: pts)
-            }
-            if let sound = self.sound, input != nil {
-                let channels = sound.channelCount
-                let due = min(
-                    (index + 1) * sound.sampleRate / self.signal.frameRate * channels,
-                    sound.samples.count / channels * channels)
-                if due > samplesSent {
-                    let first = samplesSent / channels
-                    let start = self.signal.start.advanced(
-                        by: .nanoseconds(Int64(first) * 1_000_000_000 / Int64(sound.sampleRate)))
-                    _ = try input!.enqueue(interleaved: Array(sound.samples[samplesSent..<due]), pts: start)
-                    self.session.audioWasQueued()
-                    samplesSent = due
-                }
-            }
-            tick(index)
         }
     }
 }
