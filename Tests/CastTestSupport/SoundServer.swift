@@ -92,7 +92,8 @@ public final class SoundServer: Sendable {
 
     /// Plays `seconds` of a sine at `frequency` Hz and `amplitude` (0…1) into `sink`, in the background.
     public func playTone(
-        frequency: Double, amplitude: Float, seconds: Double, into sink: String = "cast_test"
+        frequency: Double, amplitude: Float, seconds: Double, into sink: String = "cast_test",
+        application: String = "cast tests"
     ) throws -> DaemonProcess {
         // One second of the sine, repeated (seamless for a whole number of hertz):
         // no per-sample work for the whole length
@@ -114,7 +115,8 @@ public final class SoundServer: Sendable {
             "pacat",
             [
                 "--server=\(self.server)", "--device=\(sink)", "--format=float32le", "--rate=48000",
-                "--channels=2", "--latency-msec=250", "--raw", file.path,
+                "--channels=2", "--latency-msec=250", "--property=application.name=\(application)", "--raw",
+                file.path,
             ])
     }
 

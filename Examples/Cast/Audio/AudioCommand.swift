@@ -24,7 +24,10 @@ struct AudioCommand: AsyncParsableCommand {
     var capture = false
     @Option(help: "With --capture: the sound server to record from (default: libpulse's choice).")
     var audioServer: String?
-    @Option(help: "With --capture: the sound source to record (default: the default sink's monitor).")
+    @Option(
+        help: ArgumentHelp(
+            "With --capture: the sound source to record, or app:NAME for one application's sound alone "
+                + "(default: the default sink's monitor, all the desktop plays).", valueName: "source"))
     var audioSource: String?
     @Option(help: "With -: the PCM's sample rate, Hz.") var rate = 48_000
     @Option(help: "With -: the PCM's channels (1 or 2).") var channels = 2
@@ -90,7 +93,7 @@ struct AudioCommand: AsyncParsableCommand {
             let mirror = try await DesktopSoundMirror.start(
                 on: link,
                 configuration: DesktopSoundMirror.Configuration(
-                    sound: DesktopAudioConfiguration(server: self.audioServer, device: self.audioSource),
+                    sound: DesktopAudioConfiguration(server: self.audioServer, source: self.audioSource),
                     audio: audio, targetDelay: .milliseconds(self.delay)))
             return .desktop(mirror)
         }

@@ -30,7 +30,11 @@ struct CaptureOptions: ParsableArguments {
     )
     var captureAudio = false
     @Option(help: "The sound server to record from (default: libpulse's choice).") var audioServer: String?
-    @Option(help: "The sound source to record (default: the default sink's monitor).") var audioSource: String?
+    @Option(
+        help: ArgumentHelp(
+            "The sound source to record, or app:NAME for one application's sound alone (default: the default "
+                + "sink's monitor, all the desktop plays).", valueName: "source"))
+    var audioSource: String?
 
     /// The largest picture `--max-size` allows: 1920×1080 unless it says otherwise.
     func maximumSize() throws -> RemoteDisplayConfiguration.Resolution {

@@ -27,7 +27,7 @@ struct DesktopMirroring {
                 showsCursor: !self.options.hideCursor, frameRate: self.frameRate,
                 restoreToken: self.options.storedRestoreToken()),
             sound: self.withoutSound
-                ? nil : DesktopAudioConfiguration(server: self.options.audioServer, device: self.options.audioSource),
+                ? nil : DesktopAudioConfiguration(server: self.options.audioServer, source: self.options.audioSource),
             requiresSound: self.options.captureAudio,
             maximumResolution: self.limit, maximumVideoBitrate: self.bitrate, videoCodecs: self.codecs,
             latency: self.latency)

@@ -33,16 +33,21 @@ public final class DesktopAudioCapture: Sendable {
     /// Connects to the sound server and opens the recording stream.
     ///
     /// - Throws: ``CaptureError/Code-swift.struct/audioUnavailable`` when no
-    ///   server answers or the source does not exist;
+    ///   server answers, the source does not exist, or the application asked
+    ///   for plays nothing now;
     ///   ``CaptureError/Code-swift.struct/invalidConfiguration`` for a chunk out of range.
     public convenience init(configuration: DesktopAudioConfiguration = DesktopAudioConfiguration()) throws(CaptureError)
     {
-        let chunkFrames = try configuration.chunkFrames()
-        try self.init(
-            configuration: configuration,
-            recording: RecordStream(
-                server: configuration.server, device: configuration.device ?? "@DEFAULT_MONITOR@",
-                chunkBytes: chunkFrames * Self.channelCount * MemoryLayout<Float>.size))
+        let chunkBytes = try configuration.chunkFrames() * Self.channelCount * MemoryLayout<Float>.size
+        let recording: any SoundRecording =
+            if let application = configuration.application {
+                try ApplicationRecording(server: configuration.server, application: application, chunkBytes: chunkBytes)
+            } else {
+                try RecordStream(
+                    server: configuration.server, device: configuration.device ?? "@DEFAULT_MONITOR@",
+                    chunkBytes: chunkBytes)
+            }
+        try self.init(configuration: configuration, recording: recording)
     }
 
     /// Feeds what `recording` delivers, in chunks of the configuration's
