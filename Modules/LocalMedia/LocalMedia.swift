@@ -130,7 +130,49 @@ public struct LocalMedia: Sendable {
             served.url = try self.server.serve(file: file, contentType: served.contentType)
             return served
         }
-        return try await self.serveConverted(file, name: name, media: media, plan: plan, served: served, start: start)
+        return try await self.serveConverted(
+            .file(file), name: name, media: media, plan: plan, served: served, start: start)
+    }
+
+    /// Serves `format` of the web video `video` through this machine's
+    /// server: converted as the device needs — ffmpeg fetching it with the
+    /// headers its site asks for — or, with `relaying` and a format the
+    /// device plays, copied into MP4 as it is, for a site whose URL only
+    /// answers with its headers (a cookie), which the TV would not send.
+    ///
+    /// - Throws: ``LocalMediaError`` `unplayable` when ffprobe cannot read
+    ///   it, `toolsMissing` without ffprobe or ffmpeg, `conversionOff`;
+    ///   what `MediaServer` throws when it cannot serve it.
+    public func serve(
+        web format: WebVideo.Format, of video: WebVideo, relaying: Bool = false, startingAt start: Double? = nil
+    )
+        async throws -> Served
+    {
+        let input = MediaInput.web(format.url, headers: format.httpHeaders)
+        let name = video.title ?? input.name
+        guard self.tools.ffprobe != nil else {
+            throw LocalMediaError(
+                .toolsMissing, "converting \(name) needs ffprobe and ffmpeg (e.g. apt install ffmpeg)")
+        }
+        let media: ProbedMedia
+        do {
+            media = try await self.tools.probe(input)
+        } catch {
+            throw LocalMediaError(.unplayable, "\(name) (\(format.url.absoluteString)): \(error.message)")
+        }
+        var plan = try self.conversionPlan(for: media, name: input.name, audio: nil, burningSubtitles: nil)
+        if relaying { plan.remuxes = true }
+        var served = Served(url: format.url, contentType: plan.contentType(ofOriginal: input.name), isConverted: true)
+        served.title = video.title ?? media.title
+        served.duration = video.duration ?? media.duration.map { $0 / .seconds(1) }
+        served.imageURL = video.thumbnailURL
+        served.isLive = video.isLive
+        guard plan.isNeeded else {
+            // ffprobe says the device plays it as it is, though the site's description did not: the TV fetches it.
+            served.isConverted = false
+            return served
+        }
+        return try await self.serveConverted(input, name: name, media: media, plan: plan, served: served, start: start)
     }
 
     /// The conversion plan for `media`, named `name`, with the audio and
@@ -154,7 +196,7 @@ public struct LocalMedia: Sendable {
     /// Serves `file` converted as `plan` says — as HLS segments when it can, else as
     /// fragmented MP4 — after reporting why; refused when converting is off or ffmpeg is missing.
     private func serveConverted(
-        _ file: URL, name: String, media: ProbedMedia, plan: ConversionPlan, served: Served, start: Double?
+        _ input: MediaInput, name: String, media: ProbedMedia, plan: ConversionPlan, served: Served, start: Double?
     ) async throws -> Served {
         var served = served
         let cannot = plan.reasons.isEmpty ? nil : "a \(self.device.name) cannot play \(Self.list(plan.reasons))"
@@ -173,13 +215,13 @@ public struct LocalMedia: Sendable {
                 "converting \(name)\(cannot.map { ": \($0)" } ?? ""); \(Self.describe(plan, into: "HLS segments made as they are asked for"))"
             )
             served.url = try await self.server.serve(
-                file: file, segmenting: plan, media: media, tools: self.tools, startingAt: start)
+                input: input, segmenting: plan, media: media, tools: self.tools, startingAt: start)
             served.contentType = "application/vnd.apple.mpegurl"
             served.isSegmented = true
             return served
         }
         self.report("converting \(name)\(cannot.map { ": \($0)" } ?? ""); \(Self.describe(plan, into: "MP4"))")
-        served.url = try self.server.serve(file: file, converting: plan, with: ffmpeg)
+        served.url = try self.server.serve(input: input, converting: plan, with: ffmpeg)
         return served
     }
 

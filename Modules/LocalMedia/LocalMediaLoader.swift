@@ -52,6 +52,10 @@ public struct LocalMediaLoader: Sendable {
         public var status: MediaStatus?
         /// The URLs served while ffmpeg converts them (for ``PlaybackWatch``).
         public var converting: [URL]
+        /// Whether anything loaded is fetched from ``LocalMedia/server``
+        /// (a local file or subtitles, a web video converted or relayed):
+        /// the server must run while it plays.
+        public var usesServer = false
     }
 
     /// Serves local files; `nil` when only URLs are loaded.
@@ -86,9 +90,15 @@ public struct LocalMediaLoader: Sendable {
     {
         var queue: [MediaQueueItem] = []
         var converting: [URL] = []
+        var usesServer = false
         for (index, item) in items.enumerated() {
             let served = try await self.content(of: item, first: index == 0, options: options)
             if served.isConverted { converting.append(served.url) }
+            if let local = self.local {
+                let base = local.server.baseURL.absoluteString
+                if case .file? = item.subtitles { usesServer = true }
+                if served.url.absoluteString.hasPrefix(base) { usesServer = true }
+            }
             let (tracks, active) = try self.textTracks(
                 of: item, served: served, choice: index == 0 ? options.subtitles : nil, options: options)
             let information = served.mediaInformation(
@@ -100,12 +110,12 @@ public struct LocalMediaLoader: Sendable {
             let status = try await media.load(
                 MediaLoadRequestData(
                     mediaInformation: information, currentTime: options.start, activeTrackIDs: only.activeTrackIDs))
-            return Loaded(status: status, converting: converting)
+            return Loaded(status: status, converting: converting, usesServer: usesServer)
         }
         self.report("loading a queue of \(queue.count)")
         let status = try await media.queueLoad(
             items: queue, repeatMode: options.repeatMode, currentTime: options.start)
-        return Loaded(status: status, converting: converting)
+        return Loaded(status: status, converting: converting, usesServer: usesServer)
     }
 
     /// The title (the one given for a single item, a playlist's, the file's
@@ -135,7 +145,7 @@ public struct LocalMediaLoader: Sendable {
             guard ["http", "https"].contains(parsed.scheme?.lowercased() ?? "") else {
                 throw LocalMediaError(.unknownType, "cannot tell what kind of media \(url) is")
             }
-            return try await self.webPage(parsed)
+            return try await self.webPage(parsed, start: first ? options.start ?? 0 : nil)
         case .file(let file):
             guard let local = self.local else {
                 throw LocalMediaError(.needsServer, "\(file.path) is a local file, and no server serves them")
@@ -147,20 +157,18 @@ public struct LocalMediaLoader: Sendable {
     }
 
     /// The video on the web page `page`, in the format the device plays.
-    private func webPage(_ page: URL) async throws -> LocalMedia.Served {
+    private func webPage(_ page: URL, start: Double?) async throws -> LocalMedia.Served {
         let video: WebVideo
         do {
             video = try await self.tools.webVideo(on: page)
         } catch {
             throw LocalMediaError(self.tools.ytDlp == nil ? .unknownType : .unplayable, error.message)
         }
-        guard let format = video.bestFormat(for: self.device) else {
-            let offered = Set(video.formats.map { "\($0.videoCodec ?? "?")/\($0.audioCodec ?? "?")" }).sorted()
-            throw LocalMediaError(
-                .unplayable,
-                "none of the \(video.formats.count) formats of the video on \(page.absoluteString) is one a "
-                    + "\(self.device.name) plays (video/audio: \(offered.joined(separator: ", ")))")
+        let best = video.bestFormat(for: self.device)
+        if best == nil || best.map(Self.answersOnlyWithItsHeaders) == true {
+            return try await self.throughServer(video, best: best, page: page, start: start)
         }
+        guard let format = best else { throw LocalMediaError(.unplayable, "no format of \(page.absoluteString)") }
         self.report(
             "playing the video on \(page.host ?? page.absoluteString): format \(format.id) (\(format.fileExtension)"
                 + (format.height.map { ", \($0)p" } ?? "") + ")")
@@ -170,6 +178,34 @@ public struct LocalMediaLoader: Sendable {
         served.imageURL = video.thumbnailURL
         served.isLive = video.isLive
         return served
+    }
+
+    /// The web video served through this machine: `best`, a format the
+    /// device plays that only answers with its site's headers, copied; else
+    /// the format most worth converting, converted. Without a server (or
+    /// ffmpeg) it is refused, naming what the site offers.
+    private func throughServer(_ video: WebVideo, best: WebVideo.Format?, page: URL, start: Double?) async throws
+        -> LocalMedia.Served
+    {
+        guard let local = self.local, self.tools.ffmpeg != nil, let format = best ?? video.formatToConvert else {
+            let offered = Set(video.formats.map { "\($0.videoCodec ?? "?")/\($0.audioCodec ?? "?")" }).sorted()
+            throw LocalMediaError(
+                .unplayable,
+                "none of the \(video.formats.count) formats of the video on \(page.absoluteString) is one a "
+                    + "\(self.device.name) plays (video/audio: \(offered.joined(separator: ", ")))"
+                    + (self.tools.ffmpeg == nil ? "; install ffmpeg to convert it" : ""))
+        }
+        self.report(
+            "playing the video on \(page.host ?? page.absoluteString) through this machine: format \(format.id) "
+                + "(\(format.fileExtension)\(format.height.map { ", \($0)p" } ?? ""))"
+                + (best == nil
+                    ? ", which a \(self.device.name) cannot play as it is" : ", which needs its site's cookie"))
+        return try await local.serve(web: format, of: video, relaying: best != nil, startingAt: start)
+    }
+
+    /// Whether `format`'s URL answers only with headers a TV does not send (a cookie, credentials).
+    private static func answersOnlyWithItsHeaders(_ format: WebVideo.Format) -> Bool {
+        format.httpHeaders.keys.contains { ["cookie", "authorization"].contains($0.lowercased()) }
     }
 
     /// The item's text tracks — the subtitles given or beside the file first,

@@ -47,7 +47,8 @@ public final class LocalMediaPlayback: Sendable {
 
     /// The media session's client the items were loaded into.
     public let media: RemoteMediaClient
-    /// The server local files are served from; `nil` when only URLs play.
+    /// The server local files (and web videos converted) are served from;
+    /// `nil` when nothing played is fetched from this machine.
     public let server: MediaServer?
     /// The receiver's answer to the LOAD or QUEUE_LOAD.
     public let status: MediaStatus?
@@ -92,8 +93,7 @@ public final class LocalMediaPlayback: Sendable {
         var options = configuration.load
         let resumed = options.start == nil ? resuming.flatMap { $0.positions.position(for: $0.file) } : nil
         options.start = options.start ?? resumed
-        let server = try await Self.server(for: items, toward: host, configuration: configuration, logger: logger)
-        if let server { report("serving local files from \(server.baseURL.absoluteString)") }
+        var server = try await Self.server(for: items, toward: host, configuration: configuration, logger: logger)
         let tools = configuration.tools ?? .installed()
         let device = CastMediaSupport.forModel(configuration.deviceModel)
         let local = server.map {
@@ -106,6 +106,15 @@ public final class LocalMediaPlayback: Sendable {
         } catch {
             await server?.stop()
             throw Self.explained(error, server: server)
+        }
+        // A web page whose video the device fetches itself needs no server.
+        if let unused = server, !loaded.usesServer {
+            await unused.stop()
+            server = nil
+        }
+        if let server {
+            let files = items.contains { if case .file = $0.source { true } else { false } }
+            report("serving \(files ? "local files" : "the web video") from \(server.baseURL.absoluteString)")
         }
         let watch = PlaybackWatch(
             media: media, server: server, converting: loaded.converting, itemCount: items.count,
@@ -148,14 +157,17 @@ public final class LocalMediaPlayback: Sendable {
         await self.server?.stop()
     }
 
-    /// A server when an item or its subtitles are local files; `nil` for URLs alone.
+    /// A server when an item or its subtitles are local files, or an item is
+    /// a web page (its video may need converting); `nil` for media URLs alone.
     private static func server(
         for items: [PlayItem], toward host: String, configuration: Configuration, logger: CastLogger
     ) async throws -> MediaServer? {
         let local = items.contains { item in
-            if case .file = item.source { return true }
             if case .file? = item.subtitles { return true }
-            return false
+            switch item.source {
+            case .file: return true
+            case .url(let url): return MediaContentType.guess(from: url) == nil && configuration.load.contentType == nil
+            }
         }
         guard local else { return nil }
         return try await MediaServer.start(toward: host, configuration: configuration.server, logger: logger)

@@ -158,11 +158,22 @@ public final class MediaServer: Sendable {
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw MediaServerError(.unreadableFile, "\(path) is not a readable file")
         }
+        return try self.serve(input: .file(file), converting: plan, with: ffmpeg)
+    }
+
+    /// Serves `input` — a file, or a video on the web that ffmpeg fetches
+    /// with its headers — converted by ffmpeg as `plan` says into
+    /// fragmented MP4, as ``serve(file:converting:with:)`` does.
+    ///
+    /// - Throws: ``MediaServerError/Code-swift.struct/conversionFailed`` when ffmpeg
+    ///   cannot be started or the working folder made; ``MediaServerError/Code-swift.struct/unavailable``.
+    public func serve(input: MediaInput, converting plan: ConversionPlan, with ffmpeg: URL) throws(MediaServerError)
+        -> URL
+    {
         let folder = try self.workingFolder()
-        let name = file.deletingPathExtension().lastPathComponent + ".mp4"
+        let name = (input.name as NSString).deletingPathExtension + ".mp4"
         let conversion = try MediaConversion(
-            file: URL(fileURLWithPath: path), plan: plan, ffmpeg: ffmpeg, folder: folder,
-            name: UUID().uuidString + ".mp4")
+            input: input, plan: plan, ffmpeg: ffmpeg, folder: folder, name: UUID().uuidString + ".mp4")
         do {
             return try self.add(.conversion(conversion), name: name, contentType: plan.contentType(ofOriginal: name))
         } catch {
@@ -207,26 +218,35 @@ public final class MediaServer: Sendable {
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw MediaServerError(.unreadableFile, "\(path) is not a readable file")
         }
+        return try await self.serve(input: .file(file), segmenting: plan, media: media, tools: tools, startingAt: start)
+    }
+
+    /// Serves `input` — a file, or a video on the web that ffmpeg fetches
+    /// with its headers — as HLS made on demand, as
+    /// ``serve(file:segmenting:media:tools:startingAt:)`` does.
+    ///
+    /// - Throws: as ``serve(file:segmenting:media:tools:startingAt:)`` does, but for an unreadable file.
+    public func serve(
+        input: MediaInput, segmenting plan: ConversionPlan, media: ProbedMedia, tools: MediaTools,
+        startingAt start: Double? = nil
+    ) async throws(MediaServerError) -> URL {
         guard plan.isSegmentable, let duration = media.duration, duration > .zero else {
             throw MediaServerError(
-                .unsupportedMedia, "\(file.lastPathComponent) cannot be cut into HLS segments (no H.264 or no duration)"
-            )
+                .unsupportedMedia, "\(input.name) cannot be cut into HLS segments (no H.264 or no duration)")
         }
         guard let ffmpeg = tools.ffmpeg else { throw MediaServerError(.conversionFailed, "ffmpeg is not installed") }
         var keyFrames: [Double]?
         if let video = plan.video, !video.transcodes {
-            keyFrames = try await tools.keyFrames(of: URL(fileURLWithPath: path), stream: video.stream.index).map {
-                $0 - media.startTime
-            }
+            keyFrames = try await tools.keyFrames(of: input, stream: video.stream.index).map { $0 - media.startTime }
         }
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         let layout = SegmentLayout(duration: seconds, keyFrames: keyFrames)
         let conversion = try SegmentedConversion(
-            file: URL(fileURLWithPath: path), plan: plan, layout: layout, startTime: media.startTime, ffmpeg: ffmpeg,
+            input: input, plan: plan, layout: layout, startTime: media.startTime, ffmpeg: ffmpeg,
             folder: try self.workingFolder().appendingPathComponent(UUID().uuidString))
         do {
             let url = try self.add(
-                .segmented(conversion), name: file.deletingPathExtension().lastPathComponent + ".m3u8",
+                .segmented(conversion), name: (input.name as NSString).deletingPathExtension + ".m3u8",
                 contentType: "application/vnd.apple.mpegurl")
             if let start { try await conversion.begin(at: layout.index(containing: start)) }
             return url

@@ -139,6 +139,55 @@ struct WebPageLoadTests {
         await server.stop()
     }
 
+    /// A page whose only video no Cast device plays as it is (MPEG-4 Part 2
+    /// and MP3 in Matroska) is converted through this machine: the LOAD
+    /// names our server's HLS playlist, which ffprobe reads as H.264 (ffmpeg
+    /// fetched the page's video over HTTP, with the page as its Referer);
+    /// without a server it is refused, naming what the page offers.
+    @Test(.enabled(if: TestFilm.ffmpeg != nil, "needs ffmpeg"))
+    func aPageWhoseVideoNoDevicePlaysIsConvertedThroughThisMachine() async throws {
+        let film = try await TestFilm.make(
+            "film.mkv", seconds: 3, video: TestFilm.mpeg4, audio: ["-c:a", "libmp3lame"])
+        defer { try? FileManager.default.removeItem(at: film.deletingLastPathComponent()) }
+        let site = try await MediaServer.start(toward: "127.0.0.1")
+        let video = try site.serve(file: film, contentType: "video/x-matroska")
+        let html = "<!doctype html><html><head><title>An old film</title></head><body><video src=\"\(video)\"></video>"
+        let page = try site.serve(Array(html.utf8), named: "page", contentType: "text/html;charset=utf-8")
+        let ours = try await MediaServer.start(toward: "127.0.0.1")
+        try await PlaybackWatchTests.withMedia { emulator, media in
+            let lines = NIOLockedValueBox<[String]>([])
+            let local = LocalMedia(server: ours, tools: .installed(), device: .chromecast) { line in
+                lines.withLockedValue { $0.append(line) }
+            }
+            let events = emulator.events()
+            let loaded = try await LocalMediaLoader(local: local, report: local.report).load(
+                [PlayItem(source: .url(page.absoluteString))], into: media)
+            #expect(loaded.usesServer)
+            let load = try #require(await LocalMediaLoaderTests.nextLoad(events))
+            let served = try #require(load["media"]?["contentId"]?.stringValue)
+            #expect(served.hasPrefix(ours.baseURL.absoluteString) && served.hasSuffix(".m3u8"), "\(served)")
+            #expect(load["media"]?["contentType"] == "application/vnd.apple.mpegurl")
+            #expect(lines.withLockedValue { $0 }.contains { $0.contains("through this machine") }, "\(lines)")
+            let probed = try await CommandOutput.of([
+                "ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name", "-of",
+                "csv=p=0", served,
+            ])
+            // One line per segment ffprobe opened (the playlist's two): each H.264.
+            let codecs = Set(probed.stdout.split(separator: "\n").map(String.init))
+            #expect(codecs == ["h264"], "\(probed.text)")
+            #expect(site.recentRequests.contains { $0.path.hasSuffix("film.mkv") }, "ffmpeg fetched the page's video")
+
+            await #expect {
+                _ = try await LocalMediaLoader(local: nil, tools: .installed()).load(
+                    [PlayItem(source: .url(page.absoluteString))], into: media)
+            } throws: { error in
+                (error as? LocalMediaError)?.code == .unplayable && "\(error)".contains("is one a Chromecast plays")
+            }
+        }
+        await ours.stop()
+        await site.stop()
+    }
+
     /// A page yt-dlp finds no video on is a typed error naming the page.
     @Test func aPageWithoutAVideoIsATypedError() async throws {
         let server = try await MediaServer.start(toward: "127.0.0.1")

@@ -167,7 +167,7 @@ struct SegmentedConversionTests {
         let plan = try ConversionPlan(media: media, fileName: "film.mkv", device: .chromecast)
         let folder = film.deletingLastPathComponent().appendingPathComponent("work")
         let conversion = try SegmentedConversion(
-            file: film, plan: plan, layout: SegmentLayout(duration: 120), startTime: media.startTime,
+            input: .file(film), plan: plan, layout: SegmentLayout(duration: 120), startTime: media.startTime,
             ffmpeg: try #require(Self.tools.ffmpeg), folder: folder, ahead: 2, kept: 12)
         func segmentFiles() -> [String] {
             ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".ts") }
@@ -200,7 +200,7 @@ struct SegmentedConversionTests {
         let plan = try ConversionPlan(media: media, fileName: "film.mkv", device: .chromecast)
         let clock = ManualClock()
         let conversion = try SegmentedConversion(
-            file: film, plan: plan, layout: SegmentLayout(duration: 120), startTime: media.startTime,
+            input: .file(film), plan: plan, layout: SegmentLayout(duration: 120), startTime: media.startTime,
             ffmpeg: try #require(Self.tools.ffmpeg),
             folder: film.deletingLastPathComponent().appendingPathComponent("work"),
             clock: clock)

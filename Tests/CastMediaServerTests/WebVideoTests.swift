@@ -50,7 +50,36 @@ import Testing
         #expect(format.url.absoluteString == "http://127.0.0.1:18777/film.mp4")
         #expect(format.contentType == "video/mp4")
         #expect(format.videoCodec == nil && format.audioCodec == nil)
+        #expect(format.httpHeaders == ["User-Agent": "Mozilla/5.0", "Referer": "http://127.0.0.1:18777/page.html"])
     }
+
+    /// ffmpeg fetches a web format with its site's headers, one per line;
+    /// a header with a line break in it (it would end the request's header
+    /// block) is left out; a file gets no network option.
+    @Test func aWebInputSendsItsHeadersAndAFileNone() throws {
+        let input = MediaInput.web(
+            URL(string: "https://cdn.example/v/film.mkv")!,
+            headers: ["Referer": "https://videos.example/watch/1", "Cookie": "a=1", "X-Evil": "1\r\nHost: other"])
+        #expect(input.name == "film.mkv" && input.isRemote)
+        let options = input.options
+        let block = try #require(options.firstIndex(of: "-headers").map { options[$0 + 1] })
+        #expect(block == "Cookie: a=1\r\nReferer: https://videos.example/watch/1\r\n")
+        #expect(options.contains("-reconnect"))
+        let plan = try ConversionPlan(
+            media: try ProbedMedia(ffprobeJSON: Array(WebVideoTests.mpeg4Film.utf8)), fileName: "film.mkv",
+            device: .chromecast)
+        let arguments = plan.ffmpegArguments(input: input, output: "/tmp/out.mp4")
+        let reading = try #require(arguments.firstIndex(of: "-i"))
+        #expect(arguments[reading + 1] == "https://cdn.example/v/film.mkv")
+        #expect(arguments[..<reading].contains("-headers"), "the headers come before the input they apply to")
+        let file = MediaInput.file(URL(fileURLWithPath: "/films/Film.mkv"))
+        #expect(file.options.isEmpty && file.location == "/films/Film.mkv" && !file.isRemote)
+    }
+
+    /// ffprobe's answer for an MPEG-4 Part 2 film with MP3 in Matroska.
+    static let mpeg4Film = """
+        {"streams": [{"index": 0, "codec_name": "mpeg4", "codec_type": "video", "width": 320, "height": 180,         "pix_fmt": "yuv420p", "r_frame_rate": "25/1"}, {"index": 1, "codec_name": "mp3", "codec_type": "audio",         "channels": 2, "sample_rate": "48000"}], "format": {"format_name": "matroska,webm", "duration": "3.000000"}}
+        """
 
     /// Picture and sound together, in codecs the device decodes, as large as
     /// it shows: H.264 HLS 1080p on a Chromecast (its AV1 2160p and VP9-only

@@ -90,14 +90,16 @@ struct PlayCommand: AsyncParsableCommand {
     func run() async throws {
         try await self.reportingFailures {
             let items = try self.resolvedItems()
-            // Ctrl-C is caught only when the command stays to follow playback: with local files, --wait, --mpris.
-            let follows = self.wait || self.mpris || items.contains { $0.isLocal }
-            let interrupted = follows ? Interruption.install() : nil
+            // Ctrl-C is caught where the command may stay to follow playback: with local files or web
+            // pages (served from this machine when converted), --wait, --mpris.
+            let mayFollow = self.wait || self.mpris || items.contains { $0.isLocal || $0.webPage != nil }
+            let interrupted = mayFollow ? Interruption.install() : nil
             try await ReceiverLink.with(self.options) { link in
                 let media = try await link.link.mediaClient(requestTimeout: self.options.timeoutDuration)
                 let playback = try await self.start(items, on: media, link: link)
                 do {
-                    if let interrupted {
+                    // It stays while this machine serves what plays, or when asked to.
+                    if let interrupted, self.wait || self.mpris || playback.server != nil {
                         try await self.follow(playback, itemCount: items.count, interrupted: interrupted)
                     } else {
                         let status = playback.status

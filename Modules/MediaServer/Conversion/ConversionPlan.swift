@@ -1,3 +1,5 @@
+import Foundation
+
 /// Whether a device plays a file as it is, and if not, what ffmpeg must do:
 /// copy the streams it can play into fragmented MP4 (a remux: fast, no
 /// quality lost) and transcode only those it cannot — video to H.264,
@@ -224,8 +226,14 @@ public struct ConversionPlan: Sendable, Hashable {
     /// ffmpeg's arguments: `input` converted into fragmented MP4 at
     /// `output`, with progress (`out_time_us=`) on standard output.
     public func ffmpegArguments(input: String, output: String) -> [String] {
+        self.ffmpegArguments(input: .file(URL(fileURLWithPath: input)), output: output)
+    }
+
+    /// ffmpeg's arguments: `input` (a file, or a URL with its headers)
+    /// converted into fragmented MP4 at `output`, with progress on standard output.
+    public func ffmpegArguments(input: MediaInput, output: String) -> [String] {
         var arguments = ["-nostdin", "-hide_banner", "-loglevel", "error", "-nostats", "-progress", "pipe:1"]
-        arguments += ["-i", input]
+        arguments += input.options + ["-i", input.location]
         // A key frame every 2 s: each starts a fragment the receiver can play.
         arguments += self.streamArguments(keyFrames: "expr:gte(t,n_forced*2)")
         arguments += [
@@ -247,11 +255,11 @@ public struct ConversionPlan: Sendable, Hashable {
     /// the first boundary lands in one more file, numbered `index - 1`,
     /// which the caller drops.
     func segmentArguments(
-        input: String, layout: SegmentLayout, from index: Int, startTime: Double, folder: String
+        input: MediaInput, layout: SegmentLayout, from index: Int, startTime: Double, folder: String
     ) -> [String] {
         var arguments = ["-nostdin", "-hide_banner", "-loglevel", "error", "-nostats", "-progress", "pipe:1"]
         if index > 0 { arguments += ["-ss", Self.seconds(max(0, layout.starts[index] - 1))] }
-        arguments += ["-copyts", "-i", input]
+        arguments += input.options + ["-copyts", "-i", input.location]
         // Transcoded video is cut on the layout's grid: a key frame forced on each boundary. As a
         // list of the film's own times (an `expr:` counts `t` from where the run started instead).
         arguments += self.streamArguments(

@@ -18,12 +18,12 @@ final class MediaConversion: Sendable {
     let output: String
     private let run: FFmpegProcess
 
-    /// Starts ffmpeg on `file` as `plan` says, writing into `folder`.
+    /// Starts ffmpeg on `input` as `plan` says, writing into `folder`.
     ///
     /// - Throws: ``MediaServerError/Code-swift.struct/conversionFailed`` when ffmpeg cannot be started.
-    init(file: URL, plan: ConversionPlan, ffmpeg: URL, folder: URL, name: String) throws(MediaServerError) {
+    init(input: MediaInput, plan: ConversionPlan, ffmpeg: URL, folder: URL, name: String) throws(MediaServerError) {
         self.output = folder.appendingPathComponent(name).path
-        self.run = try FFmpegProcess(ffmpeg, arguments: plan.ffmpegArguments(input: file.path, output: self.output))
+        self.run = try FFmpegProcess(ffmpeg, arguments: plan.ffmpegArguments(input: input, output: self.output))
     }
 
     /// How far it is.

@@ -68,15 +68,24 @@ public struct MediaTools: Sendable, Hashable {
     ///   ffprobe is missing, fails (an unreadable or unknown file), says
     ///   something unreadable, or takes longer than `timeout`.
     public func probe(_ file: URL, timeout: Duration = .seconds(30)) async throws(MediaServerError) -> ProbedMedia {
+        try await self.probe(.file(file), timeout: timeout)
+    }
+
+    /// Asks ffprobe what `input` holds: a file, or a URL fetched with its headers.
+    ///
+    /// - Throws: ``MediaServerError/Code-swift.struct/probeFailed`` as ``probe(_:timeout:)-(URL,_)`` does.
+    public func probe(_ input: MediaInput, timeout: Duration = .seconds(30)) async throws(MediaServerError)
+        -> ProbedMedia
+    {
         guard let ffprobe = self.ffprobe else { throw MediaServerError(.probeFailed, "ffprobe is not installed") }
-        let arguments = [
-            "-v", "error", "-print_format", "json", "-show_format", "-show_streams", "--", file.path,
-        ]
+        // A file's path after `--`, so that one starting with "-" is not an option; a URL as ffprobe reads it.
+        let arguments =
+            ["-v", "error", "-print_format", "json", "-show_format", "-show_streams"] + input.options
+            + (input.isRemote ? ["-i", input.location] : ["--", input.location])
         let (status, output, errors) = try await Self.run(ffprobe, arguments, timeout: timeout)
         guard status == 0 else {
             let said = String(decoding: errors, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            throw MediaServerError(
-                .probeFailed, "ffprobe cannot read \(file.lastPathComponent)\(said.isEmpty ? "" : ": \(said)")")
+            throw MediaServerError(.probeFailed, "ffprobe cannot read \(input.name)\(said.isEmpty ? "" : ": \(said)")")
         }
         return try ProbedMedia(ffprobeJSON: output)
     }
@@ -126,18 +135,28 @@ public struct MediaTools: Sendable, Hashable {
     public func keyFrames(of file: URL, stream: Int, timeout: Duration = .seconds(120)) async throws(MediaServerError)
         -> [Double]
     {
+        try await self.keyFrames(of: .file(file), stream: stream, timeout: timeout)
+    }
+
+    /// The key frames of stream `stream` of `input` (a file, or a URL read with its headers).
+    ///
+    /// - Throws: as ``keyFrames(of:stream:timeout:)-(URL,_,_)`` does.
+    public func keyFrames(of input: MediaInput, stream: Int, timeout: Duration = .seconds(120))
+        async throws(MediaServerError) -> [Double]
+    {
         guard let ffprobe = self.ffprobe else { throw MediaServerError(.probeFailed, "ffprobe is not installed") }
-        let arguments = [
-            "-v", "error", "-select_streams", "\(stream)", "-show_entries", "packet=pts_time,flags", "-of", "csv=p=0",
-            "--", file.path,
-        ]
+        let arguments =
+            [
+                "-v", "error", "-select_streams", "\(stream)", "-show_entries", "packet=pts_time,flags", "-of",
+                "csv=p=0",
+            ] + input.options + (input.isRemote ? ["-i", input.location] : ["--", input.location])
         let times = KeyFrameTimes()
         let (status, _, errors) = try await Self.run(ffprobe, arguments, timeout: timeout) { times.read($0) }
         guard status == 0 else {
             let said = String(decoding: errors, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             throw MediaServerError(
                 .probeFailed,
-                "ffprobe cannot list the key frames of \(file.lastPathComponent)\(said.isEmpty ? "" : ": \(said)")")
+                "ffprobe cannot list the key frames of \(input.name)\(said.isEmpty ? "" : ": \(said)")")
         }
         return times.times.sorted()
     }

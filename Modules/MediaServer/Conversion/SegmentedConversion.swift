@@ -31,7 +31,7 @@ actor SegmentedConversion {
     /// The longest a request waits for its segment.
     static let patience: Duration = .seconds(60)
 
-    private let file: URL
+    private let input: MediaInput
     private let plan: ConversionPlan
     private let ffmpeg: URL
     private let startTime: Double
@@ -59,16 +59,16 @@ actor SegmentedConversion {
     private let snapshot = NIOLockedValueBox(
         SegmentedProgress(progress: ConversionProgress(converted: .zero, isFinished: false), runStarts: []))
 
-    /// A conversion of `file` as `plan` says, cut as `layout` says, written into `folder` (made here).
+    /// A conversion of `input` as `plan` says, cut as `layout` says, written into `folder` (made here).
     ///
     /// - Throws: ``MediaServerError/Code-swift.struct/conversionFailed`` when the folder cannot be made.
     init(
-        file: URL, plan: ConversionPlan, layout: SegmentLayout, startTime: Double, ffmpeg: URL, folder: URL,
+        input: MediaInput, plan: ConversionPlan, layout: SegmentLayout, startTime: Double, ffmpeg: URL, folder: URL,
         ahead: Int = 8, kept: Int = 24, clock: any Clock<Duration> = ContinuousClock()
     ) throws(MediaServerError) {
         self.ahead = max(1, ahead)
         self.kept = max(self.ahead + 2, kept)
-        self.file = file
+        self.input = input
         self.plan = plan
         self.layout = layout
         self.startTime = startTime
@@ -170,7 +170,7 @@ actor SegmentedConversion {
             throw MediaServerError(.conversionFailed, "cannot make \(runFolder.path)", cause: error)
         }
         let arguments = self.plan.segmentArguments(
-            input: self.file.path, layout: self.layout, from: index, startTime: self.startTime, folder: runFolder.path)
+            input: self.input, layout: self.layout, from: index, startTime: self.startTime, folder: runFolder.path)
         let process = try FFmpegProcess(self.ffmpeg, arguments: arguments)
         let closed = self.ending.withLockedValue { ending in
             if !ending.closed { ending.process = process }

@@ -25,6 +25,9 @@ public struct WebVideo: Sendable, Hashable {
         public var height: Int?
         /// The total bitrate, kbit/s, when known.
         public var bitrate: Double?
+        /// The headers the site wants with each request (yt-dlp's
+        /// `http_headers`: a User-Agent, a Referer, sometimes a Cookie).
+        public var httpHeaders: [String: String] = [:]
 
         /// Whether it is an HLS playlist.
         public var isHLS: Bool { self.transport.hasPrefix("m3u8") }
@@ -77,13 +80,15 @@ public struct WebVideo: Sendable, Hashable {
     }
 
     /// The format `device` plays best: picture and sound together (sound
-    /// alone for a speaker), fetched over HTTP or HLS, in codecs the device
+    /// alone for a speaker), fetched over HTTP or HLS, in a container and codecs the device
     /// decodes — formats whose codecs the site does not name count after
     /// those it does — at the largest height within the device's limits,
     /// then the highest bitrate; `nil` when none fits.
     public func bestFormat(for device: CastMediaSupport) -> Format? {
         let wantsPicture = !device.video.isEmpty
         let fitting = self.formats.filter { format in
+            // In a container Cast devices play (not Matroska, AVI or QuickTime), whatever its codecs.
+            guard format.isHLS || MediaContentType.playableByCast.contains(format.contentType) else { return false }
             let video = format.videoCodec
             let audio = format.audioCodec
             if audio == "none" { return false }
@@ -98,6 +103,21 @@ public struct WebVideo: Sendable, Hashable {
             let known = { (format: Format) in format.videoCodec != nil && format.audioCodec != nil }
             if known(lhs) != known(rhs) { return !known(lhs) }
             if (lhs.height ?? 0) != (rhs.height ?? 0) { return (lhs.height ?? 0) < (rhs.height ?? 0) }
+            return (lhs.bitrate ?? 0) < (rhs.bitrate ?? 0)
+        }
+    }
+
+    /// The format worth converting when none fits a device
+    /// (``bestFormat(for:)`` is `nil`): picture and sound together (sound
+    /// alone when no format has a picture), fetched over HTTP or HLS, the
+    /// largest picture up to 1080 lines (a conversion of more costs more
+    /// than a TV gains), then the highest bitrate.
+    public var formatToConvert: Format? {
+        let whole = self.formats.filter { $0.videoCodec != "none" && $0.audioCodec != "none" }
+        let candidates = whole.isEmpty ? self.formats.filter { $0.audioCodec != "none" } : whole
+        return candidates.max { lhs, rhs in
+            let height = { (format: Format) in min(format.height ?? 0, 1_080) }
+            if height(lhs) != height(rhs) { return height(lhs) < height(rhs) }
             return (lhs.bitrate ?? 0) < (rhs.bitrate ?? 0)
         }
     }
@@ -126,12 +146,14 @@ private struct YtDlpInfo: Decodable {
         var acodec: String?
         var height: Double?
         var tbr: Double?
+        var headers: [String: String]?
 
         enum CodingKeys: String, CodingKey {
             case formatID = "format_id"
             case url, ext
             case proto = "protocol"
             case vcodec, acodec, height, tbr
+            case headers = "http_headers"
         }
 
         init(from decoder: any Decoder) throws {
@@ -144,6 +166,7 @@ private struct YtDlpInfo: Decodable {
             self.acodec = container.lenient(.acodec)
             self.height = container.lenient(.height)
             self.tbr = container.lenient(.tbr)
+            self.headers = container.lenient(.headers)
         }
 
         init(url: String?, ext: String?, proto: String?, vcodec: String?, acodec: String?) {
@@ -160,7 +183,10 @@ private struct YtDlpInfo: Decodable {
                 id: self.formatID ?? "0", url: url, fileExtension: self.ext ?? url.pathExtension,
                 transport: transport, videoCodec: WebVideo.codec(self.vcodec), audioCodec: WebVideo.codec(self.acodec),
                 height: self.height.flatMap { $0.isFinite && $0 >= 0 && $0 < 100_000 ? Int($0) : nil },
-                bitrate: self.tbr.flatMap { $0.isFinite ? $0 : nil })
+                bitrate: self.tbr.flatMap { $0.isFinite ? $0 : nil },
+                // At most 32 headers of at most 4 KiB each: what ffmpeg will send is bounded.
+                httpHeaders: (self.headers ?? [:]).filter { $0.key.utf8.count + $0.value.utf8.count <= 4_096 }
+                    .prefix(32).reduce(into: [:]) { $0[$1.key] = $1.value })
         }
     }
 
