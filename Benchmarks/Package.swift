@@ -45,6 +45,18 @@ let package = Package(
             plugins: benchmarkPlugin
         ),
         .executableTarget(
+            name: "LatencyBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "CastRemoteDisplay", package: "swift-cast"),
+                .product(name: "CastEmulator", package: "swift-cast"),
+                .product(name: "CastLogging", package: "swift-cast"),
+                "BenchmarkSupport",
+            ],
+            path: "LatencyBenchmarks",
+            plugins: benchmarkPlugin
+        ),
+        .executableTarget(
             name: "CaptureBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "package-benchmark"),

@@ -239,6 +239,9 @@ struct StreamingReportText {
             if let p50 = stream.latencyP50, let p99 = stream.latencyP99 {
                 line += "; latency p50 \(Self.milliseconds(p50)) ms, p99 \(Self.milliseconds(p99)) ms"
             }
+            if let p50 = stream.shownLatencyP50, let p99 = stream.shownLatencyP99 {
+                line += "; shown p50 \(Self.milliseconds(p50)) ms, p99 \(Self.milliseconds(p99)) ms"
+            }
             lines.append(line)
         }
         if let offset = self.report.audioVideoOffset { lines.append("  A/V offset \(Self.milliseconds(offset)) ms") }

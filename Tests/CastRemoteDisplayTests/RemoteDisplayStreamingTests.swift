@@ -174,6 +174,10 @@ import Testing
                 // The receiver plays at the delay sent in band with the last frames (the
                 // sender may have stepped on since: the link was quick, nothing more went).
                 #expect(video.playoutDelay < .milliseconds(120) && video.playoutDelay >= sent.targetDelay)
+                // Draw → shown: a frame on time shows at its playout, the delay after its capture.
+                let shown = try #require(video.shownLatencyP50)
+                print("low latency: shown p50 \(shown), p99 \(String(describing: video.shownLatencyP99))")
+                #expect(shown >= .milliseconds(55) && shown <= .milliseconds(125), "shown p50 \(shown)")
             }
         }
 

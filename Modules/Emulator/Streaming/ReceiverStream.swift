@@ -53,6 +53,8 @@ package final class ReceiverStream: @unchecked Sendable {
     private var highestSequence: UInt16?
     private var sequenceCycles: UInt32 = 0
     private var latencies: [Duration] = []
+    /// Capture → shown of each frame decoded (at most ``latencySampleLimit``).
+    private var shownLatencies: [Duration] = []
     /// The last second of decoded sound, for the report's level and frequency.
     private var soundMeter = SoundMeter()
     private var psnrSum = 0.0
@@ -226,6 +228,9 @@ package final class ReceiverStream: @unchecked Sendable {
         if let playout = self.playoutTime(ofCapture: capture) {
             if self.kind == .audio { self.observer.soundPlayout?(capture, playout) }
             if playout < now { self.report.framesLate += 1 }
+            if self.shownLatencies.count < Self.latencySampleLimit {
+                self.shownLatencies.append(capture.duration(to: max(playout, decodedAt)))
+            }
             self.playoutOffsetSum += capture.duration(to: playout)
             self.report.meanPlayoutOffset = self.playoutOffsetSum / self.report.framesDecoded
         }
@@ -377,6 +382,11 @@ package final class ReceiverStream: @unchecked Sendable {
             let sorted = self.latencies.sorted()
             report.latencyP50 = sorted[sorted.count / 2]
             report.latencyP99 = sorted[min(sorted.count - 1, sorted.count * 99 / 100)]
+        }
+        if !self.shownLatencies.isEmpty {
+            let sorted = self.shownLatencies.sorted()
+            report.shownLatencyP50 = sorted[sorted.count / 2]
+            report.shownLatencyP99 = sorted[min(sorted.count - 1, sorted.count * 99 / 100)]
         }
         report.soundLevel = self.soundMeter.level
         report.soundFrequency = self.soundMeter.frequency

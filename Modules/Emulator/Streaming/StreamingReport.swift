@@ -32,6 +32,13 @@ public struct StreamReport: Sendable, Hashable {
     public var latencyP50: Duration?
     /// Capture → decoded latency, 99th percentile over the session.
     public var latencyP99: Duration?
+    /// Capture → shown, median over the session: when a frame plays (its
+    /// playout time) or, decoded after that, when it was decoded (a late
+    /// picture shows as soon as it is ready). Draw → shown for a picture
+    /// stamped when it was drawn.
+    public var shownLatencyP50: Duration?
+    /// Capture → shown, 99th percentile over the session.
+    public var shownLatencyP99: Duration?
     /// The playout delay in force (from the OFFER, then the in-band extension).
     public var playoutDelay: Duration = .zero
     /// How far after capture this stream's frames are scheduled to play, on average.
