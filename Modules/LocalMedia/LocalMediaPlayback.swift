@@ -8,7 +8,7 @@ import Foundation
 /// from this machine toward the device (``LocalMedia``, converted when the
 /// device cannot play them), loaded with their text tracks
 /// (``LocalMediaLoader``), one film resumed where it was last stopped and
-/// its position kept when it stops again (``ResumePositions``), playback
+/// its position kept when it stops again (`ResumePositions`), playback
 /// followed until it ends (``PlaybackWatch``: progress, a stalled stream
 /// loaded again, failures named with their likely cause).
 ///
@@ -76,6 +76,11 @@ public final class LocalMediaPlayback: Sendable {
     /// the connection reached, toward which the server's address is chosen).
     ///
     /// - Parameters:
+    ///   - items: what to play, in order (``PlayItem/resolve(_:)``).
+    ///   - media: the media session's client on the device.
+    ///   - host: the device's address, as connected to.
+    ///   - configuration: how to play.
+    ///   - logger: the log hub the server logs to.
     ///   - report: told each step, one line for people ("serving local files from …").
     ///   - clock: where the watch ticks (tests pass a clock they advance).
     /// - Throws: ``LocalMediaError`` (a file that cannot be served or

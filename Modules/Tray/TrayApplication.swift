@@ -46,8 +46,11 @@ public final class TrayApplication: Sendable {
 
     /// Shows the tray for `context`'s devices and session.
     ///
-    /// - Parameter report: told what happens, one line for people (each
-    ///   notification, a notification service that is missing).
+    /// - Parameters:
+    ///   - context: whose devices and session the menu shows and acts on.
+    ///   - configuration: how the tray looks and what it mirrors.
+    ///   - report: told what happens, one line for people (each
+    ///     notification, a notification service that is missing).
     /// - Throws: ``TrayError`` when the bus is unreachable or the name taken.
     public init(
         context: CastContext, configuration: Configuration = Configuration(),

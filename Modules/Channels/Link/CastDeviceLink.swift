@@ -112,8 +112,12 @@ public struct CastDeviceLink: Sendable {
     /// answered CANCELLED is sent once more), joined when it does — with
     /// `channels` attached to its transport.
     ///
-    /// - Parameter knownStatus: the receiver status the caller has just read,
-    ///   if any: it is not asked again.
+    /// - Parameters:
+    ///   - appID: the app to run.
+    ///   - options: the LAUNCH's options, when it is launched.
+    ///   - channels: the channels to attach to the app's transport.
+    ///   - knownStatus: the receiver status the caller has just read, if
+    ///     any: it is not asked again.
     /// - Throws: what ``ReceiverChannel/launch(appID:options:knownStatus:)``
     ///   and ``join(_:attaching:)`` throw.
     public func application(

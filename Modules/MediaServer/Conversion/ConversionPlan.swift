@@ -211,7 +211,7 @@ public struct ConversionPlan: Sendable, Hashable {
     }
 
     /// Whether the converted film can be served as HLS in MPEG-TS segments
-    /// (``MediaServer/serve(file:segmenting:media:tools:)``): it has
+    /// (``MediaServer/serve(file:segmenting:media:tools:startingAt:)``): it has
     /// video, the video sent is H.264 — the one codec Cast's HLS player
     /// takes in MPEG-TS (the Cast SDK's `HlsVideoSegmentFormat.MPEG2_TS`:
     /// "Support AVC"; HEVC only in fragmented MP4) — and the sound sent is

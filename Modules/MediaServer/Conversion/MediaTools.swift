@@ -73,7 +73,7 @@ public struct MediaTools: Sendable, Hashable {
 
     /// Asks ffprobe what `input` holds: a file, or a URL fetched with its headers.
     ///
-    /// - Throws: ``MediaServerError/Code-swift.struct/probeFailed`` as ``probe(_:timeout:)-(URL,_)`` does.
+    /// - Throws: ``MediaServerError/Code-swift.struct/probeFailed`` as probing a file does.
     public func probe(_ input: MediaInput, timeout: Duration = .seconds(30)) async throws(MediaServerError)
         -> ProbedMedia
     {
@@ -140,7 +140,7 @@ public struct MediaTools: Sendable, Hashable {
 
     /// The key frames of stream `stream` of `input` (a file, or a URL read with its headers).
     ///
-    /// - Throws: as ``keyFrames(of:stream:timeout:)-(URL,_,_)`` does.
+    /// - Throws: ``MediaServerError/Code-swift.struct/probeFailed`` as for a file.
     public func keyFrames(of input: MediaInput, stream: Int, timeout: Duration = .seconds(120))
         async throws(MediaServerError) -> [Double]
     {

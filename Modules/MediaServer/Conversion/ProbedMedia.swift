@@ -4,7 +4,7 @@ import Foundation
 /// streams — what deciding whether a device plays it needs.
 ///
 /// Made from the JSON of `ffprobe -print_format json -show_format
-/// -show_streams` (``init(ffprobeJSON:)``), or by ``MediaTools/probe(_:timeout:)``.
+/// -show_streams` (``init(ffprobeJSON:)``), or by `MediaTools.probe(_:timeout:)`.
 public struct ProbedMedia: Sendable, Hashable {
     /// One stream of the file.
     public struct Stream: Sendable, Hashable {
