@@ -32,14 +32,8 @@ public final class DeviceWatch: Sendable {
         case disconnected(CastTransportError)
     }
 
-    private struct State {
-        var running: [String: ReceiverApplication] = [:]
-        var media: (sessionID: String, client: RemoteMediaClient, task: Task<Void, Never>)?
-    }
-
     private let link: CastDeviceLink
     private let requestTimeout: Duration
-    private let state = NIOLockedValueBox(State())
 
     /// Watches the device `link` reaches; media requests wait `requestTimeout`.
     public init(link: CastDeviceLink, requestTimeout: Duration = .seconds(10)) {
@@ -49,7 +43,32 @@ public final class DeviceWatch: Sendable {
 
     /// The device's events, from its status now, until the connection drops
     /// (the last is ``Event/disconnected(_:)``) or the stream is dropped.
+    /// Each call follows the device on its own.
     public func events() -> AsyncStream<Event> {
+        DeviceFollower(link: self.link, requestTimeout: self.requestTimeout).events()
+    }
+}
+
+/// One ``DeviceWatch/events()`` stream's following: the apps seen running
+/// and the media app joined.
+private final class DeviceFollower: Sendable {
+    typealias Event = DeviceWatch.Event
+
+    private struct State {
+        var running: [String: ReceiverApplication] = [:]
+        var media: (sessionID: String, client: RemoteMediaClient, task: Task<Void, Never>)?
+    }
+
+    private let link: CastDeviceLink
+    private let requestTimeout: Duration
+    private let state = NIOLockedValueBox(State())
+
+    init(link: CastDeviceLink, requestTimeout: Duration) {
+        self.link = link
+        self.requestTimeout = requestTimeout
+    }
+
+    func events() -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self)
         let receiverEvents = self.link.receiver.events()
         let states = self.link.connection.stateUpdates()

@@ -66,13 +66,16 @@ final class ApplicationRecording: SoundRecording, @unchecked Sendable {
         defer { pa_threaded_mainloop_unlock(loop) }
         try self.connect(server: server)
         let playing = self.listInputs()
-        guard let first = self.found.first else {
+        // Its newest stream: the one it opened last is the one it plays now.
+        guard let newest = self.found.last else {
             throw CaptureError(
                 .audioUnavailable,
                 "no application named \(application) plays sound now"
                     + (playing.isEmpty ? "" : "; playing: \(playing.sorted().joined(separator: ", "))"))
         }
-        self.record(first)
+        guard self.record(newest) else {
+            throw CaptureError(.audioUnavailable, "cannot record \(application)'s sound: \(self.lastError)")
+        }
     }
 
     deinit {
@@ -124,13 +127,15 @@ final class ApplicationRecording: SoundRecording, @unchecked Sendable {
         while pa_operation_get_state(operation) == PA_OPERATION_RUNNING { pa_threaded_mainloop_wait(self.loop) }
     }
 
-    /// Records sink input `index` from now on (lock held), in place of any stream before.
-    private func record(_ index: UInt32) {
+    /// Records sink input `index` from now on (lock held), in place of any
+    /// stream before; whether the server took the recording.
+    @discardableResult
+    private func record(_ index: UInt32) -> Bool {
         self.closeStream()
         var spec = pa_sample_spec(
             format: PA_SAMPLE_FLOAT32LE, rate: UInt32(DesktopAudioCapture.sampleRate),
             channels: UInt8(DesktopAudioCapture.channelCount))
-        guard let stream = pa_stream_new(self.context, "Cast mirroring", &spec, nil) else { return }
+        guard let stream = pa_stream_new(self.context, "Cast mirroring", &spec, nil) else { return false }
         var attributes = pa_buffer_attr(
             maxlength: UInt32.max, tlength: UInt32.max, prebuf: UInt32.max, minreq: UInt32.max,
             fragsize: UInt32(self.chunkBytes))
@@ -140,10 +145,13 @@ final class ApplicationRecording: SoundRecording, @unchecked Sendable {
         // The server records the sink input's own sound from the monitor of the sink it plays into.
         pa_stream_set_monitor_stream(stream, index)
         guard pa_stream_connect_record(stream, nil, &attributes, PA_STREAM_ADJUST_LATENCY) == 0 else {
+            pa_stream_set_read_callback(stream, nil, nil)
+            pa_stream_set_state_callback(stream, nil, nil)
             pa_stream_unref(stream)
-            return
+            return false
         }
         (self.stream, self.recorded) = (stream, index)
+        return true
     }
 
     private func closeStream() {
