@@ -199,7 +199,8 @@ public struct LocalMediaLoader: Sendable {
             "playing the video on \(page.host ?? page.absoluteString) through this machine: format \(format.id) "
                 + "(\(format.fileExtension)\(format.height.map { ", \($0)p" } ?? ""))"
                 + (best == nil
-                    ? ", which a \(self.device.name) cannot play as it is" : ", which needs its site's cookie"))
+                    ? ", which a \(self.device.name) cannot play as it is"
+                    : ", which answers only with its site's cookie or credentials"))
         return try await local.serve(web: format, of: video, relaying: best != nil, startingAt: start)
     }
 

@@ -16,17 +16,17 @@ import Testing
     @Test(arguments: [SoundServer.Kind.pulseAudio, .pipeWire])
     func oneApplicationsSoundAloneIsSentAndFollowedToItsNextStream(server kind: SoundServer.Kind) async throws {
         try await SoundServer.with(kind) { sound in
-            try await RealTimeTurns.take(.thisProcess) { try await Self.sendOneApplication(from: sound) }
+            try await RealTimeTurns.take(.thisProcess) {
+                try await CastEmulator.withLinked(profile: .nestSpeaker, logger: StreamingFixture.logger) {
+                    try await Self.sendOneApplication(from: sound, to: $0, through: $1)
+                }
+            }
         }
     }
 
-    private static func sendOneApplication(from sound: SoundServer) async throws {
-        let emulator = try CastEmulator(
-            configuration: CastEmulatorConfiguration(profile: .nestSpeaker), logger: StreamingFixture.logger)
-        try await emulator.start()
-        let link = try await CastDeviceLink.connect(
-            to: emulator.loopbackDevice, configuration: CastConnectionConfiguration(deviceAuthentication: .off),
-            factory: [emulator].inMemoryConnectionFactory, logger: StreamingFixture.logger)
+    private static func sendOneApplication(
+        from sound: SoundServer, to emulator: CastEmulator, through link: CastDeviceLink
+    ) async throws {
         let tone = DecodedTone(from: emulator)
         let first = try sound.playTone(frequency: 440, amplitude: 0.5, seconds: 40, application: "Tone A")
         let other = try sound.playTone(frequency: 880, amplitude: 0.5, seconds: 40, application: "Tone B")
@@ -54,8 +54,6 @@ import Testing
         await next?.stop()
         await first.stop()
         await other.stop()
-        await link.close()
-        await emulator.stop()
     }
 
     @Test func anApplicationThatPlaysNothingIsNamedWithThoseThatDo() async throws {

@@ -63,17 +63,17 @@ import Testing
     /// stopping stops the app.
     @Test func theDesktopsSoundReachesASpeakerThroughADroppedConnection() async throws {
         try await SoundServer.with { sound in
-            try await RealTimeTurns.take(.thisProcess) { try await Self.mirrorSound(from: sound) }
+            try await RealTimeTurns.take(.thisProcess) {
+                try await CastEmulator.withLinked(profile: .nestSpeaker, logger: StreamingFixture.logger) {
+                    try await Self.mirrorSound(from: sound, to: $0, through: $1)
+                }
+            }
         }
     }
 
-    private static func mirrorSound(from sound: SoundServer) async throws {
-        let emulator = try CastEmulator(
-            configuration: CastEmulatorConfiguration(profile: .nestSpeaker), logger: StreamingFixture.logger)
-        try await emulator.start()
-        let link = try await CastDeviceLink.connect(
-            to: emulator.loopbackDevice, configuration: CastConnectionConfiguration(deviceAuthentication: .off),
-            factory: [emulator].inMemoryConnectionFactory, logger: StreamingFixture.logger)
+    private static func mirrorSound(
+        from sound: SoundServer, to emulator: CastEmulator, through link: CastDeviceLink
+    ) async throws {
         let tone = DecodedTone(from: emulator)
         let playing = try sound.playTone(frequency: 1_000, amplitude: 0.5, seconds: 40)
         let mirror = try await DesktopSoundMirror.start(
@@ -105,8 +105,6 @@ import Testing
         #expect(abs(tone.frequency - 1_000) < 5, "\(tone.frequency) Hz")
         #expect(abs(tone.level - -9.03) < 1, "\(tone.level) dBFS")
         #expect(emulator.runningApplication == nil, "stopping the mirror stops the app")
-        await link.close()
-        await emulator.stop()
     }
 
     @Test func noSoundServerIsATypedError() {

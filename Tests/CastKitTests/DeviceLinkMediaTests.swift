@@ -14,14 +14,10 @@ import Testing
         let emulator = try CastEmulator(logger: StreamingFixture.logger)
         try await emulator.start()
         let events = emulator.events()
-        let factory = [emulator].inMemoryConnectionFactory
-        let configuration = CastConnectionConfiguration(deviceAuthentication: .off)
         do {
             var sessions: [String?] = []
             for round in 0..<2 {
-                let link = try await CastDeviceLink.connect(
-                    to: emulator.loopbackDevice, configuration: configuration, factory: factory,
-                    logger: StreamingFixture.logger)
+                let link = try await emulator.inMemoryLink(logger: StreamingFixture.logger)
                 let media = try await link.mediaClient(requestTimeout: .seconds(10))
                 #expect(media.isConnected)
                 let status = try await link.receiver.requestStatus()

@@ -10,13 +10,7 @@ import Testing
     @Test func appsStartingAndStoppingAndTheirMediaAreToldUntilTheConnectionDrops() async throws {
         let emulator = try CastEmulator(logger: StreamingFixture.logger)
         try await emulator.start()
-        let factory = [emulator].inMemoryConnectionFactory
-        let configuration = CastConnectionConfiguration(deviceAuthentication: .off)
-        let connect = {
-            try await CastDeviceLink.connect(
-                to: emulator.loopbackDevice, configuration: configuration, factory: factory,
-                logger: StreamingFixture.logger)
-        }
+        let connect = { try await emulator.inMemoryLink(logger: StreamingFixture.logger) }
         let watched = try await connect()
         let events = DeviceWatch(link: watched).events()
         let status = await first(events) { if case .receiver(.statusChanged) = $0 { true } else { false } }

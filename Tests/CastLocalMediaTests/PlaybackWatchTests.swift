@@ -146,9 +146,7 @@ import Testing
     static func withMedia(_ body: (CastEmulator, RemoteMediaClient) async throws -> Void) async throws {
         let emulator = try CastEmulator(logger: StreamingFixture.logger)
         try await emulator.start()
-        let link = try await CastDeviceLink.connect(
-            to: emulator.loopbackDevice, configuration: CastConnectionConfiguration(deviceAuthentication: .off),
-            factory: [emulator].inMemoryConnectionFactory, logger: StreamingFixture.logger)
+        let link = try await emulator.inMemoryLink(logger: StreamingFixture.logger)
         let result: Result<Void, any Error>
         do {
             let application = try await link.receiver.launch(appID: CastApplicationID.defaultMediaReceiver)

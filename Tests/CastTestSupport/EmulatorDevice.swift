@@ -1,7 +1,7 @@
 public import CastChannels
 @_spi(Receiver) public import CastDiscovery
 public import CastEmulator
-import CastLogging
+public import CastLogging
 @_spi(Receiver) import CastTransport
 
 extension CastEmulator {
@@ -11,6 +11,37 @@ extension CastEmulator {
         CastDevice(
             id: "emulator-\(self.port)", friendlyName: "Emulator", modelName: "", capabilities: [],
             status: .unknown(nil), addresses: [IPAddress("127.0.0.1")!], port: self.port, source: .knownHost)
+    }
+
+    /// A link to this (started) emulator in memory, device authentication off.
+    public func inMemoryLink(logger: CastLogger) async throws -> CastDeviceLink {
+        try await CastDeviceLink.connect(
+            to: self.loopbackDevice, configuration: CastConnectionConfiguration(deviceAuthentication: .off),
+            factory: [self].inMemoryConnectionFactory, logger: logger)
+    }
+
+    /// Runs `body` with an emulator of `profile`, started, and a link to it
+    /// in memory; both are closed afterwards, whether `body` throws or not.
+    public static func withLinked(
+        profile: ReceiverProfile, logger: CastLogger, _ body: (CastEmulator, CastDeviceLink) async throws -> Void
+    ) async throws {
+        let emulator = try CastEmulator(configuration: CastEmulatorConfiguration(profile: profile), logger: logger)
+        try await emulator.start()
+        let result: Result<Void, any Error>
+        do {
+            let link = try await emulator.inMemoryLink(logger: logger)
+            do {
+                try await body(emulator, link)
+                result = .success(())
+            } catch {
+                result = .failure(error)
+            }
+            await link.close()
+        } catch {
+            result = .failure(error)
+        }
+        await emulator.stop()
+        try result.get()
     }
 }
 
