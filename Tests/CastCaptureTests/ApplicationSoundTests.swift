@@ -17,7 +17,9 @@ import Testing
     func oneApplicationsSoundAloneIsSentAndFollowedToItsNextStream(server kind: SoundServer.Kind) async throws {
         try await SoundServer.with(kind) { sound in
             try await RealTimeTurns.take(.thisProcess) {
-                try await CastEmulator.withLinked(profile: .nestSpeaker, logger: StreamingFixture.logger) {
+                try await CastEmulator.withLinked(
+                    CastEmulatorConfiguration(profile: .nestSpeaker), logger: StreamingFixture.logger
+                ) {
                     try await Self.sendOneApplication(from: sound, to: $0, through: $1)
                 }
             }

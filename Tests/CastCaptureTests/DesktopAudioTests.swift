@@ -64,7 +64,9 @@ import Testing
     @Test func theDesktopsSoundReachesASpeakerThroughADroppedConnection() async throws {
         try await SoundServer.with { sound in
             try await RealTimeTurns.take(.thisProcess) {
-                try await CastEmulator.withLinked(profile: .nestSpeaker, logger: StreamingFixture.logger) {
+                try await CastEmulator.withLinked(
+                    CastEmulatorConfiguration(profile: .nestSpeaker), logger: StreamingFixture.logger
+                ) {
                     try await Self.mirrorSound(from: sound, to: $0, through: $1)
                 }
             }

@@ -106,22 +106,8 @@ import Testing
     private static func withLink(
         applications: [EmulatedApplication]? = nil, _ body: (CastEmulator, CastDeviceLink) async throws -> Void
     ) async throws {
-        let emulator = try CastEmulator(
-            configuration: CastEmulatorConfiguration(applications: applications), logger: StreamingFixture.logger)
-        try await emulator.start()
-        let link = try await CastDeviceLink.connect(
-            to: emulator.loopbackDevice, configuration: CastConnectionConfiguration(deviceAuthentication: .off),
-            factory: [emulator].inMemoryConnectionFactory, logger: StreamingFixture.logger)
-        let result: Result<Void, any Error>
-        do {
-            try await body(emulator, link)
-            result = .success(())
-        } catch {
-            result = .failure(error)
-        }
-        await link.close()
-        await emulator.stop()
-        try result.get()
+        try await CastEmulator.withLinked(
+            CastEmulatorConfiguration(applications: applications), logger: StreamingFixture.logger, body)
     }
 
     /// A 320×240 Xvfb with something drawn, the emulator started, a link

@@ -20,12 +20,13 @@ extension CastEmulator {
             factory: [self].inMemoryConnectionFactory, logger: logger)
     }
 
-    /// Runs `body` with an emulator of `profile`, started, and a link to it
+    /// Runs `body` with an emulator configured so, started, and a link to it
     /// in memory; both are closed afterwards, whether `body` throws or not.
     public static func withLinked(
-        profile: ReceiverProfile, logger: CastLogger, _ body: (CastEmulator, CastDeviceLink) async throws -> Void
+        _ configuration: CastEmulatorConfiguration = CastEmulatorConfiguration(), logger: CastLogger,
+        _ body: (CastEmulator, CastDeviceLink) async throws -> Void
     ) async throws {
-        let emulator = try CastEmulator(configuration: CastEmulatorConfiguration(profile: profile), logger: logger)
+        let emulator = try CastEmulator(configuration: configuration, logger: logger)
         try await emulator.start()
         let result: Result<Void, any Error>
         do {
