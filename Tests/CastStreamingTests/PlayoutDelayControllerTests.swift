@@ -4,7 +4,7 @@ import Testing
 
 /// Low latency's target delay on a made-up clock: it comes down towards
 /// what the link needs a tenth at a time, rises at once when frames take
-/// longer or one is dropped, and stays within its range.
+/// longer or dropped frames recur, and stays within its range.
 @Suite(.timeLimit(.minutes(1))) struct PlayoutDelayControllerTests {
     static let start = HostTime(nanoseconds: 1_000_000_000_000)
 
@@ -47,23 +47,46 @@ import Testing
         var controller = PlayoutDelayController(range: .milliseconds(60) ... .milliseconds(400))
         var delay = Duration.milliseconds(120)
         _ = controller.update(at: Self.at(0), current: delay)
-        // 120 ms deliveries: 120 × 1.25 + 30 = 180 ms, at the first step.
-        #expect(Self.steps(&controller, from: 500, to: 500, delay: &delay, delivery: 120) == [180])
-        // 400 ms deliveries would want 530 ms: held at the ceiling.
+        // 120 ms deliveries: twice that (the in-flight limit is half the delay), at the first step.
+        #expect(Self.steps(&controller, from: 500, to: 500, delay: &delay, delivery: 120) == [240])
+        // 400 ms deliveries would want 800 ms: held at the ceiling.
         let capped = Self.steps(&controller, from: 1_000, to: 5_000, delay: &delay, delivery: 400)
         #expect(capped.last == 400)
         #expect(delay == .milliseconds(400))
     }
 
-    @Test func aDroppedFrameRaisesTheDelayByHalf() {
+    @Test func twoSlowDeliveriesInTheWindowRaiseTheDelayToTwiceTheirsAndOneDoesNot() {
+        var controller = PlayoutDelayController(range: .milliseconds(60) ... .milliseconds(400))
+        let delay = Duration.milliseconds(80)
+        _ = controller.update(at: Self.at(0), current: delay)
+        // 20 ms deliveries and one of 60 ms (a lost packet resent): 55 ms wanted, the delay comes down.
+        Self.deliver(&controller, count: 30, taking: 20, at: 400)
+        Self.deliver(&controller, count: 1, taking: 60, at: 450)
+        #expect(controller.update(at: Self.at(500), current: delay) == .milliseconds(72))
+        // A second: frames that slow are admitted only under 120 ms.
+        Self.deliver(&controller, count: 1, taking: 60, at: 900)
+        #expect(controller.update(at: Self.at(1_000), current: .milliseconds(72)) == .milliseconds(120))
+    }
+
+    @Test func aLoneDroppedFrameKeepsTheDelayAndRecurringDropsRaiseItByAQuarter() {
         var controller = PlayoutDelayController(range: .milliseconds(60) ... .milliseconds(400))
         var delay = Duration.milliseconds(100)
         _ = controller.update(at: Self.at(0), current: delay)
         Self.deliver(&controller, count: 30, taking: 20, at: 400)
         controller.recordDrop()
-        #expect(controller.update(at: Self.at(500), current: delay) == .milliseconds(150))
-        delay = .milliseconds(150)
-        #expect(controller.update(at: Self.at(700), current: delay) == nil, "at most one step per 500 ms")
-        #expect(controller.update(at: Self.at(1_000), current: delay) == .milliseconds(135), "then down again")
+        // One drop: the mode's accepted cost; the delay comes down as the link allows.
+        #expect(controller.update(at: Self.at(500), current: delay) == .milliseconds(90))
+        delay = .milliseconds(90)
+        // A drop in the next step too: they recur.
+        controller.recordDrop()
+        #expect(controller.update(at: Self.at(1_000), current: delay) == .milliseconds(112))
+        delay = .milliseconds(112)
+        #expect(controller.update(at: Self.at(1_200), current: delay) == nil, "at most one step per 500 ms")
+        #expect(controller.update(at: Self.at(1_500), current: delay) == .milliseconds(100), "then down again")
+        delay = .milliseconds(100)
+        // Two drops in one step, after a step without any.
+        controller.recordDrop()
+        controller.recordDrop()
+        #expect(controller.update(at: Self.at(2_000), current: delay) == .milliseconds(125))
     }
 }

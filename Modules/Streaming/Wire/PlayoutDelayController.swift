@@ -5,9 +5,18 @@
 /// arrival at the receiver (the feedback's arrival less half the round
 /// trip). Every 500 ms the delay the link needs is the 95th percentile of
 /// the last 64 deliveries, a quarter more, plus 30 ms for the receiver to
-/// decode and render — at least the range's floor. A frame dropped because
-/// it could not be sent in time raises the delay by half at once. The
-/// delay rises at once when the link needs more, and comes down by at most
+/// decode and render, and at least twice the second slowest of them (the
+/// sender admits a frame only while the oldest unacknowledged one is at
+/// most half the delay older, Open Screen's in-flight limit, so a frame
+/// whose lost packet is resent needs twice its delivery) — at least the
+/// range's floor. A frame dropped because
+/// it could not be sent in time is what this mode accepts rather than
+/// waiting (a key frame follows it): a lone drop leaves the delay as it is,
+/// while drops that recur — two in one step, or one in each of two steps
+/// in a row — raise it by a quarter at once. (Each raise lifts every later
+/// frame's delay, and a lone drop comes from one lost packet whose
+/// retransmission missed the in-flight limit, not from a link that needs
+/// more.) The delay rises at once when the link needs more, and comes down by at most
 /// a tenth per step, so that a single quick frame does not undo a
 /// measured need. Changes reach the receiver in band (the RTP adaptive
 /// playout delay extension, as every ``RemoteDisplaySession/targetDelay``
@@ -21,7 +30,9 @@ package struct PlayoutDelayController {
     /// The deliveries heard, nanoseconds, oldest overwritten first.
     private var deliveries: [Int64] = []
     private var nextDelivery = 0
-    private var droppedSinceUpdate = false
+    /// Frames dropped since the last step, and whether the step before had any.
+    private var dropsSinceUpdate = 0
+    private var droppedInPreviousStep = false
     private var nextUpdate: HostTime?
 
     static let interval: Duration = .milliseconds(500)
@@ -46,7 +57,7 @@ package struct PlayoutDelayController {
 
     /// A frame could not be sent before its time.
     package mutating func recordDrop() {
-        self.droppedSinceUpdate = true
+        self.dropsSinceUpdate += 1
     }
 
     /// The delay to use from `now` when it should change from `current`; `nil` to keep it.
@@ -61,10 +72,17 @@ package struct PlayoutDelayController {
         if !self.deliveries.isEmpty {
             let sorted = self.deliveries.sorted()
             let high = sorted[min(sorted.count - 1, sorted.count * 95 / 100)]
-            wanted = max(wanted, high + high / 4 + Self.headroom.inNanoseconds)
+            // The sender admits a frame while the oldest unacknowledged one is
+            // at most half the delay older (Open Screen's in-flight limit): the
+            // slow recent deliveries — a lost packet's resend — need twice theirs.
+            // The second slowest of the window: one frame stuck twice is a lone drop.
+            let slow = sorted[max(0, sorted.count - 2)]
+            wanted = max(wanted, high + high / 4 + Self.headroom.inNanoseconds, slow * 2)
         }
-        if self.droppedSinceUpdate { wanted = max(wanted, now + now / 2) }
-        self.droppedSinceUpdate = false
+        let recurring = self.dropsSinceUpdate >= 2 || (self.dropsSinceUpdate == 1 && self.droppedInPreviousStep)
+        if recurring { wanted = max(wanted, now + now / 4) }
+        self.droppedInPreviousStep = self.dropsSinceUpdate > 0
+        self.dropsSinceUpdate = 0
         let next = wanted >= now ? wanted : max(wanted, now - now / 10)
         // Whole milliseconds: what the RTP extension carries, so sender and receiver agree.
         let clamped = min(max(next, self.range.lowerBound.inNanoseconds), self.range.upperBound.inNanoseconds)
