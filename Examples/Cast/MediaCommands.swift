@@ -118,7 +118,10 @@ struct RateCommand: AsyncParsableCommand {
 /// `cast tracks ID…`: the active tracks (none turns subtitles off).
 struct TracksCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "tracks", abstract: "Set the active track ids (none: subtitles off).")
+        commandName: "tracks",
+        abstract:
+            "Set the active track ids: subtitles, and the sound of a converted film with several (none: all off).",
+        discussion: "`cast play` prints each track's id and whether it is on; give every track to keep on.")
     @Argument(help: "The track ids.") var trackIDs: [Int] = []
     @OptionGroup var options: DeviceOptions
 

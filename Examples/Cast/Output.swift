@@ -103,12 +103,28 @@ extension MediaStatus {
             "contentType": self.media.map { .string($0.contentType) } ?? .null,
             "volume": .number(self.volume.level ?? 1),
             "muted": .bool(self.volume.muted ?? false),
+            "activeTrackIds": self.activeTrackIDs.map { .array($0.map(JSONValue.integer)) } ?? .null,
+            "tracks": .array(
+                (self.media?.tracks ?? []).map { track in
+                    [
+                        "trackId": .integer(track.trackID), "type": .string(track.kind.rawValue),
+                        "language": track.language.map(JSONValue.string) ?? .null,
+                        "name": track.name.map(JSONValue.string) ?? .null,
+                    ]
+                }),
         ]
     }
 
-    /// One line for people.
+    /// One line for people, and one per track when the media names its tracks (`cast tracks` takes their ids).
     var text: String {
-        "\(self.playerState.rawValue) \(self.media?.contentID ?? "-") at \(String(format: "%.1f", self.currentTime)) s"
+        let line =
+            "\(self.playerState.rawValue) \(self.media?.contentID ?? "-") at \(String(format: "%.1f", self.currentTime)) s"
             + (self.playbackRate != 1 ? " ×\(self.playbackRate)" : "")
+        let tracks = (self.media?.tracks ?? []).map { track in
+            let active = self.activeTrackIDs?.contains(track.trackID) == true ? " (on)" : ""
+            let name = [track.language, track.name].compactMap { $0 }.joined(separator: " ")
+            return "  track \(track.trackID): \(track.kind.rawValue.lowercased()) \(name)\(active)"
+        }
+        return ([line] + tracks).joined(separator: "\n")
     }
 }

@@ -38,6 +38,9 @@ public struct LocalMedia: Sendable {
         public var isSegmented = false
         /// The file's own text subtitles, as WebVTT served beside it.
         public var textTracks: [TextTrack] = []
+        /// The film's sounds, when it has several and is served as HLS:
+        /// each an audio rendition the receiver switches to while playing.
+        public var soundTracks: [SoundTrack] = []
         /// A picture of it (a web page's thumbnail).
         public var imageURL: URL?
         /// Whether it is a live stream (a web page's live video).
@@ -59,6 +62,18 @@ public struct LocalMedia: Sendable {
             /// The name shown.
             public var name: String
             /// Whether the file marks it as the default.
+            public var isDefault: Bool
+        }
+
+        /// One of the film's sounds, served as an HLS audio rendition.
+        public struct SoundTrack: Sendable, Hashable {
+            /// The rendition's media playlist.
+            public var url: URL
+            /// BCP 47, when the file tags it.
+            public var language: String?
+            /// The name shown.
+            public var name: String
+            /// Whether it plays unless another is chosen (the one `--audio` picked, else the file's default).
             public var isDefault: Bool
         }
     }
@@ -211,13 +226,23 @@ public struct LocalMedia: Sendable {
         // A film whose video goes out as H.264 is served as HLS, every segment listed from the
         // start: the TV shows its length and seeks anywhere while ffmpeg is still near the start.
         if plan.isSegmentable, media.duration != nil {
-            self.report(
-                "converting \(name)\(cannot.map { ": \($0)" } ?? ""); \(Self.describe(plan, into: "HLS segments made as they are asked for"))"
-            )
+            let sounds = plan.soundRenditions.count
+            let into =
+                "HLS segments made as they are asked for"
+                + (sounds > 1 ? ", each of its \(sounds) sounds a rendition the TV switches to (cast tracks)" : "")
+            self.report("converting \(name)\(cannot.map { ": \($0)" } ?? ""); \(Self.describe(plan, into: into))")
             served.url = try await self.server.serve(
                 input: input, segmenting: plan, media: media, tools: self.tools, startingAt: start)
             served.contentType = "application/vnd.apple.mpegurl"
             served.isSegmented = true
+            served.soundTracks = zip(plan.soundRenditions, self.server.soundRenditions(of: served.url)).enumerated()
+                .map { offset, rendition in
+                    let (sound, url) = rendition
+                    return Served.SoundTrack(
+                        url: url, language: sound.stream.language.map(MediaLanguage.bcp47),
+                        name: sound.stream.name(number: offset + 1),
+                        isDefault: sound.stream.index == plan.audio?.stream.index)
+                }
             return served
         }
         self.report("converting \(name)\(cannot.map { ": \($0)" } ?? ""); \(Self.describe(plan, into: "MP4"))")

@@ -99,8 +99,12 @@ public struct LocalMediaLoader: Sendable {
                 if case .file? = item.subtitles { usesServer = true }
                 if served.url.absoluteString.hasPrefix(base) { usesServer = true }
             }
-            let (tracks, active) = try self.textTracks(
+            var (tracks, active) = try self.textTracks(
                 of: item, served: served, choice: index == 0 ? options.subtitles : nil, options: options)
+            // The film's sounds after its text tracks, the default one active.
+            let firstSound = tracks.count + 1
+            tracks += served.soundTracks(numberedFrom: firstSound)
+            if let sound = served.defaultSoundTrackID(numberedFrom: firstSound) { active.append(sound) }
             let information = served.mediaInformation(
                 metadata: Self.metadata(of: item, served: served, single: items.count == 1, options: options),
                 tracks: tracks, streamType: options.isLive || served.isLive ? .live : .buffered)

@@ -17,6 +17,21 @@ extension LocalMedia.Served {
         self.textTracks.firstIndex(where: \.isDefault).map { firstID + $0 }
     }
 
+    /// The film's sounds as a LOAD's audio tracks (each an HLS rendition's
+    /// media playlist), numbered from `firstID`: put them after the text tracks.
+    public func soundTracks(numberedFrom firstID: Int) -> [MediaTrack] {
+        self.soundTracks.enumerated().map { offset, track in
+            MediaTrack(
+                trackID: firstID + offset, kind: .audio, contentID: track.url.absoluteString,
+                contentType: "application/vnd.apple.mpegurl", language: track.language, name: track.name)
+        }
+    }
+
+    /// The id, among ``soundTracks(numberedFrom:)``, of the sound that plays by default; `nil` without sound tracks.
+    public func defaultSoundTrackID(numberedFrom firstID: Int) -> Int? {
+        self.soundTracks.firstIndex(where: \.isDefault).map { firstID + $0 }
+    }
+
     /// What a LOAD sends for the served file: its URL, content type and
     /// length, `tracks` (the file's own subtitles by default), `metadata`
     /// (by default its title, or the file name), and the HLS segment formats

@@ -190,7 +190,10 @@ public final class MediaServer: Sendable {
     /// working folder stays bounded, and withdrawing the URL or stopping
     /// the server stops ffmpeg and deletes it. The URL is the playlist's;
     /// tell the receiver `application/vnd.apple.mpegurl` with MPEG-TS
-    /// segments.
+    /// segments. A film with several sounds (``ConversionPlan/soundRenditions``)
+    /// is served as a master playlist: the video in its own segments and
+    /// each sound an audio rendition of its own (``soundRenditions(of:)``),
+    /// all made by the same ffmpeg run.
     ///
     /// A copied video is cut at its own key frames, which ffprobe lists
     /// first (a few seconds for a two-hour film); a transcoded one every 6 s.
@@ -245,14 +248,29 @@ public final class MediaServer: Sendable {
             input: input, plan: plan, layout: layout, startTime: media.startTime, ffmpeg: ffmpeg,
             folder: try self.workingFolder().appendingPathComponent(UUID().uuidString))
         do {
-            let url = try self.add(
-                .segmented(conversion), name: (input.name as NSString).deletingPathExtension + ".m3u8",
-                contentType: "application/vnd.apple.mpegurl")
+            var name = (input.name as NSString).deletingPathExtension + ".m3u8"
+            // The media playlists beside a master playlist have names of their own.
+            if MasterPlaylist.isMediaPlaylist(name) { name = "film.m3u8" }
+            let url = try self.add(.segmented(conversion), name: name, contentType: "application/vnd.apple.mpegurl")
             if let start { try await conversion.begin(at: layout.index(containing: start)) }
             return url
         } catch {
             conversion.cancel()
             throw error
+        }
+    }
+
+    /// The media playlists of the sound renditions of the film served as
+    /// HLS at `url`, in the order of ``ConversionPlan/soundRenditions``
+    /// (what a LOAD's audio tracks name); empty when it has none or `url`
+    /// names no HLS conversion.
+    public func soundRenditions(of url: URL) -> [URL] {
+        let components = url.pathComponents
+        guard components.count >= 3, let conversion = self.registry.segmented(token: components[2]) else { return [] }
+        let count = conversion.outputs.count - 1
+        guard count > 0 else { return [] }
+        return (1...count).map {
+            url.deletingLastPathComponent().appendingPathComponent(MasterPlaylist.renditionName($0))
         }
     }
 

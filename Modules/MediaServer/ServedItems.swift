@@ -187,17 +187,26 @@ final class ServedItems: Sendable {
         }
     }
 
-    /// What `name` is of an HLS conversion: its playlist (`….m3u8`), or
-    /// segment `N.ts` once made; `nil` for anything else.
+    /// What `name` is of an HLS conversion: its playlist (`….m3u8`), a
+    /// media playlist beside a master playlist, or a segment (`N.ts`, a
+    /// sound rendition's `aK-N.ts`) once made; `nil` for anything else.
     private static func segmentedItem(_ conversion: SegmentedConversion, name: String) async throws(MediaServerError)
         -> Item?
     {
+        // RFC 8216 §4: a playlist's media type.
+        if MasterPlaylist.isMediaPlaylist(name) {
+            return conversion.mediaPlaylists[name].map {
+                Item(content: .bytes($0), contentType: "application/vnd.apple.mpegurl")
+            }
+        }
         if name.hasSuffix(".m3u8") {
-            // RFC 8216 §4: a playlist's media type.
             return Item(content: .bytes(conversion.playlist), contentType: "application/vnd.apple.mpegurl")
         }
-        guard name.hasSuffix(".ts"), name.count <= 9, let index = Int(name.dropLast(3)), String(index) + ".ts" == name,
-            let path = try await conversion.segment(index)
+        guard name.hasSuffix(".ts"), name.count <= 16 else { return nil }
+        let parts = name.dropLast(3).split(separator: "-", omittingEmptySubsequences: false)
+        guard let index = parts.last.flatMap({ Int($0) }), index >= 0, String(index) == parts.last.map(String.init),
+            let output = parts.count == 1 ? 0 : conversion.outputs.firstIndex(of: parts[0] + "-"), parts.count <= 2,
+            let path = try await conversion.segment(index, output: output)
         else { return nil }
         return Item(content: .file(path), contentType: "video/mp2t")
     }

@@ -1,5 +1,5 @@
 import CastEmulator
-import CastMediaServer
+@testable import CastMediaServer
 import Testing
 
 /// Where a converted film's HLS segments are cut, and the playlist that
@@ -76,6 +76,46 @@ import Testing
         let odd = try HLSPlaylist(bytes: Array("#EXTM3U\n#EXTINF:abc,\na.ts\n#EXTINF:2,\nb.ts\n".utf8))
         #expect(odd.segments.map(\.start) == [0, 0])
         #expect(!odd.isComplete)
+    }
+
+    /// The master playlist of a film with two sounds, as the server writes
+    /// it, read as the emulator reads one: both renditions with their
+    /// language, name and default, the variant naming their group; quoted
+    /// values keep their commas, an unterminated quote ends the list.
+    @Test func aMasterPlaylistsSoundRenditionsAreWrittenAndReadBack() throws {
+        func sound(_ index: Int, _ language: String, title: String? = nil, codec: String = "aac") -> ProbedMedia.Stream {
+            ProbedMedia.Stream(index: index, kind: .audio, codec: codec, language: language, title: title)
+        }
+        let video = ProbedMedia.Stream(index: 0, kind: .video, codec: "h264", profile: "High", level: 40)
+        let media = ProbedMedia(
+            container: "matroska,webm", duration: .seconds(60),
+            streams: [video, sound(1, "eng", title: "English, 5.1", codec: "ac3"), sound(2, "fre")])
+        let plan = try ConversionPlan(media: media, fileName: "film.mkv", device: .chromecast, audioStream: 2)
+        #expect(plan.hasSoundRenditions)
+        let text = MasterPlaylist.text(of: plan)
+        #expect(text.contains("CODECS=\"avc1.640028,mp4a.40.2\""), "\(text)")
+        let read = try HLSPlaylist(bytes: Array(text.utf8))
+        #expect(read.variants == [MasterPlaylist.videoName] && read.variantAudioGroups == ["sound"])
+        #expect(read.audioRenditions.map(\.name) == ["English, 5.1", "fr"])
+        #expect(read.audioRenditions.map(\.language) == ["en", "fr"])
+        #expect(read.audioRenditions.map(\.uri) == ["rendition-a1.m3u8", "rendition-a2.m3u8"])
+        // The sound asked for is the default, and a player takes it first.
+        #expect(read.audioRenditions.map(\.isDefault) == [false, true])
+        #expect(read.firstVariantSounds.map(\.uri) == ["rendition-a2.m3u8", "rendition-a1.m3u8"])
+
+        #expect(HLSPlaylist.attributes("A=1,B=\"x,y\",C=\"open") == ["A": "1", "B": "x,y", "C": "open"])
+        #expect(HLSPlaylist.attributes("junk") == [:])
+        // A rendition of another type, or without a URI, is not a sound to fetch.
+        let other = try HLSPlaylist(
+            bytes: Array(
+                """
+                #EXTM3U
+                #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="s",NAME="x",URI="s.m3u8"
+                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="a",NAME="muxed"
+                #EXT-X-STREAM-INF:BANDWIDTH=1,AUDIO="a"
+                v.m3u8
+                """.utf8))
+        #expect(other.audioRenditions.isEmpty && other.firstVariantSounds.isEmpty)
     }
 
     @Test func ffprobesKeyFrameLinesAreReadAsTheyCome() {

@@ -44,6 +44,31 @@ public enum TestFilm {
     }
 }
 
+extension TestFilm {
+    /// `seconds` of MPEG-4 Part 2 video with two AC-3 sounds, in Matroska
+    /// (`film.mkv` in a new temporary folder): English at 440 Hz (the
+    /// default, untitled) and French at 880 Hz titled "Français".
+    public static func twoSounds(seconds: Int = 36) async throws -> URL {
+        guard let ffmpeg = Self.ffmpeg else { throw TestFilmError(message: "ffmpeg is not installed") }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sounds-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let film = folder.appendingPathComponent("film.mkv")
+        var arguments = [
+            ffmpeg, "-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc=size=320x180:rate=25", "-f", "lavfi", "-i",
+            "sine=frequency=440:sample_rate=48000", "-f", "lavfi", "-i", "sine=frequency=880:sample_rate=48000",
+            "-t", "\(seconds)", "-map", "0:v", "-map", "1:a", "-map", "2:a",
+        ]
+        arguments += Self.mpeg4 + Self.ac3
+        arguments += [
+            "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fre", "-metadata:s:a:1", "title=Français",
+            "-disposition:a:0", "default", "-disposition:a:1", "0", "-y", film.path,
+        ]
+        let run = try await CommandOutput.of(arguments)
+        guard run.status == 0 else { throw TestFilmError(message: "ffmpeg could not make film.mkv: \(run.stderr)") }
+        return film
+    }
+}
+
 /// A test film could not be made.
 public struct TestFilmError: Error, CustomStringConvertible {
     public var message: String

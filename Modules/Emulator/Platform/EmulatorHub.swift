@@ -1,6 +1,7 @@
 import CastChannels
 import CastCommon
 @_spi(Receiver) import CastTransport
+import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -265,28 +266,71 @@ final class EmulatorHub: Sendable {
             return
         case "SEEK":
             self.applyMediaRequest(request, message, connectionID: connectionID, now: clock.now)
-            let target = self.state.withLockedValue { state -> SeekFetch? in
-                guard let playing = state.platform.media.playing(at: clock.now),
-                    let probe = state.probes[playing.contentID]
-                else { return nil }
-                if probe.hls != nil { return .segment(probe, at: playing.position) }
-                guard let duration = playing.duration, duration > 0, let size = probe.size, size > 0 else { return nil }
-                let offset = Int(Double(size) * min(max(playing.position / duration, 0), 1))
-                return .range(playing.contentID, from: min(offset, size - 1))
-            }
-            switch target {
-            case .segment(let probe, let position):
-                Task { await fetcher.fetchSegment(of: probe, at: position) }
-            case .range(let url, let offset):
-                Task { await fetcher.fetch(url, from: offset) }
-            case nil:
-                break
-            }
+            self.fetchWhereTheSeekLands(with: fetcher, now: clock.now)
+            return
+        case "EDIT_TRACKS_INFO":
+            self.applyMediaRequest(request, message, connectionID: connectionID, now: clock.now)
+            self.followSoundTrack(with: fetcher, now: clock.now)
             return
         default:
             break
         }
         self.applyMediaRequest(request, message, connectionID: connectionID, now: clock.now)
+    }
+
+    /// After a SEEK: fetches what it lands in — the HLS segment (and the
+    /// playing sound rendition's) at the position, else the bytes there.
+    private func fetchWhereTheSeekLands(with fetcher: MediaFetcher, now: Double) {
+        let target = self.state.withLockedValue { state -> SeekFetch? in
+            guard let playing = state.platform.media.playing(at: now),
+                let probe = state.probes[playing.contentID]
+            else { return nil }
+            if probe.hls != nil { return .segment(probe, at: playing.position) }
+            guard let duration = playing.duration, duration > 0, let size = probe.size, size > 0 else { return nil }
+            let offset = Int(Double(size) * min(max(playing.position / duration, 0), 1))
+            return .range(playing.contentID, from: min(offset, size - 1))
+        }
+        switch target {
+        case .segment(let probe, let position):
+            Task { await fetcher.fetchSegment(of: probe, at: position) }
+        case .range(let url, let offset):
+            Task { await fetcher.fetch(url, from: offset) }
+        case nil:
+            break
+        }
+    }
+
+    /// After the active tracks changed: when the active audio track is
+    /// another of the HLS stream's audio renditions than the one playing
+    /// (by its `trackContentId`, else by its language), fetches that
+    /// rendition from the position, as Shaka switches a variant's audio
+    /// stream (`selectAudioLanguage`, the Web Receiver's AudioTracksManager
+    /// `setActiveById` beneath it).
+    private func followSoundTrack(with fetcher: MediaFetcher, now: Double) {
+        let target = self.state.withLockedValue { state -> (MediaFetcher.Probe, URL, String, Double)? in
+            guard let playing = state.platform.media.playing(at: now), let probe = state.probes[playing.contentID],
+                !probe.sounds.isEmpty, let track = state.platform.media.activeSoundTrack()
+            else { return nil }
+            let named = URL(string: track.contentID).flatMap { url in probe.sounds.first { $0.url == url } }
+            let primary = { (tag: String?) in tag?.split(separator: "-").first?.lowercased() }
+            guard
+                let rendition = named
+                    ?? probe.sounds.first(where: {
+                        track.language != nil && primary($0.language) == primary(track.language)
+                    }),
+                rendition.url != probe.sound?.base
+            else { return nil }
+            return (probe, rendition.url, playing.contentID, playing.position)
+        }
+        guard let (probe, url, contentID, position) = target else { return }
+        self.logger.info("switching sound to \(url.absoluteString) at \(Int(position)) s")
+        Task {
+            guard let switched = await fetcher.switchSound(of: probe, to: url, at: position) else {
+                self.logger.warning("could not fetch the sound rendition \(url.absoluteString)")
+                return
+            }
+            self.state.withLockedValue { $0.probes[contentID] = switched }
+        }
     }
 
     /// What a SEEK fetches: the HLS segment the position falls in, or the bytes it lands at.

@@ -15,10 +15,28 @@ package struct HLSPlaylist: Sendable, Hashable {
         package var uri: String
     }
 
+    /// An alternative sound of a master playlist (`#EXT-X-MEDIA` of type AUDIO with a URI).
+    package struct Rendition: Sendable, Hashable {
+        /// The group its variants name (`GROUP-ID`).
+        package var group: String
+        /// Its language (`LANGUAGE`), if given.
+        package var language: String?
+        /// Its name (`NAME`).
+        package var name: String
+        /// Whether a player picks it when nothing else is asked for (`DEFAULT=YES`).
+        package var isDefault: Bool
+        /// Its media playlist's URI as written.
+        package var uri: String
+    }
+
     /// The media segments, in order; empty for a master playlist.
     package var segments: [Segment] = []
     /// A master playlist's variant streams' URIs, in order (`#EXT-X-STREAM-INF`).
     package var variants: [String] = []
+    /// The audio group each variant names (its `AUDIO` attribute), in the order of ``variants``.
+    package var variantAudioGroups: [String?] = []
+    /// A master playlist's audio renditions, in order (at most 64).
+    package var audioRenditions: [Rendition] = []
     /// Whether `#EXT-X-ENDLIST` closes it (video on demand, not live).
     package var isComplete = false
 
@@ -47,7 +65,7 @@ package struct HLSPlaylist: Sendable, Hashable {
             throw .notAPlaylist
         }
         var pendingDuration: Double?
-        var pendingVariant = false
+        var pendingVariant: String?? = nil
         var start = 0.0
         while let raw = lines.next() {
             let line = raw.trimmingCharacters(in: .whitespaces)
@@ -55,15 +73,22 @@ package struct HLSPlaylist: Sendable, Hashable {
                 // "#EXTINF:<duration>,[<title>]"
                 let value = line.dropFirst(8).prefix { $0 != "," }
                 pendingDuration = Double(value).flatMap { $0.isFinite && $0 >= 0 && $0 < 1e6 ? $0 : nil } ?? 0
-            } else if line.hasPrefix("#EXT-X-STREAM-INF") {
-                pendingVariant = true
+            } else if line.hasPrefix("#EXT-X-STREAM-INF:") {
+                pendingVariant = .some(Self.attributes(line.dropFirst(18))["AUDIO"])
+            } else if line.hasPrefix("#EXT-X-MEDIA:") {
+                if let rendition = Self.audioRendition(Self.attributes(line.dropFirst(13))),
+                    self.audioRenditions.count < 64
+                {
+                    self.audioRenditions.append(rendition)
+                }
             } else if line == "#EXT-X-ENDLIST" {
                 self.isComplete = true
             } else if line.hasPrefix("#") || line.isEmpty {
                 continue
-            } else if pendingVariant {
+            } else if let group = pendingVariant {
                 self.variants.append(line)
-                pendingVariant = false
+                self.variantAudioGroups.append(group)
+                pendingVariant = nil
             } else if let duration = pendingDuration {
                 guard self.segments.count < Self.maximumSegments else { break }
                 self.segments.append(Segment(start: start, duration: duration, uri: line))
@@ -72,6 +97,51 @@ package struct HLSPlaylist: Sendable, Hashable {
             }
         }
         guard !self.segments.isEmpty || !self.variants.isEmpty else { throw .empty }
+    }
+
+    /// The audio renditions a variant's player chooses among: those of the
+    /// first variant's group, the default first (else the first listed).
+    package var firstVariantSounds: [Rendition] {
+        guard let group = self.variantAudioGroups.first ?? nil else { return [] }
+        var sounds = self.audioRenditions.filter { $0.group == group }
+        if let chosen = sounds.firstIndex(where: \.isDefault) { sounds.insert(sounds.remove(at: chosen), at: 0) }
+        return sounds
+    }
+
+    /// An attribute list (RFC 8216 §4.2): `NAME=value` pairs separated by
+    /// commas, a quoted value holding commas; the quotes removed.
+    package static func attributes(_ text: Substring) -> [String: String] {
+        var attributes: [String: String] = [:]
+        var rest = text[...]
+        while !rest.isEmpty, attributes.count < 64 {
+            guard let equals = rest.firstIndex(of: "=") else { break }
+            let name = rest[..<equals].trimmingCharacters(in: .whitespaces)
+            rest = rest[rest.index(after: equals)...]
+            var value: Substring
+            if rest.first == "\"" {
+                let body = rest.dropFirst()
+                let close = body.firstIndex(of: "\"") ?? body.endIndex
+                value = body[..<close]
+                rest = close < body.endIndex ? body[body.index(after: close)...] : body[body.endIndex...]
+            } else {
+                let comma = rest.firstIndex(of: ",") ?? rest.endIndex
+                value = rest[..<comma]
+                rest = rest[comma...]
+            }
+            if rest.first == "," { rest = rest.dropFirst() }
+            attributes[name] = String(value)
+        }
+        return attributes
+    }
+
+    /// The audio rendition `attributes` describe; `nil` for another type or without a URI.
+    private static func audioRendition(_ attributes: [String: String]) -> Rendition? {
+        guard attributes["TYPE"] == "AUDIO", let group = attributes["GROUP-ID"], let uri = attributes["URI"] else {
+            return nil
+        }
+        return Rendition(
+            group: group, language: attributes["LANGUAGE"], name: attributes["NAME"] ?? "",
+            isDefault: attributes["DEFAULT"] == "YES", uri: uri)
     }
 
     /// The segment that plays at `time` seconds: the first before the

@@ -24,6 +24,18 @@ struct MediaFetcher: Sendable {
         var size: Int?
         /// An HLS stream's media playlist.
         var hls: HLSSource? = nil
+        /// The audio renditions a master playlist offers the variant played, the default first.
+        var sounds: [SoundRendition] = []
+        /// The media playlist of the audio rendition playing, when the sound is a rendition of its own.
+        var sound: HLSSource? = nil
+    }
+
+    /// One audio rendition of a master playlist.
+    struct SoundRendition: Sendable, Hashable {
+        /// Its media playlist, absolute.
+        var url: URL
+        /// Its language, as the master playlist names it.
+        var language: String?
     }
 
     /// An HLS stream's media playlist, and the URL its segments are relative to.
@@ -93,34 +105,74 @@ struct MediaFetcher: Sendable {
 
     /// The media playlist (through a master playlist's first variant), then
     /// the segment at `position`; playable when every fetch answers 2xx and
-    /// the playlist reads.
+    /// the playlist reads. A variant whose sound is a group of audio
+    /// renditions plays the default one (else the first): its media
+    /// playlist and its segment at `position` are fetched too, as Shaka's
+    /// HLS parser makes each rendition a stream of the variant and its
+    /// streaming engine fetches the audio stream beside the video.
     private func probeHLS(_ url: URL, at position: Double) async -> Probe {
         var base = url
+        var sounds: [SoundRendition] = []
         for _ in 0..<2 {
-            guard
-                let answer = try? await HTTPFetch.request(
-                    "GET", base, timeout: self.timeout, keepingBodyUpTo: HLSPlaylist.maximumBytes,
-                    redirects: Self.redirects, on: self.eventLoopGroup.next()),
-                (200..<300).contains(answer.status), let body = answer.body,
-                let playlist = try? HLSPlaylist(bytes: Array(body))
-            else { return Probe(playable: false, size: nil) }
+            guard let playlist = await self.playlist(base) else { return Probe(playable: false, size: nil) }
             if let variant = playlist.variants.first, playlist.segments.isEmpty {
                 guard let next = URL(string: variant, relativeTo: base)?.absoluteURL else { break }
+                sounds = playlist.firstVariantSounds.compactMap { rendition in
+                    URL(string: rendition.uri, relativeTo: base).map {
+                        SoundRendition(url: $0.absoluteURL, language: rendition.language)
+                    }
+                }
                 base = next
                 continue
             }
-            let probe = Probe(playable: true, size: nil, hls: HLSSource(playlist: playlist, base: base))
+            var probe = Probe(playable: true, size: nil, hls: HLSSource(playlist: playlist, base: base), sounds: sounds)
+            if let sound = sounds.first {
+                guard let source = await self.playlist(sound.url) else { return Probe(playable: false, size: nil) }
+                probe.sound = HLSSource(playlist: source, base: sound.url)
+            }
             guard await self.fetchSegment(of: probe, at: position) else { return Probe(playable: false, size: nil) }
             return probe
         }
         return Probe(playable: false, size: nil)
     }
 
+    /// The playlist at `url`, when it answers 2xx and reads.
+    private func playlist(_ url: URL) async -> HLSPlaylist? {
+        guard
+            let answer = try? await HTTPFetch.request(
+                "GET", url, timeout: self.timeout, keepingBodyUpTo: HLSPlaylist.maximumBytes,
+                redirects: Self.redirects, on: self.eventLoopGroup.next()),
+            (200..<300).contains(answer.status), let body = answer.body
+        else { return nil }
+        return try? HLSPlaylist(bytes: Array(body))
+    }
+
     /// Fetches the whole segment of an HLS `probe` that plays at `position`
-    /// seconds; whether it answered 2xx.
+    /// seconds, and the playing sound rendition's; whether each answered 2xx.
     @discardableResult
     func fetchSegment(of probe: Probe, at position: Double) async -> Bool {
-        guard let hls = probe.hls, let segment = hls.playlist.segment(at: position),
+        guard let hls = probe.hls, await self.fetchSegment(of: hls, at: position) else { return false }
+        guard let sound = probe.sound else { return true }
+        return await self.fetchSegment(of: sound, at: position)
+    }
+
+    /// Plays the audio rendition at `url` from `position`, as Shaka's
+    /// streaming engine switches the audio stream of a variant: the
+    /// rendition's media playlist, then its segment at the position. The
+    /// probe playing it; `nil` when `url` is not one of `probe`'s renditions
+    /// or a fetch fails.
+    func switchSound(of probe: Probe, to url: URL, at position: Double) async -> Probe? {
+        guard probe.sounds.contains(where: { $0.url == url }), let playlist = await self.playlist(url) else {
+            return nil
+        }
+        var switched = probe
+        switched.sound = HLSSource(playlist: playlist, base: url)
+        guard let sound = switched.sound, await self.fetchSegment(of: sound, at: position) else { return nil }
+        return switched
+    }
+
+    private func fetchSegment(of hls: HLSSource, at position: Double) async -> Bool {
+        guard let segment = hls.playlist.segment(at: position),
             let target = URL(string: segment.uri, relativeTo: hls.base)?.absoluteURL,
             let answer = try? await HTTPFetch.request(
                 "GET", target, timeout: self.timeout, redirects: Self.redirects, on: self.eventLoopGroup.next())

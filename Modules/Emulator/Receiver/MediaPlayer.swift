@@ -332,6 +332,19 @@ struct MediaPlayer {
         return (Self.contentID(of: media), self.currentDuration, self.contentPosition(at: now))
     }
 
+    /// The content URL (`trackContentId`) and language of the active audio
+    /// track of what plays, among its LOAD's tracks; `nil` without one.
+    func activeSoundTrack() -> (contentID: String, language: String?)? {
+        guard let active = self.activeTrackIDs, let tracks = self.currentItem?.media?["tracks"]?.arrayValue else {
+            return nil
+        }
+        for track in tracks where track["type"]?.stringValue == "AUDIO" {
+            guard let id = track["trackId"]?.intValue, active.contains(id) else { continue }
+            return (track["trackContentId"]?.stringValue ?? "", track["language"]?.stringValue)
+        }
+        return nil
+    }
+
     private mutating func start(
         _ entries: [[String: JSONValue]], startIndex: Int, at time: Double?, requestID: Int, rate: Double, now: Double
     ) -> Outcome {

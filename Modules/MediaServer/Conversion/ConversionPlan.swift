@@ -25,6 +25,12 @@ public struct ConversionPlan: Sendable, Hashable {
     public var video: StreamPlan?
     /// The audio stream kept, if any.
     public var audio: StreamPlan?
+    /// Every sound stream of a film that has more than one, in the file's
+    /// order, each as HLS carries it (AAC and MP3 copied, others made AAC):
+    /// served as HLS, they become audio renditions the receiver switches
+    /// between while playing, ``audio`` the default. Empty for a film with
+    /// one sound, and ignored when not served as HLS (one sound is kept).
+    public var soundRenditions: [StreamPlan] = []
     /// Whether the container changes (to fragmented MP4).
     public var remuxes: Bool
     /// What the device cannot play, for people, codecs first: "HEVC video (Main 10, 3840×2160)", "AC-3 audio",
@@ -121,7 +127,17 @@ public struct ConversionPlan: Sendable, Hashable {
         self.audio = kept.audio.map { StreamPlan(stream: $0, transcodes: audioTranscodes ?? false) }
         self.remuxes = remuxes
         self.reasons = reasons
+        let sounds = media.streams.filter { $0.kind == .audio }
+        if sounds.count > 1, kept.video != nil {
+            self.soundRenditions = sounds.map { stream in
+                let copies = device.audio.contains(stream.codec) && Self.segmentAudioCodecs.contains(stream.codec)
+                return StreamPlan(stream: stream, transcodes: !copies)
+            }
+        }
     }
+
+    /// The sound codecs an HLS segment carries as they are (MPEG-TS with AAC or MP3).
+    private static let segmentAudioCodecs: Set<String> = ["aac", "mp3"]
 
     /// The picture subtitle stream `burningSubtitles` names in `media`, checked to be one that can be drawn
     /// into its video; `nil` when none is asked for.
@@ -220,8 +236,12 @@ public struct ConversionPlan: Sendable, Hashable {
         guard self.isNeeded, let video = self.video else { return false }
         guard video.transcodes || video.stream.codec == "h264" else { return false }
         guard let audio = self.audio else { return true }
-        return audio.transcodes || ["aac", "mp3"].contains(audio.stream.codec)
+        return audio.transcodes || Self.segmentAudioCodecs.contains(audio.stream.codec)
     }
+
+    /// Whether it is served as HLS with its sounds as renditions: a video
+    /// stream alone in the main segments, each sound in segments of its own.
+    var hasSoundRenditions: Bool { self.isSegmentable && self.soundRenditions.count > 1 }
 
     /// ffmpeg's arguments: `input` converted into fragmented MP4 at
     /// `output`, with progress (`out_time_us=`) on standard output.
@@ -262,24 +282,36 @@ public struct ConversionPlan: Sendable, Hashable {
         arguments += input.options + ["-copyts", "-i", input.location]
         // Transcoded video is cut on the layout's grid: a key frame forced on each boundary. As a
         // list of the film's own times (an `expr:` counts `t` from where the run started instead).
-        arguments += self.streamArguments(
-            keyFrames: layout.starts[index...].map { Self.seconds(startTime + $0) }.joined(separator: ","))
+        let keyFrames = layout.starts[index...].map { Self.seconds(startTime + $0) }.joined(separator: ",")
         // Each cut a millisecond early: a key frame printed to the microsecond may lie just before its time.
         let offset = startTime + Self.segmentTimestampOffset
         let cuts =
             layout.starts[(index > 0 ? index : 1)...].map { offset + $0 - 0.001 } + [
                 offset + layout.duration + 3_600
             ]
-        arguments += [
+        // One segment muxer per output, each cutting at the same times.
+        let muxer = [
             "-sn", "-dn", "-avoid_negative_ts", "disabled", "-output_ts_offset",
             Self.seconds(Self.segmentTimestampOffset),
             "-muxdelay", "0", "-max_muxing_queue_size", "1024",
             "-f", "segment", "-segment_format", "mpegts", "-segment_times",
             cuts.map(Self.seconds).joined(separator: ","), "-segment_start_number", "\(index > 0 ? index - 1 : 0)",
-            "-y", folder + "/%d.ts",
+            "-y",
         ]
+        guard self.hasSoundRenditions, let video = self.video else {
+            return arguments + self.streamArguments(keyFrames: keyFrames) + muxer + [folder + "/%d.ts"]
+        }
+        // The video alone in the main segments; each sound in its own, decoded from the same run.
+        arguments += self.videoArguments(video, keyFrames: keyFrames) + muxer + [folder + "/%d.ts"]
+        for (offset, sound) in self.soundRenditions.enumerated() {
+            arguments +=
+                Self.audioArguments(sound) + muxer + [folder + "/" + Self.renditionPrefix(offset + 1) + "%d.ts"]
+        }
         return arguments
     }
+
+    /// What the segments of sound rendition `number` (1 for the first) are named before their index.
+    static func renditionPrefix(_ number: Int) -> String { "a\(number)-" }
 
     /// What every segment's timestamps are moved by, seconds. Each segment
     /// is written by an MPEG-TS muxer of its own, which moves a segment
@@ -294,40 +326,44 @@ public struct ConversionPlan: Sendable, Hashable {
     /// The `-map` and codec arguments of the kept streams; `keyFrames` is
     /// where a transcoded video's key frames are forced.
     private func streamArguments(keyFrames: String) -> [String] {
+        (self.video.map { self.videoArguments($0, keyFrames: keyFrames) } ?? [])
+            + (self.audio.map(Self.audioArguments) ?? [])
+    }
+
+    /// The `-map` and codec arguments of `video`; `keyFrames` is where a transcoded video's key frames are forced.
+    private func videoArguments(_ video: StreamPlan, keyFrames: String) -> [String] {
+        guard video.transcodes else {
+            return ["-map", "0:\(video.stream.index)", "-c:v", "copy"]
+                + (video.stream.codec == "hevc" ? ["-tag:v", "hvc1"] : [])
+        }
         var arguments: [String] = []
-        if let video = self.video {
-            if video.transcodes {
-                let landscape = (video.stream.width ?? 1) >= (video.stream.height ?? 1)
-                let (width, height) =
-                    landscape
-                    ? (self.transcodedSize.long, self.transcodedSize.short)
-                    : (self.transcodedSize.short, self.transcodedSize.long)
-                let scale =
-                    "scale=w='min(\(width),iw)':h='min(\(height),ih)':force_original_aspect_ratio=decrease:force_divisible_by=2"
-                if let subtitles = self.burnedSubtitles {
-                    // The subtitles' canvas (a DVD's 720×576) scaled onto the picture, then drawn over it.
-                    arguments += [
-                        "-filter_complex",
-                        "[0:\(subtitles.index)][0:\(video.stream.index)]scale2ref[subtitles][picture];"
-                            + "[picture][subtitles]overlay=eof_action=pass,\(scale)[video]",
-                        "-map", "[video]",
-                    ]
-                } else {
-                    arguments += ["-map", "0:\(video.stream.index)", "-vf", scale]
-                }
-                arguments += [
-                    "-c:v", "libx264", "-preset", "veryfast", "-crf", "21", "-profile:v", "high", "-level:v", "4.1",
-                    "-pix_fmt", "yuv420p", "-force_key_frames", keyFrames,
-                ]
-            } else {
-                arguments += ["-map", "0:\(video.stream.index)", "-c:v", "copy"]
-                if video.stream.codec == "hevc" { arguments += ["-tag:v", "hvc1"] }
-            }
+        let landscape = (video.stream.width ?? 1) >= (video.stream.height ?? 1)
+        let (width, height) =
+            landscape
+            ? (self.transcodedSize.long, self.transcodedSize.short)
+            : (self.transcodedSize.short, self.transcodedSize.long)
+        let scale =
+            "scale=w='min(\(width),iw)':h='min(\(height),ih)':force_original_aspect_ratio=decrease:force_divisible_by=2"
+        if let subtitles = self.burnedSubtitles {
+            // The subtitles' canvas (a DVD's 720×576) scaled onto the picture, then drawn over it.
+            arguments += [
+                "-filter_complex",
+                "[0:\(subtitles.index)][0:\(video.stream.index)]scale2ref[subtitles][picture];"
+                    + "[picture][subtitles]overlay=eof_action=pass,\(scale)[video]",
+                "-map", "[video]",
+            ]
+        } else {
+            arguments += ["-map", "0:\(video.stream.index)", "-vf", scale]
         }
-        if let audio = self.audio {
-            arguments += ["-map", "0:\(audio.stream.index)"]
-            arguments += audio.transcodes ? ["-c:a", "aac", "-b:a", "192k", "-ac", "2"] : ["-c:a", "copy"]
-        }
-        return arguments
+        return arguments + [
+            "-c:v", "libx264", "-preset", "veryfast", "-crf", "21", "-profile:v", "high", "-level:v", "4.1",
+            "-pix_fmt", "yuv420p", "-force_key_frames", keyFrames,
+        ]
+    }
+
+    /// The `-map` and codec arguments of `audio`.
+    private static func audioArguments(_ audio: StreamPlan) -> [String] {
+        ["-map", "0:\(audio.stream.index)"]
+            + (audio.transcodes ? ["-c:a", "aac", "-b:a", "192k", "-ac", "2"] : ["-c:a", "copy"])
     }
 }

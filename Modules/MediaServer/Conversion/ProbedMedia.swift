@@ -56,6 +56,13 @@ public struct ProbedMedia: Sendable, Hashable {
         /// Whether it is a subtitle stream of text (SubRip, ASS/SSA, WebVTT, mov_text).
         public var isTextSubtitle: Bool { self.kind == .subtitle && Self.textSubtitleCodecs.contains(self.codec) }
 
+        /// Its name for people among the streams of its kind: its title,
+        /// else its language (BCP 47), else "Sound `number`" (1 for the first).
+        public func name(number: Int) -> String {
+            self.title ?? self.language.map(MediaLanguage.bcp47)
+                ?? "\(self.kind == .audio ? "Sound" : "Track") \(number)"
+        }
+
         /// Creates a stream description.
         public init(
             index: Int, kind: Kind, codec: String, profile: String? = nil, level: Int? = nil,

@@ -18,8 +18,16 @@ import NIOConcurrencyHelpers
 actor SegmentedConversion {
     /// Where each segment begins and ends.
     let layout: SegmentLayout
-    /// The VOD playlist, naming the segments `0.ts`, `1.ts`…
+    /// What the film's URL serves: the VOD playlist, naming the segments
+    /// `0.ts`, `1.ts`…; with sound renditions, the master playlist.
     let playlist: [UInt8]
+    /// With sound renditions, the media playlists beside the master
+    /// playlist, by name: the video's (segments `N.ts`) and each sound's
+    /// (segments `aK-N.ts`).
+    let mediaPlaylists: [String: [UInt8]]
+    /// What each output's segment files are named before their index: `""` for the main segments, then each
+    /// sound rendition's.
+    let outputs: [String]
 
     /// How many segments a run may get ahead of the last request before it pauses (8: 48 s).
     let ahead: Int
@@ -75,7 +83,22 @@ actor SegmentedConversion {
         self.ffmpeg = ffmpeg
         self.folder = folder
         self.clock = clock
-        self.playlist = Array(layout.playlist { "\($0).ts" }.utf8)
+        let main = Array(layout.playlist { "\($0).ts" }.utf8)
+        if plan.hasSoundRenditions {
+            let count = plan.soundRenditions.count
+            self.outputs = [""] + (1...count).map(ConversionPlan.renditionPrefix)
+            self.playlist = Array(MasterPlaylist.text(of: plan).utf8)
+            var playlists = [MasterPlaylist.videoName: main]
+            for number in 1...count {
+                let prefix = ConversionPlan.renditionPrefix(number)
+                playlists[MasterPlaylist.renditionName(number)] = Array(layout.playlist { "\(prefix)\($0).ts" }.utf8)
+            }
+            self.mediaPlaylists = playlists
+        } else {
+            self.outputs = [""]
+            self.playlist = main
+            self.mediaPlaylists = [:]
+        }
         do {
             try FileManager.default.createDirectory(
                 at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -87,23 +110,24 @@ actor SegmentedConversion {
     /// How far it is, and where each ffmpeg run started (at most the last 64), read without waiting.
     nonisolated var progress: SegmentedProgress { self.snapshot.withLockedValue { $0 } }
 
-    /// The path of segment `index` once it is made, starting or moving
-    /// ffmpeg as needed; `nil` when there is no such segment.
+    /// The path of segment `index` of output `output` (0 for the main
+    /// segments, then each sound rendition's) once it is made, starting or
+    /// moving ffmpeg as needed; `nil` when there is no such segment.
     ///
     /// - Throws: ``MediaServerError/Code-swift.struct/conversionFailed``
     ///   when ffmpeg fails or the segment takes longer than ``patience``;
     ///   ``MediaServerError/Code-swift.struct/unavailable`` once cancelled,
     ///   or when a request for another segment came since and moved ffmpeg
     ///   away from this one.
-    func segment(_ index: Int) async throws(MediaServerError) -> String? {
-        guard index >= 0, index < self.layout.count else { return nil }
+    func segment(_ index: Int, output: Int = 0) async throws(MediaServerError) -> String? {
+        guard index >= 0, index < self.layout.count, self.outputs.indices.contains(output) else { return nil }
         self.requested = index
         // Counted in the polls' own sleeps, so that a test's clock drives it too.
         var waited = Duration.zero
         while true {
             if self.isClosed { throw MediaServerError(.unavailable, "the conversion was stopped") }
             self.collect()
-            if self.made.contains(index) { return self.path(of: index) }
+            if self.made.contains(index) { return self.path(of: index, output: output) }
             if let failure = self.failure { throw MediaServerError(.conversionFailed, failure) }
             // The run reaches it soon: wait (a run that passed it, when it was dropped, does not).
             if let run = self.run, run.first <= index, run.next <= index, index <= max(run.next, run.first) + Self.reach
@@ -152,8 +176,10 @@ actor SegmentedConversion {
 
     private nonisolated var isClosed: Bool { self.ending.withLockedValue { $0.closed } }
 
-    /// Segment `index`'s file once made.
-    private func path(of index: Int) -> String { self.folder.appendingPathComponent("\(index).ts").path }
+    /// Segment `index`'s file of output `output` once made.
+    private func path(of index: Int, output: Int) -> String {
+        self.folder.appendingPathComponent("\(self.outputs[output])\(index).ts").path
+    }
 
     /// Stops the run (if any) and starts one that makes segment `index` first.
     private func start(at index: Int) throws(MediaServerError) {
@@ -212,17 +238,20 @@ actor SegmentedConversion {
         let status = run.process.status
         let fileManager = FileManager.default
         while run.next < self.layout.count {
-            let written = run.folder.appendingPathComponent("\(run.next).ts").path
-            // A segment is whole once ffmpeg opened the next one, or ended well.
-            let whole =
-                fileManager.fileExists(atPath: run.folder.appendingPathComponent("\(run.next + 1).ts").path)
-                || (status == .finished && fileManager.fileExists(atPath: written))
+            let written = self.outputs.map { run.folder.appendingPathComponent("\($0)\(run.next).ts").path }
+            // A segment is whole once ffmpeg opened the next one of every output, or ended well.
+            let whole = self.outputs.indices.allSatisfy { output in
+                fileManager.fileExists(
+                    atPath: run.folder.appendingPathComponent("\(self.outputs[output])\(run.next + 1).ts").path)
+                    || (status == .finished && fileManager.fileExists(atPath: written[output]))
+            }
             guard whole else { break }
             // The part before the first boundary, and a segment an earlier run made (served
             // already, perhaps), are dropped: what was served stays what is served.
             if run.next < run.first || self.made.contains(run.next) {
-                unlink(written)
-            } else if rename(written, self.path(of: run.next)) == 0 {
+                for path in written { unlink(path) }
+            } else if self.outputs.indices.allSatisfy({ rename(written[$0], self.path(of: run.next, output: $0)) == 0 })
+            {
                 self.made.insert(run.next)
             }
             run.next += 1
@@ -241,7 +270,7 @@ actor SegmentedConversion {
         }
         while self.made.count > self.kept, let farthest = self.made.max(by: { self.distance($0) < self.distance($1) }) {
             self.made.remove(farthest)
-            unlink(self.path(of: farthest))
+            for output in self.outputs.indices { unlink(self.path(of: farthest, output: output)) }
         }
         let made = self.made
         let requested = self.requested

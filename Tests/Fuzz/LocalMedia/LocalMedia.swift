@@ -33,6 +33,8 @@ func fuzzLocalMedia(_ bytes: [UInt8]) {
         }
     case 7:
         guard let playlist = try? HLSPlaylist(bytes: input) else { return }
+        precondition(playlist.audioRenditions.count <= 64 && playlist.variantAudioGroups.count == playlist.variants.count)
+        precondition(playlist.firstVariantSounds.allSatisfy { playlist.audioRenditions.contains($0) })
         if let segment = playlist.segment(at: playlist.duration / 2) {
             precondition(playlist.segments.contains(segment))
         }
