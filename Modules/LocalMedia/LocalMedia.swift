@@ -34,8 +34,10 @@ public struct LocalMedia: Sendable {
         public var duration: Double?
         /// Whether ffmpeg converts it.
         public var isConverted: Bool
-        /// Whether it is served as HLS, MPEG-TS segments made on demand.
+        /// Whether it is served as HLS, segments made on demand.
         public var isSegmented = false
+        /// Whether those segments are fragmented MP4 (a copied HEVC video), not MPEG-TS.
+        public var segmentsAreFragmentedMP4 = false
         /// The file's own text subtitles, as WebVTT served beside it.
         public var textTracks: [TextTrack] = []
         /// The film's sounds, when it has several and is served as HLS:
@@ -235,6 +237,7 @@ public struct LocalMedia: Sendable {
                 input: input, segmenting: plan, media: media, tools: self.tools, startingAt: start)
             served.contentType = "application/vnd.apple.mpegurl"
             served.isSegmented = true
+            served.segmentsAreFragmentedMP4 = plan.segmentsAreFragmentedMP4
             served.soundTracks = zip(plan.soundRenditions, self.server.soundRenditions(of: served.url)).enumerated()
                 .map { offset, rendition in
                     let (sound, url) = rendition

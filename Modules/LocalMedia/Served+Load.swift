@@ -35,7 +35,7 @@ extension LocalMedia.Served {
     /// What a LOAD sends for the served file: its URL, content type and
     /// length, `tracks` (the file's own subtitles by default), `metadata`
     /// (by default its title, or the file name), and the HLS segment formats
-    /// when it is converted on the fly (MPEG-TS).
+    /// when it is converted on the fly (MPEG-TS, or fragmented MP4 for a copied HEVC video).
     public func mediaInformation(
         metadata: MediaMetadata? = nil, tracks: [MediaTrack]? = nil, streamType: MediaStreamType = .buffered
     ) -> MediaInformation {
@@ -45,6 +45,7 @@ extension LocalMedia.Served {
         return MediaInformation(
             contentID: self.url.absoluteString, streamType: streamType, contentType: self.contentType,
             metadata: shown, duration: self.duration, tracks: tracks.isEmpty ? nil : tracks,
-            hlsSegmentFormat: self.isSegmented ? .ts : nil, hlsVideoSegmentFormat: self.isSegmented ? .mpeg2TS : nil)
+            hlsSegmentFormat: self.isSegmented ? (self.segmentsAreFragmentedMP4 ? .fmp4 : .ts) : nil,
+            hlsVideoSegmentFormat: self.isSegmented ? (self.segmentsAreFragmentedMP4 ? .fmp4 : .mpeg2TS) : nil)
     }
 }

@@ -235,7 +235,8 @@ public final class MediaServer: Sendable {
     ) async throws(MediaServerError) -> URL {
         guard plan.isSegmentable, let duration = media.duration, duration > .zero else {
             throw MediaServerError(
-                .unsupportedMedia, "\(input.name) cannot be cut into HLS segments (no H.264 or no duration)")
+                .unsupportedMedia,
+                "\(input.name) cannot be cut into HLS segments (no H.264 or copied HEVC video, or no duration)")
         }
         guard let ffmpeg = tools.ffmpeg else { throw MediaServerError(.conversionFailed, "ffmpeg is not installed") }
         var keyFrames: [Double]?

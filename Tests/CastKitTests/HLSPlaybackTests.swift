@@ -50,4 +50,33 @@ struct HLSPlaybackTests {
         }
         await server.stop()
     }
+
+    /// A copied HEVC film in fragmented MP4 segments: the player fetches
+    /// the initialization segment before the first media segment.
+    @Test func fragmentedMP4SegmentsAreFetchedAfterTheirInitializationSegment() async throws {
+        let film = try await TestFilm.make("film.mkv", seconds: 20, video: TestFilm.hevc, audio: TestFilm.aac)
+        defer { try? FileManager.default.removeItem(at: film.deletingLastPathComponent()) }
+        let tools = MediaTools.installed()
+        let media = try await tools.probe(film)
+        let plan = try ConversionPlan(media: media, fileName: "film.mkv", device: .chromecastUltra)
+        #expect(plan.segmentsAreFragmentedMP4)
+        let server = try await MediaServer.start(toward: "127.0.0.1")
+        let url = try await server.serve(file: film, segmenting: plan, media: media, tools: tools)
+        let configuration = CastEmulatorConfiguration(mediaClock: .manual(), fetchesMedia: true)
+        try await SessionFixture.with(SessionFixture.options(requestTimeout: .seconds(30)), emulator: configuration) {
+            fixture in
+            let session = try await fixture.manager.startSession(on: fixture.device)
+            let client = try #require(session.remoteMediaClient)
+            let information = MediaInformation(
+                contentID: url.absoluteString, contentType: "application/vnd.apple.mpegurl", duration: 20,
+                hlsSegmentFormat: .fmp4, hlsVideoSegmentFormat: .fmp4)
+            let loaded = try await client.load(MediaLoadRequestData(mediaInformation: information))
+            #expect(loaded?.playerState != .idle)
+            let fetched = server.recentRequests.filter { $0.status == 200 }.map {
+                ($0.path as NSString).lastPathComponent
+            }
+            #expect(fetched.starts(with: ["film.m3u8", "init.mp4", "0.m4s"]), "\(fetched)")
+        }
+        await server.stop()
+    }
 }

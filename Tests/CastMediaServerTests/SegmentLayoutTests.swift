@@ -1,6 +1,7 @@
 import CastEmulator
-@testable import CastMediaServer
 import Testing
+
+@testable import CastMediaServer
 
 /// Where a converted film's HLS segments are cut, and the playlist that
 /// lists them: pure, and read back by the emulator's HLS reader (what a
@@ -83,7 +84,8 @@ import Testing
     /// language, name and default, the variant naming their group; quoted
     /// values keep their commas, an unterminated quote ends the list.
     @Test func aMasterPlaylistsSoundRenditionsAreWrittenAndReadBack() throws {
-        func sound(_ index: Int, _ language: String, title: String? = nil, codec: String = "aac") -> ProbedMedia.Stream {
+        func sound(_ index: Int, _ language: String, title: String? = nil, codec: String = "aac") -> ProbedMedia.Stream
+        {
             ProbedMedia.Stream(index: index, kind: .audio, codec: codec, language: language, title: title)
         }
         let video = ProbedMedia.Stream(index: 0, kind: .video, codec: "h264", profile: "High", level: 40)
@@ -124,5 +126,66 @@ import Testing
         times.feed(Array("00000,K__\nN/A,K_\ngarbage\n\(String(repeating: "9", count: 300)),K_\n4.5,K".utf8))
         times.endLine()
         #expect(times.times == [0, 2, 4.5])
+    }
+}
+
+/// The fragmented MP4 reader on boxes built here: the header, a fragment
+/// with its video's first shown time, the same however the bytes arrive,
+/// and files that are not what ffmpeg writes refused.
+@Suite(.timeLimit(.minutes(1))) struct FragmentedMP4ReaderTests {
+    static func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+        let size = UInt32(8 + payload.count)
+        return [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)]
+            + Array(type.utf8) + payload
+    }
+
+    static func be(_ value: UInt64, _ bytes: Int) -> [UInt8] {
+        (0..<bytes).reversed().map { UInt8(value >> (8 * $0) & 0xFF) }
+    }
+
+    /// A fragment of track `track` decoded at `decode` whose first sample shows `offset` later.
+    static func fragment(track: UInt32, decode: UInt64, offset: UInt32) -> [UInt8] {
+        let tfhd = Self.box("tfhd", [0, 2, 0, 0] + Self.be(UInt64(track), 4))
+        let tfdt = Self.box("tfdt", [1, 0, 0, 0] + Self.be(decode, 8))
+        // Data offset, then per sample: duration, size, composition offset.
+        let trun = Self.box(
+            "trun",
+            [0, 0, 0x0B, 0x01] + Self.be(1, 4) + Self.be(100, 4) + Self.be(3_600, 4) + Self.be(10, 4)
+                + Self.be(UInt64(offset), 4))
+        let moof = Self.box(
+            "moof", Self.box("mfhd", [UInt8](repeating: 0, count: 8)) + Self.box("traf", tfhd + tfdt + trun))
+        return moof + Self.box("mdat", [UInt8](repeating: 7, count: 10))
+    }
+
+    @Test func theHeaderAndEachFragmentWithItsVideosFirstTimeAreRead() throws {
+        let header =
+            Self.box("ftyp", Array("isom".utf8) + [0, 0, 2, 0]) + Self.box("moov", [UInt8](repeating: 0, count: 20))
+        let first = Self.fragment(track: 1, decode: 84_690, offset: 7_200)
+        let sound = Self.fragment(track: 2, decode: 48_000, offset: 0)
+        let file = header + Self.box("free", []) + first + sound
+        var whole = FragmentedMP4Reader()
+        let parts = try whole.feed(file)
+        #expect(parts == [.header(header), .fragment(first, videoTime: 91_890), .fragment(sound, videoTime: nil)])
+        // A byte at a time: the same parts.
+        var bytes = FragmentedMP4Reader()
+        var trickled: [FragmentedMP4Reader.Part] = []
+        for byte in file { trickled += try bytes.feed([byte]) }
+        #expect(trickled == parts)
+    }
+
+    @Test func whatFFmpegDoesNotWriteIsRefused() {
+        var reader = FragmentedMP4Reader()
+        #expect(throws: FragmentedMP4Reader.ReadError.self) { try reader.feed(Self.box("mdat", [1])) }
+        var short = FragmentedMP4Reader()
+        #expect(throws: FragmentedMP4Reader.ReadError.self) { try short.feed([0, 0, 0, 4] + Array("moov".utf8)) }
+        var early = FragmentedMP4Reader()
+        #expect(throws: FragmentedMP4Reader.ReadError.self) {
+            try early.feed(Self.fragment(track: 1, decode: 0, offset: 0))
+        }
+        var huge = FragmentedMP4Reader()
+        #expect(throws: FragmentedMP4Reader.ReadError.self) {
+            try huge.feed(
+                [0, 0, 0, 1] + Array("mdat".utf8) + Self.be(UInt64(FragmentedMP4Reader.maximumBoxSize) + 1, 8))
+        }
     }
 }

@@ -37,6 +37,8 @@ package struct HLSPlaylist: Sendable, Hashable {
     package var variantAudioGroups: [String?] = []
     /// A master playlist's audio renditions, in order (at most 64).
     package var audioRenditions: [Rendition] = []
+    /// The initialization segment's URI (`#EXT-X-MAP`) that fragmented MP4 segments play after, if any.
+    package var initialization: String?
     /// Whether `#EXT-X-ENDLIST` closes it (video on demand, not live).
     package var isComplete = false
 
@@ -75,6 +77,8 @@ package struct HLSPlaylist: Sendable, Hashable {
                 pendingDuration = Double(value).flatMap { $0.isFinite && $0 >= 0 && $0 < 1e6 ? $0 : nil } ?? 0
             } else if line.hasPrefix("#EXT-X-STREAM-INF:") {
                 pendingVariant = .some(Self.attributes(line.dropFirst(18))["AUDIO"])
+            } else if line.hasPrefix("#EXT-X-MAP:") {
+                self.initialization = self.initialization ?? Self.attributes(line.dropFirst(11))["URI"]
             } else if line.hasPrefix("#EXT-X-MEDIA:") {
                 if let rendition = Self.audioRendition(Self.attributes(line.dropFirst(13))),
                     self.audioRenditions.count < 64

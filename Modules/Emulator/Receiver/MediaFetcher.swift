@@ -130,6 +130,12 @@ struct MediaFetcher: Sendable {
                 guard let source = await self.playlist(sound.url) else { return Probe(playable: false, size: nil) }
                 probe.sound = HLSSource(playlist: source, base: sound.url)
             }
+            // Fragmented MP4 segments play after their initialization segment, fetched first
+            // (Shaka's HLS parser makes EXT-X-MAP each reference's init segment).
+            for source in [probe.hls, probe.sound].compactMap({ $0 })
+            where !(await self.fetchInitialization(of: source)) {
+                return Probe(playable: false, size: nil)
+            }
             guard await self.fetchSegment(of: probe, at: position) else { return Probe(playable: false, size: nil) }
             return probe
         }
@@ -167,8 +173,20 @@ struct MediaFetcher: Sendable {
         }
         var switched = probe
         switched.sound = HLSSource(playlist: playlist, base: url)
-        guard let sound = switched.sound, await self.fetchSegment(of: sound, at: position) else { return nil }
+        guard let sound = switched.sound, await self.fetchInitialization(of: sound),
+            await self.fetchSegment(of: sound, at: position)
+        else { return nil }
         return switched
+    }
+
+    /// Fetches `hls`'s initialization segment, when it names one; whether that answered 2xx.
+    private func fetchInitialization(of hls: HLSSource) async -> Bool {
+        guard let uri = hls.playlist.initialization else { return true }
+        guard let target = URL(string: uri, relativeTo: hls.base)?.absoluteURL,
+            let answer = try? await HTTPFetch.request(
+                "GET", target, timeout: self.timeout, redirects: Self.redirects, on: self.eventLoopGroup.next())
+        else { return false }
+        return (200..<300).contains(answer.status)
     }
 
     private func fetchSegment(of hls: HLSSource, at position: Double) async -> Bool {

@@ -226,22 +226,34 @@ public struct ConversionPlan: Sendable, Hashable {
         return families.sorted().first ?? "unknown"
     }
 
-    /// Whether the converted film can be served as HLS in MPEG-TS segments
+    /// Whether the converted film can be served as HLS
     /// (``MediaServer/serve(file:segmenting:media:tools:startingAt:)``): it has
     /// video, the video sent is H.264 — the one codec Cast's HLS player
     /// takes in MPEG-TS (the Cast SDK's `HlsVideoSegmentFormat.MPEG2_TS`:
-    /// "Support AVC"; HEVC only in fragmented MP4) — and the sound sent is
-    /// AAC or MP3. Sound alone converts in seconds and stays one file.
+    /// "Support AVC") — or copied HEVC, in fragmented MP4 segments
+    /// (``segmentsAreFragmentedMP4``), and the sound sent is AAC or MP3.
+    /// Sound alone converts in seconds and stays one file.
     public var isSegmentable: Bool {
         guard self.isNeeded, let video = self.video else { return false }
-        guard video.transcodes || video.stream.codec == "h264" else { return false }
+        guard video.transcodes || video.stream.codec == "h264" || self.segmentsAreFragmentedMP4 else { return false }
         guard let audio = self.audio else { return true }
         return audio.transcodes || Self.segmentAudioCodecs.contains(audio.stream.codec)
     }
 
     /// Whether it is served as HLS with its sounds as renditions: a video
-    /// stream alone in the main segments, each sound in segments of its own.
-    var hasSoundRenditions: Bool { self.isSegmentable && self.soundRenditions.count > 1 }
+    /// stream alone in the main segments, each sound in segments of its own
+    /// (MPEG-TS segments only; a copied HEVC film keeps one sound).
+    var hasSoundRenditions: Bool {
+        self.isSegmentable && !self.segmentsAreFragmentedMP4 && self.soundRenditions.count > 1
+    }
+
+    /// Whether its HLS segments are fragmented MP4 with an initialization
+    /// segment (`EXT-X-MAP`), not MPEG-TS: a copied HEVC video, which Cast's
+    /// HLS player takes only in fragmented MP4 (`HlsVideoSegmentFormat.FMP4`).
+    public var segmentsAreFragmentedMP4: Bool {
+        guard let video = self.video, !video.transcodes, video.stream.codec == "hevc" else { return false }
+        return true
+    }
 
     /// ffmpeg's arguments: `input` converted into fragmented MP4 at
     /// `output`, with progress (`out_time_us=`) on standard output.
@@ -309,6 +321,33 @@ public struct ConversionPlan: Sendable, Hashable {
         }
         return arguments
     }
+
+    /// ffmpeg's arguments for one run of a fragmented MP4 HLS conversion
+    /// (``segmentsAreFragmentedMP4``): the film from the key frame before
+    /// segment `index` on, as one fragmented MP4 at `output` that starts a
+    /// fragment at each video key frame, which the server gathers into the
+    /// layout's segments. The video is the first track (its timescale
+    /// 90 kHz), each fragment carries its decoding time (`frag_discont`),
+    /// no edit list: every run's header is the same, and fragments of runs
+    /// started at different places join. The film's own timestamps are
+    /// kept, as for MPEG-TS segments.
+    func fragmentArguments(input: MediaInput, layout: SegmentLayout, from index: Int, output: String) -> [String] {
+        var arguments = ["-nostdin", "-hide_banner", "-loglevel", "error", "-nostats", "-progress", "pipe:1"]
+        if index > 0 { arguments += ["-ss", Self.seconds(max(0, layout.starts[index] - 1))] }
+        arguments += input.options + ["-copyts", "-i", input.location]
+        arguments += self.streamArguments(keyFrames: "")
+        return arguments + [
+            "-sn", "-dn", "-avoid_negative_ts", "disabled", "-output_ts_offset",
+            Self.seconds(Self.segmentTimestampOffset),
+            "-muxdelay", "0", "-max_muxing_queue_size", "1024", "-use_editlist", "0", "-video_track_timescale",
+            "\(Self.fragmentTimescale)", "-f", "mp4", "-movflags",
+            "frag_keyframe+empty_moov+default_base_moof+frag_discont",
+            "-y", output,
+        ]
+    }
+
+    /// The video track's timescale in fragmented MP4 segments: ticks per second.
+    static let fragmentTimescale = 90_000
 
     /// What the segments of sound rendition `number` (1 for the first) are named before their index.
     static func renditionPrefix(_ number: Int) -> String { "a\(number)-" }

@@ -67,18 +67,22 @@ package struct SegmentLayout: Sendable, Hashable {
 
     /// The VOD media playlist (RFC 8216): every segment, named by
     /// `segmentName`, with its duration; `#EXT-X-ENDLIST` from the start.
-    package func playlist(segmentName: (Int) -> String) -> String {
+    /// With `map`, the segments are fragmented MP4 and `map` names their
+    /// initialization segment (`#EXT-X-MAP`, version 7 as RFC 8216 §7 asks
+    /// of a playlist with fragmented MP4 segments).
+    package func playlist(map: String? = nil, segmentName: (Int) -> String) -> String {
         let lengths = (0..<self.count).map { self.bounds(of: $0).end - self.bounds(of: $0).start }
         // Each EXTINF, rounded to the nearest integer, at most the target duration (RFC 8216 §4.3.3.1).
         let target = max(1, Int((lengths.max() ?? 0).rounded()))
         var text = """
             #EXTM3U
-            #EXT-X-VERSION:3
+            #EXT-X-VERSION:\(map == nil ? 3 : 7)
             #EXT-X-TARGETDURATION:\(target)
             #EXT-X-MEDIA-SEQUENCE:0
             #EXT-X-PLAYLIST-TYPE:VOD
 
             """
+        if let map { text += "#EXT-X-MAP:URI=\"\(map)\"\n" }
         for (index, length) in lengths.enumerated() {
             text += "#EXTINF:\(String(format: "%.6f", length)),\n\(segmentName(index))\n"
         }

@@ -28,6 +28,10 @@ actor SegmentedConversion {
     /// What each output's segment files are named before their index: `""` for the main segments, then each
     /// sound rendition's.
     let outputs: [String]
+    /// Whether the segments are fragmented MP4 (`N.m4s`, after the initialization segment), not MPEG-TS.
+    let fragmented: Bool
+    /// The initialization segment's name, beside the playlist, when the segments are fragmented MP4.
+    static let initialization = "init.mp4"
 
     /// How many segments a run may get ahead of the last request before it pauses (8: 48 s).
     let ahead: Int
@@ -42,25 +46,29 @@ actor SegmentedConversion {
     private let input: MediaInput
     private let plan: ConversionPlan
     private let ffmpeg: URL
-    private let startTime: Double
-    private let folder: URL
-    private let clock: any Clock<Duration>
+    let startTime: Double
+    let folder: URL
+    let clock: any Clock<Duration>
 
-    private struct Run {
+    struct Run {
         let process: FFmpegProcess
         /// The segment the run was started for.
         let first: Int
         let folder: URL
         /// The next file the run writes that has not been taken yet: `first - 1` (the part before
-        /// the first boundary) for a run after the first.
+        /// the first boundary) for a run after the first. For fragmented MP4, the segment whose
+        /// fragments are being gathered.
         var next: Int
+        /// Fragmented MP4: what was read of the run's file, and how far.
+        var fragments = FragmentedMP4Reader()
+        var readOffset: Int64 = 0
     }
 
-    private var run: Run?
-    private var made: Set<Int> = []
-    private var requested = 0
+    var run: Run?
+    var made: Set<Int> = []
+    var requested = 0
     private var runs = 0
-    private var failure: String?
+    var failure: String?
     /// Whether ``cancel()`` was called, and the run's process for it to stop: read without waiting.
     private let ending = NIOLockedValueBox((closed: false, process: FFmpegProcess?.none))
     private var watching: Task<Void, Never>?
@@ -83,7 +91,11 @@ actor SegmentedConversion {
         self.ffmpeg = ffmpeg
         self.folder = folder
         self.clock = clock
-        let main = Array(layout.playlist { "\($0).ts" }.utf8)
+        let main =
+            plan.segmentsAreFragmentedMP4
+            ? Array(layout.playlist(map: Self.initialization) { "\($0).m4s" }.utf8)
+            : Array(layout.playlist { "\($0).ts" }.utf8)
+        self.fragmented = plan.segmentsAreFragmentedMP4
         if plan.hasSoundRenditions {
             let count = plan.soundRenditions.count
             self.outputs = [""] + (1...count).map(ConversionPlan.renditionPrefix)
@@ -177,8 +189,8 @@ actor SegmentedConversion {
     private nonisolated var isClosed: Bool { self.ending.withLockedValue { $0.closed } }
 
     /// Segment `index`'s file of output `output` once made.
-    private func path(of index: Int, output: Int) -> String {
-        self.folder.appendingPathComponent("\(self.outputs[output])\(index).ts").path
+    func path(of index: Int, output: Int = 0) -> String {
+        self.folder.appendingPathComponent("\(self.outputs[output])\(index).\(self.fragmented ? "m4s" : "ts")").path
     }
 
     /// Stops the run (if any) and starts one that makes segment `index` first.
@@ -195,8 +207,13 @@ actor SegmentedConversion {
         } catch {
             throw MediaServerError(.conversionFailed, "cannot make \(runFolder.path)", cause: error)
         }
-        let arguments = self.plan.segmentArguments(
-            input: self.input, layout: self.layout, from: index, startTime: self.startTime, folder: runFolder.path)
+        let arguments =
+            self.fragmented
+            ? self.plan.fragmentArguments(
+                input: self.input, layout: self.layout, from: index,
+                output: runFolder.appendingPathComponent(Self.fragmentedOutput).path)
+            : self.plan.segmentArguments(
+                input: self.input, layout: self.layout, from: index, startTime: self.startTime, folder: runFolder.path)
         let process = try FFmpegProcess(self.ffmpeg, arguments: arguments)
         let closed = self.ending.withLockedValue { ending in
             if !ending.closed { ending.process = process }
@@ -233,11 +250,14 @@ actor SegmentedConversion {
 
     /// Takes what the run finished into the folder, notes its end, pauses
     /// or resumes it, and drops the segments farthest from the receiver.
-    private func collect() {
+    func collect() {
         guard var run = self.run else { return }
         let status = run.process.status
         let fileManager = FileManager.default
-        while run.next < self.layout.count {
+        if self.fragmented {
+            self.collectFragments(of: &run, finished: status == .finished)
+        }
+        while !self.fragmented, run.next < self.layout.count {
             let written = self.outputs.map { run.folder.appendingPathComponent("\($0)\(run.next).ts").path }
             // A segment is whole once ffmpeg opened the next one of every output, or ended well.
             let whole = self.outputs.indices.allSatisfy { output in

@@ -17,6 +17,11 @@ func fuzzLocalMedia(_ bytes: [UInt8]) {
         fuzzWebVideo(input)
         return
     }
+    // 0xFE: the fragmented MP4 ffmpeg writes for HEVC segments, read whole and in two pieces alike.
+    if selector == 0xFE {
+        fuzzFragmentedMP4(input)
+        return
+    }
     switch selector % 8 {
     case 6:
         let times = KeyFrameTimes()
@@ -33,7 +38,8 @@ func fuzzLocalMedia(_ bytes: [UInt8]) {
         }
     case 7:
         guard let playlist = try? HLSPlaylist(bytes: input) else { return }
-        precondition(playlist.audioRenditions.count <= 64 && playlist.variantAudioGroups.count == playlist.variants.count)
+        precondition(
+            playlist.audioRenditions.count <= 64 && playlist.variantAudioGroups.count == playlist.variants.count)
         precondition(playlist.firstVariantSounds.allSatisfy { playlist.audioRenditions.contains($0) })
         if let segment = playlist.segment(at: playlist.duration / 2) {
             precondition(playlist.segments.contains(segment))
@@ -80,4 +86,18 @@ private func fuzzWebVideo(_ input: [UInt8]) {
     for device in [CastMediaSupport.chromecast, .googleTVStreamer, .speaker] {
         if let chosen = video.bestFormat(for: device) { precondition(video.formats.contains(chosen)) }
     }
+}
+
+/// The fragmented MP4 reader: what it reads of a file is the same however
+/// the file is cut into chunks, and an error is an error either way.
+func fuzzFragmentedMP4(_ input: [UInt8]) {
+    var whole = FragmentedMP4Reader()
+    var pieces = FragmentedMP4Reader()
+    let cut = input.isEmpty ? 0 : Int(input[0]) % (input.count + 1)
+    let read = try? whole.feed(input)
+    var split: [FragmentedMP4Reader.Part]?
+    if let first = try? pieces.feed(input[..<cut]), let second = try? pieces.feed(input[cut...]) {
+        split = first + second
+    }
+    precondition(read == split || read == nil || split == nil)
 }

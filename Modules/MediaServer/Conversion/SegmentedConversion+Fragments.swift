@@ -1,0 +1,112 @@
+import Foundation
+
+/// A copied HEVC film's HLS segments: each ffmpeg run writes one
+/// fragmented MP4 with a fragment per video key frame; the fragments are
+/// gathered into the layout's segments (cut at key frames too) by when
+/// their first video sample shows, and the header becomes the
+/// initialization segment every segment plays after.
+extension SegmentedConversion {
+    /// The run's file, in its folder.
+    static let fragmentedOutput = "stream.mp4"
+
+    /// The initialization segment's path once a run wrote it, starting
+    /// ffmpeg at the last segment asked for when nothing runs; `nil` when
+    /// the segments are MPEG-TS.
+    ///
+    /// - Throws: as ``segment(_:output:)`` does.
+    func initialization() async throws(MediaServerError) -> String? {
+        guard self.fragmented else { return nil }
+        let path = self.folder.appendingPathComponent(Self.initialization).path
+        var waited = Duration.zero
+        while !FileManager.default.fileExists(atPath: path) {
+            if self.run == nil, self.failure == nil { try self.begin(at: max(0, self.requested)) }
+            self.collect()
+            if let failure = self.failure { throw MediaServerError(.conversionFailed, failure) }
+            guard waited < Self.patience else {
+                throw MediaServerError(.conversionFailed, "the stream's header was not written within 60 s")
+            }
+            try? await self.clock.sleep(for: .milliseconds(50))
+            waited += .milliseconds(50)
+        }
+        return path
+    }
+
+    /// Reads what the run appended to its file: the header saved once as
+    /// the initialization segment, each fragment appended to the segment it
+    /// shows in; a segment is made when a fragment of a later one comes, or
+    /// the run ended. What was read is freed on disk (the file's blocks
+    /// punched out), so a run that copies a whole film holds little.
+    func collectFragments(of run: inout Run, finished: Bool) {
+        let file = run.folder.appendingPathComponent(Self.fragmentedOutput).path
+        let descriptor = open(file, O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = chunk.withUnsafeMutableBytes {
+                pread(descriptor, $0.baseAddress, $0.count, off_t(run.readOffset))
+            }
+            guard count > 0 else { break }
+            run.readOffset += Int64(count)
+            do {
+                for part in try run.fragments.feed(chunk[..<count]) { self.take(part, into: &run) }
+            } catch {
+                run.process.stop()
+                self.failure = "ffmpeg wrote a fragmented MP4 that cannot be read: \(error)"
+                return
+            }
+        }
+        // Blocks wholly read are given back (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE).
+        let read = run.readOffset / 4_096 * 4_096
+        if read > 0, let punch = Self.fallocate { _ = punch(descriptor, 0x02 | 0x01, off_t(0), off_t(read)) }
+        if finished { self.finishSegment(of: &run) }
+    }
+
+    /// glibc's `fallocate(2)`, which Swift's Glibc module does not declare
+    /// (it needs `_GNU_SOURCE`); `nil` where the C library lacks it, and then
+    /// the run's file keeps what was read until the run ends.
+    private static let fallocate: (@convention(c) (Int32, Int32, off_t, off_t) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "fallocate") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32, off_t, off_t) -> Int32).self)
+    }()
+
+    /// Places one part of the run's file.
+    private func take(_ part: FragmentedMP4Reader.Part, into run: inout Run) {
+        switch part {
+        case .header(let bytes):
+            let path = self.folder.appendingPathComponent(Self.initialization)
+            // Every run's header is the same (no edit list, the same timescales): the first is kept.
+            if !FileManager.default.fileExists(atPath: path.path) { try? Data(bytes).write(to: path, options: .atomic) }
+        case .fragment(let bytes, let videoTime):
+            let segment =
+                videoTime.map { time in
+                    let seconds = Double(time) / Double(ConversionPlan.fragmentTimescale)
+                    // A millisecond late: a key frame's time printed to the microsecond may lie just before its cut.
+                    return self.layout.index(
+                        containing: seconds - self.startTime - ConversionPlan.segmentTimestampOffset + 0.001)
+                } ?? run.next
+            if segment != run.next {
+                self.finishSegment(of: &run)
+                run.next = segment
+            }
+            // The part before the run's first segment, and a segment made already, are dropped.
+            guard segment >= run.first, !self.made.contains(segment) else { return }
+            let part = run.folder.appendingPathComponent("\(segment).part").path
+            let descriptor = open(part, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { return }
+            defer { close(descriptor) }
+            _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        }
+    }
+
+    /// The segment being gathered is whole: moved to its place and counted made.
+    private func finishSegment(of run: inout Run) {
+        let part = run.folder.appendingPathComponent("\(run.next).part").path
+        guard FileManager.default.fileExists(atPath: part) else { return }
+        if !self.made.contains(run.next), rename(part, self.path(of: run.next)) == 0 {
+            self.made.insert(run.next)
+        } else {
+            unlink(part)
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import CastTestSupport
+import Foundation
+import Testing
+
+@testable import CastMediaServer
+
+/// A copied HEVC film served as HLS in fragmented MP4 segments after an
+/// initialization segment, read by ffprobe and ffmpeg.
+extension SegmentedConversionTests {
+    /// 60 s of HEVC with a key frame every 2 s and AAC sound, in Matroska:
+    /// a Chromecast Ultra plays the video, not the container.
+    static func hevcFilm() async throws -> URL {
+        try await TestFilm.make(
+            "film.mkv", seconds: 60,
+            video: [
+                "-pix_fmt", "yuv420p", "-c:v", "libx265", "-x265-params", "log-level=none:keyint=50:min-keyint=50",
+            ],
+            audio: TestFilm.aac)
+    }
+
+    /// The playlist names the initialization segment and lists the whole
+    /// film at once (ffprobe reads 60 s); ffmpeg reads from 80 %; a segment
+    /// read after the initialization segment holds the seconds it lists.
+    @Test func aCopiedHEVCFilmIsServedAsFragmentedMP4Segments() async throws {
+        let film = try await Self.hevcFilm()
+        defer { try? FileManager.default.removeItem(at: film.deletingLastPathComponent()) }
+        let media = try await Self.tools.probe(film)
+        let plan = try ConversionPlan(media: media, fileName: "film.mkv", device: .chromecastUltra)
+        #expect(plan.video?.transcodes == false && plan.segmentsAreFragmentedMP4 && plan.isSegmentable)
+        let server = try await MediaServer.start(toward: "127.0.0.1")
+        let url = try await server.serve(file: film, segmenting: plan, media: media, tools: Self.tools)
+        let playlist = String(decoding: try await curl(url.absoluteString).body, as: UTF8.self)
+        #expect(playlist.contains("#EXT-X-VERSION:7\n") && playlist.contains("#EXT-X-MAP:URI=\"init.mp4\"\n"))
+        #expect(playlist.contains("\n0.m4s\n") && playlist.hasSuffix("#EXT-X-ENDLIST\n"), "\(playlist)")
+
+        let probed = try await CommandOutput.of(
+            [
+                "/usr/bin/ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0",
+                url.absoluteString,
+            ])
+        let duration = try #require(Double(probed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(abs(duration - 60) < 1, "ffprobe: \(duration) s \(probed.stderr)")
+
+        let decoded = try await CommandOutput.of(
+            [
+                "/usr/bin/ffmpeg", "-v", "error", "-nostdin", "-ss", "48", "-i", url.absoluteString, "-frames:v", "1",
+                "-f", "null", "-",
+            ])
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+
+        // Segment 8 (48–54 s: key frames every 2 s, cut at the first one 6 s on) after the header.
+        let base = url.deletingLastPathComponent()
+        let header = try await curl(base.appendingPathComponent("init.mp4").absoluteString)
+        let segment = try await curl(base.appendingPathComponent("8.m4s").absoluteString)
+        #expect(header.status == 200 && segment.status == 200)
+        #expect(header.headers["content-type"] == "video/mp4")
+        let joined = film.deletingLastPathComponent().appendingPathComponent("joined.mp4")
+        try Data(header.body + segment.body).write(to: joined)
+        let times = try await Self.videoPacketTimes(joined.path)
+        let first = try #require(times.first)
+        let last = try #require(times.last)
+        // The film's own times, a second later (the segments' timestamp offset).
+        #expect(abs(first - 49) < 0.1 && abs(last - 54.96) < 0.1, "segment 8 holds \(first)…\(last) s")
+        #expect(try await curl(base.appendingPathComponent("8.ts").absoluteString).status == 404)
+        await server.stop()
+    }
+}
