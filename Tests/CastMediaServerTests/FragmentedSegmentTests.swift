@@ -1,5 +1,6 @@
 import CastTestSupport
 import Foundation
+import NIOConcurrencyHelpers
 import Testing
 
 @testable import CastMediaServer
@@ -63,5 +64,57 @@ extension SegmentedConversionTests {
         #expect(abs(first - 49) < 0.1 && abs(last - 54.96) < 0.1, "segment 8 holds \(first)…\(last) s")
         #expect(try await curl(base.appendingPathComponent("8.ts").absoluteString).status == 404)
         await server.stop()
+    }
+
+    /// While a run copies, its file keeps only what was not yet read:
+    /// what was gathered into segments is punched out of it. The film comes
+    /// through a pipe the test fills half at first, so the run is caught
+    /// in the middle (a copy is otherwise done before anyone looks).
+    @Test func whatWasGatheredIntoSegmentsIsFreedFromTheRunsFile() async throws {
+        let film = try await Self.hevcFilm()
+        let folder = film.deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let media = try await Self.tools.probe(film)
+        let plan = try ConversionPlan(media: media, fileName: "film.mkv", device: .chromecastUltra)
+        let keyFrames = try await Self.tools.keyFrames(of: .file(film), stream: try #require(plan.video).stream.index)
+        let pipe = folder.appendingPathComponent("through.mkv")
+        #expect(mkfifo(pipe.path, 0o600) == 0)
+        let conversion = try SegmentedConversion(
+            input: .file(pipe), plan: plan, layout: SegmentLayout(duration: 60, keyFrames: keyFrames),
+            startTime: media.startTime, ffmpeg: try #require(Self.tools.ffmpeg),
+            folder: folder.appendingPathComponent("work"))
+        let bytes = [UInt8](try Data(contentsOf: film))
+        let rest = NIOLockedValueBox(false)
+        let writing = Task {
+            try await onOwnThread {
+                let descriptor = open(pipe.path, O_WRONLY | O_CLOEXEC)
+                guard descriptor >= 0 else { return false }
+                defer { close(descriptor) }
+                var written = 0
+                while written < bytes.count {
+                    // The first half, then the rest once the test has looked.
+                    if written >= bytes.count / 2 { while !rest.withLockedValue({ $0 }) { usleep(10_000) } }
+                    let end = written < bytes.count / 2 ? bytes.count / 2 : bytes.count
+                    let count = bytes[written..<end].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+                    guard count > 0 else { return false }
+                    written += count
+                }
+                return true
+            }
+        }
+        #expect(try await conversion.segment(0) != nil)
+        let gathered = try await waitUntil(within: .seconds(30)) { conversion.progress.made >= 2 }
+        #expect(gathered, "\(conversion.progress.made) segments made from half the film")
+        var status = stat()
+        #expect(stat(folder.appendingPathComponent("work/run-1/stream.mp4").path, &status) == 0)
+        let allocated = Int(status.st_blocks) * 512
+        #expect(
+            status.st_size > 100_000 && allocated < Int(status.st_size) / 2,
+            "\(allocated) of \(status.st_size) bytes held")
+        print("the run's file: \(allocated) of \(status.st_size) bytes held")
+        rest.withLockedValue { $0 = true }
+        #expect(try await writing.value)
+        #expect(try await conversion.segment(9) != nil, "the rest of the film is made")
+        conversion.cancel()
     }
 }
