@@ -25,8 +25,8 @@ extension SegmentedConversion {
             guard waited < Self.patience else {
                 throw MediaServerError(.conversionFailed, "the stream's header was not written within 60 s")
             }
-            try? await self.clock.sleep(for: .milliseconds(50))
-            waited += .milliseconds(50)
+            try? await self.clock.sleep(for: Self.poll)
+            waited += Self.poll
         }
         return path
     }
