@@ -122,7 +122,8 @@ extension MediaStatus {
             + (self.playbackRate != 1 ? " ×\(self.playbackRate)" : "")
         let tracks = (self.media?.tracks ?? []).map { track in
             let active = self.activeTrackIDs?.contains(track.trackID) == true ? " (on)" : ""
-            let name = [track.language, track.name].compactMap { $0 }.joined(separator: " ")
+            let named = track.name.flatMap { $0 == track.language ? nil : "\"\($0)\"" }
+            let name = [track.language, named].compactMap { $0 }.joined(separator: " ")
             return "  track \(track.trackID): \(track.kind.rawValue.lowercased()) \(name)\(active)"
         }
         return ([line] + tracks).joined(separator: "\n")
