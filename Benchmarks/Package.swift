@@ -57,6 +57,20 @@ let package = Package(
             plugins: benchmarkPlugin
         ),
         .executableTarget(
+            name: "SpeakerBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "CastSpeakers", package: "swift-cast"),
+                .product(name: "CastEmulator", package: "swift-cast"),
+                .product(name: "CastLogging", package: "swift-cast"),
+                .product(name: "CastDiscovery", package: "swift-cast"),
+                .product(name: "CastTransport", package: "swift-cast"),
+                "BenchmarkSupport",
+            ],
+            path: "SpeakerBenchmarks",
+            plugins: benchmarkPlugin
+        ),
+        .executableTarget(
             name: "CaptureBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "package-benchmark"),

@@ -17,6 +17,13 @@ extension CastEmulator {
         self.platformHub.streaming.report
     }
 
+    /// Starts the running receiver's ``streamingReport`` anew — counts and
+    /// latency samples — so that a measurement leaves out a stream's start
+    /// (instrumentation; no receiver does this).
+    public func resetStreamingReport() {
+        self.platformHub.streaming.resetStatistics()
+    }
+
     /// The running streaming receiver's UDP port, or `nil` when none runs.
     public var streamingPort: Int? {
         self.platformHub.streaming.port

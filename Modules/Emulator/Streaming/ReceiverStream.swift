@@ -375,6 +375,20 @@ package final class ReceiverStream: @unchecked Sendable {
         return bits
     }
 
+    /// Starts the counts and latency samples anew, the stream's state
+    /// (its last frame, codec, picture size and playout delay) kept.
+    func resetStatistics() {
+        var fresh = StreamReport()
+        fresh.lastFrameID = self.report.lastFrameID
+        fresh.codec = self.report.codec
+        fresh.pictureWidth = self.report.pictureWidth
+        fresh.pictureHeight = self.report.pictureHeight
+        fresh.playoutDelay = self.report.playoutDelay
+        self.report = fresh
+        self.latencies.removeAll(keepingCapacity: true)
+        self.shownLatencies.removeAll(keepingCapacity: true)
+    }
+
     /// The report with latency percentiles filled in.
     package var currentReport: StreamReport {
         var report = self.report

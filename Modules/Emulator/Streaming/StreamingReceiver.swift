@@ -111,6 +111,13 @@ final class StreamingReceiver: Sendable {
         }
     }
 
+    /// Starts every stream's report anew.
+    func resetStatistics() {
+        self.state.withLockedValue { state in
+            for stream in state.streams { stream.resetStatistics() }
+        }
+    }
+
     /// What was measured so far.
     var report: StreamingReport {
         self.state.withLockedValue { state in

@@ -63,6 +63,11 @@ final class StreamingService: Sendable {
         self.state.withLockedValue { $0.idle = handler }
     }
 
+    /// Starts the running receiver's report anew.
+    func resetStatistics() {
+        self.state.withLockedValue { $0.isRunning ? $0.receiver : nil }?.resetStatistics()
+    }
+
     /// Sends a PLI for the video stream from the next feedback on.
     func requestKeyFrame() {
         self.state.withLockedValue { $0.isRunning ? $0.receiver : nil }?.requestKeyFrame()
