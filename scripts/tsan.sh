@@ -41,7 +41,7 @@ CAST_PRODUCTS="$products" CAST_SANITIZER=thread TSAN_OPTIONS="${TSAN_OPTIONS:-se
     stdbuf -oL -eL "$swift" test --skip-build "${sanitize[@]}" --scratch-path "$scratch" "$@" >"$log" 2>&1
 status=$?
 kill "$watchdog" 2>/dev/null
-reports=$(grep -c "WARNING: ThreadSanitizer" "$log" || true)
+reports=$(grep -c -E "WARNING: ThreadSanitizer|ERROR: ThreadSanitizer" "$log" || true)
 # TSAN_KEEP_LOG=PATH keeps the whole run's output (every turn, every test) for a look afterwards.
 if [ -n "${TSAN_KEEP_LOG:-}" ]; then cp "$log" "$TSAN_KEEP_LOG"; fi
 tail -3 "$log"
@@ -51,6 +51,12 @@ if [ "$status" -ne 0 ] || [ "$reports" -ne 0 ]; then
     echo "=== ThreadSanitizer: $reports reports, test status $status ==="
     grep -n -A30 "WARNING: ThreadSanitizer" "$log" | head -300
     grep -n -A6 -E '✘|Fatal error' "$log" | grep -v -E '^[0-9]+-(◇|✔)' | cut -c1-600 | head -100
+    # A test process that died (a signal, a sanitizer's error) names no test: what it printed last.
+    if ! grep -q '✘' "$log"; then
+        echo "--- no test failed by name; the run's last lines:"
+        grep -n -B3 -A60 -E 'DEADLYSIGNAL|ERROR: ThreadSanitizer|Crash|signal [0-9]+' "$log" | cut -c1-400 | head -150
+        tail -40 "$log" | cut -c1-400
+    fi
     exit 1
 fi
 echo "tsan: 0 reports"

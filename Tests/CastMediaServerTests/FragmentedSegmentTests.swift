@@ -8,13 +8,16 @@ import Testing
 /// A copied HEVC film served as HLS in fragmented MP4 segments after an
 /// initialization segment, read by ffprobe and ffmpeg.
 extension SegmentedConversionTests {
-    /// 60 s of HEVC with a key frame every 2 s and AAC sound, in Matroska:
-    /// a Chromecast Ultra plays the video, not the container.
-    static func hevcFilm() async throws -> URL {
+    /// 60 s of HEVC with a key frame every 2 s and AAC sound, in Matroska
+    /// (a Chromecast Ultra plays the video, not the container): made once
+    /// for the suite's tests (x265 at its fastest preset), its folder left
+    /// in the temporary directory.
+    static let hevcFilm = Task {
         try await TestFilm.make(
             "film.mkv", seconds: 60,
             video: [
-                "-pix_fmt", "yuv420p", "-c:v", "libx265", "-x265-params", "log-level=none:keyint=50:min-keyint=50",
+                "-pix_fmt", "yuv420p", "-c:v", "libx265", "-preset", "ultrafast", "-x265-params",
+                "log-level=none:keyint=50:min-keyint=50",
             ],
             audio: TestFilm.aac)
     }
@@ -23,8 +26,7 @@ extension SegmentedConversionTests {
     /// film at once (ffprobe reads 60 s); ffmpeg reads from 80 %; a segment
     /// read after the initialization segment holds the seconds it lists.
     @Test func aCopiedHEVCFilmIsServedAsFragmentedMP4Segments() async throws {
-        let film = try await Self.hevcFilm()
-        defer { try? FileManager.default.removeItem(at: film.deletingLastPathComponent()) }
+        let film = try await Self.hevcFilm.value
         let media = try await Self.tools.probe(film)
         let plan = try ConversionPlan(media: media, fileName: "film.mkv", device: .chromecastUltra)
         #expect(plan.video?.transcodes == false && plan.segmentsAreFragmentedMP4 && plan.isSegmentable)
@@ -55,7 +57,8 @@ extension SegmentedConversionTests {
         let segment = try await curl(base.appendingPathComponent("8.m4s").absoluteString)
         #expect(header.status == 200 && segment.status == 200)
         #expect(header.headers["content-type"] == "video/mp4")
-        let joined = film.deletingLastPathComponent().appendingPathComponent("joined.mp4")
+        let joined = FileManager.default.temporaryDirectory.appendingPathComponent("joined-\(UUID().uuidString).mp4")
+        defer { try? FileManager.default.removeItem(at: joined) }
         try Data(header.body + segment.body).write(to: joined)
         let times = try await Self.videoPacketTimes(joined.path)
         let first = try #require(times.first)
@@ -71,8 +74,9 @@ extension SegmentedConversionTests {
     /// through a pipe the test fills half at first, so the run is caught
     /// in the middle (a copy is otherwise done before anyone looks).
     @Test func whatWasGatheredIntoSegmentsIsFreedFromTheRunsFile() async throws {
-        let film = try await Self.hevcFilm()
-        let folder = film.deletingLastPathComponent()
+        let film = try await Self.hevcFilm.value
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("through-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let media = try await Self.tools.probe(film)
         let plan = try ConversionPlan(media: media, fileName: "film.mkv", device: .chromecastUltra)

@@ -19,6 +19,7 @@ extension SegmentedConversion {
         let path = self.folder.appendingPathComponent(Self.initialization).path
         var waited = Duration.zero
         while !FileManager.default.fileExists(atPath: path) {
+            if self.isCancelled { throw MediaServerError(.unavailable, "the conversion was stopped") }
             if self.run == nil, self.failure == nil { try self.begin(at: max(0, self.requested)) }
             self.collect()
             if let failure = self.failure { throw MediaServerError(.conversionFailed, failure) }

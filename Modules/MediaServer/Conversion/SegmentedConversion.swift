@@ -191,6 +191,8 @@ actor SegmentedConversion {
     }
 
     private nonisolated var isClosed: Bool { self.ending.withLockedValue { $0.closed } }
+    /// Whether ``cancel()`` was called.
+    nonisolated var isCancelled: Bool { self.isClosed }
 
     /// Segment `index`'s file of output `output` once made.
     func path(of index: Int, output: Int = 0) -> String {
