@@ -15,14 +15,8 @@ import Testing
 @Suite(.timeLimit(.minutes(3)), .serialized) struct ApplicationSoundTests {
     @Test(arguments: [SoundServer.Kind.pulseAudio, .pipeWire])
     func oneApplicationsSoundAloneIsSentAndFollowedToItsNextStream(server kind: SoundServer.Kind) async throws {
-        try await SoundServer.with(kind) { sound in
-            try await RealTimeTurns.take(.thisProcess) {
-                try await CastEmulator.withLinked(
-                    CastEmulatorConfiguration(profile: .nestSpeaker), logger: StreamingFixture.logger
-                ) {
-                    try await Self.sendOneApplication(from: sound, to: $0, through: $1)
-                }
-            }
+        try await SoundServer.withLinkedSpeaker(kind, logger: StreamingFixture.logger) {
+            try await Self.sendOneApplication(from: $0, to: $1, through: $2)
         }
     }
 

@@ -62,14 +62,8 @@ import Testing
     /// again, the same stream plays on with nothing launched again, and
     /// stopping stops the app.
     @Test func theDesktopsSoundReachesASpeakerThroughADroppedConnection() async throws {
-        try await SoundServer.with { sound in
-            try await RealTimeTurns.take(.thisProcess) {
-                try await CastEmulator.withLinked(
-                    CastEmulatorConfiguration(profile: .nestSpeaker), logger: StreamingFixture.logger
-                ) {
-                    try await Self.mirrorSound(from: sound, to: $0, through: $1)
-                }
-            }
+        try await SoundServer.withLinkedSpeaker(logger: StreamingFixture.logger) {
+            try await Self.mirrorSound(from: $0, to: $1, through: $2)
         }
     }
 

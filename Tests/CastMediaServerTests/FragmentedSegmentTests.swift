@@ -1,6 +1,5 @@
 import CastTestSupport
 import Foundation
-import NIOConcurrencyHelpers
 import Testing
 
 @testable import CastMediaServer
@@ -88,16 +87,21 @@ extension SegmentedConversionTests {
             startTime: media.startTime, ffmpeg: try #require(Self.tools.ffmpeg),
             folder: folder.appendingPathComponent("work"))
         let bytes = [UInt8](try Data(contentsOf: film))
-        let rest = NIOLockedValueBox(false)
+        // Signalled once the test has looked; the writer's wait has a deadline that only ends it.
+        let rest = DispatchSemaphore(value: 0)
         let writing = Task {
             try await onOwnThread {
                 let descriptor = open(pipe.path, O_WRONLY | O_CLOEXEC)
                 guard descriptor >= 0 else { return false }
                 defer { close(descriptor) }
                 var written = 0
+                var released = false
                 while written < bytes.count {
                     // The first half, then the rest once the test has looked.
-                    if written >= bytes.count / 2 { while !rest.withLockedValue({ $0 }) { usleep(10_000) } }
+                    if written >= bytes.count / 2, !released {
+                        guard rest.wait(timeout: .now() + 60) == .success else { return false }
+                        released = true
+                    }
                     let end = written < bytes.count / 2 ? bytes.count / 2 : bytes.count
                     let count = bytes[written..<end].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
                     guard count > 0 else { return false }
@@ -116,7 +120,7 @@ extension SegmentedConversionTests {
             status.st_size > 100_000 && allocated < Int(status.st_size) / 2,
             "\(allocated) of \(status.st_size) bytes held")
         print("the run's file: \(allocated) of \(status.st_size) bytes held")
-        rest.withLockedValue { $0 = true }
+        rest.signal()
         #expect(try await writing.value)
         #expect(try await conversion.segment(9) != nil, "the rest of the film is made")
         conversion.cancel()

@@ -58,3 +58,21 @@ extension Array where Element == CastEmulator {
         }
     }
 }
+
+extension SoundServer {
+    /// Runs `body` in this process's real-time turn with a sound server of
+    /// `kind` and an emulated Nest speaker linked in memory: what the
+    /// desktop-sound tests send to.
+    public static func withLinkedSpeaker(
+        _ kind: Kind = .pulseAudio, logger: CastLogger,
+        _ body: (SoundServer, CastEmulator, CastDeviceLink) async throws -> Void
+    ) async throws {
+        try await SoundServer.with(kind) { sound in
+            try await RealTimeTurns.take(.thisProcess) {
+                try await CastEmulator.withLinked(CastEmulatorConfiguration(profile: .nestSpeaker), logger: logger) {
+                    try await body(sound, $0, $1)
+                }
+            }
+        }
+    }
+}

@@ -301,11 +301,16 @@ final class EmulatorHub: Sendable {
     }
 
     /// After the active tracks changed: when the active audio track is
-    /// another of the HLS stream's audio renditions than the one playing
-    /// (by its `trackContentId`, else by its language), fetches that
-    /// rendition from the position, as Shaka switches a variant's audio
-    /// stream (`selectAudioLanguage`, the Web Receiver's AudioTracksManager
-    /// `setActiveById` beneath it).
+    /// another of the HLS stream's audio renditions than the one playing,
+    /// fetches that rendition from the position. Sources: the Web
+    /// Receiver takes an EDIT_TRACKS_INFO's `activeTrackIds` for audio
+    /// tracks through its `AudioTracksManager` (developers.google.com/cast/
+    /// docs/web_receiver/tracks: `setActiveById`, `setActiveByLanguage`),
+    /// which has Shaka switch the variant's audio stream from the playhead
+    /// (`lib/media/streaming_engine.js`). The track is matched to a
+    /// rendition by its `trackContentId` (the LOAD's tracks name the
+    /// renditions' playlists; this matching is the emulator's own), else by
+    /// its language, as `setActiveByLanguage` does.
     private func followSoundTrack(with fetcher: MediaFetcher, now: Double) {
         let target = self.state.withLockedValue { state -> (MediaFetcher.Probe, URL, String, Double)? in
             guard let playing = state.platform.media.playing(at: now), let probe = state.probes[playing.contentID],

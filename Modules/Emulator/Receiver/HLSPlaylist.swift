@@ -104,7 +104,9 @@ package struct HLSPlaylist: Sendable, Hashable {
     }
 
     /// The audio renditions a variant's player chooses among: those of the
-    /// first variant's group, the default first (else the first listed).
+    /// first variant's group, the default first (else the first listed),
+    /// as Shaka's `lib/hls/hls_parser.js` groups `EXT-X-MEDIA` tags by the
+    /// variant's `AUDIO` attribute and takes `DEFAULT=YES` as primary.
     package var firstVariantSounds: [Rendition] {
         guard let group = self.variantAudioGroups.first ?? nil else { return [] }
         var sounds = self.audioRenditions.filter { $0.group == group }

@@ -107,9 +107,12 @@ struct MediaFetcher: Sendable {
     /// the segment at `position`; playable when every fetch answers 2xx and
     /// the playlist reads. A variant whose sound is a group of audio
     /// renditions plays the default one (else the first): its media
-    /// playlist and its segment at `position` are fetched too, as Shaka's
-    /// HLS parser makes each rendition a stream of the variant and its
-    /// streaming engine fetches the audio stream beside the video.
+    /// playlist and its segment at `position` are fetched too. Source:
+    /// Shaka Player, the Web Receiver's HLS engine — `lib/hls/hls_parser.js`
+    /// makes each `EXT-X-MEDIA` audio tag of the variant's `AUDIO` group a
+    /// stream of its own (`DEFAULT=YES` the primary one), and
+    /// `lib/media/streaming_engine.js` fetches the chosen variant's audio
+    /// stream beside its video, each from the segment at the playhead.
     private func probeHLS(_ url: URL, at position: Double) async -> Probe {
         var base = url
         var sounds: [SoundRendition] = []
@@ -130,8 +133,10 @@ struct MediaFetcher: Sendable {
                 guard let source = await self.playlist(sound.url) else { return Probe(playable: false, size: nil) }
                 probe.sound = HLSSource(playlist: source, base: sound.url)
             }
-            // Fragmented MP4 segments play after their initialization segment, fetched first
-            // (Shaka's HLS parser makes EXT-X-MAP each reference's init segment).
+            // Fragmented MP4 segments play after their initialization segment, fetched first:
+            // Shaka's `lib/hls/hls_parser.js` makes EXT-X-MAP the init segment of the references
+            // after it, and `lib/media/streaming_engine.js` appends a stream's init segment before
+            // its first media segment.
             for source in [probe.hls, probe.sound].compactMap({ $0 })
             where !(await self.fetchInitialization(of: source)) {
                 return Probe(playable: false, size: nil)
@@ -163,8 +168,10 @@ struct MediaFetcher: Sendable {
     }
 
     /// Plays the audio rendition at `url` from `position`, as Shaka's
-    /// streaming engine switches the audio stream of a variant: the
-    /// rendition's media playlist, then its segment at the position. The
+    /// streaming engine switches a variant's audio stream
+    /// (`lib/media/streaming_engine.js`, `switchVariant`: the new stream's
+    /// segments from the playhead on): the rendition's media playlist, its
+    /// initialization segment if it has one, then its segment at the position. The
     /// probe playing it; `nil` when `url` is not one of `probe`'s renditions
     /// or a fetch fails.
     func switchSound(of probe: Probe, to url: URL, at position: Double) async -> Probe? {

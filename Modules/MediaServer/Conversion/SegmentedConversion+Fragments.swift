@@ -19,7 +19,7 @@ extension SegmentedConversion {
         let path = self.folder.appendingPathComponent(Self.initialization).path
         var waited = Duration.zero
         while !FileManager.default.fileExists(atPath: path) {
-            if self.isCancelled { throw MediaServerError(.unavailable, "the conversion was stopped") }
+            if self.isClosed { throw MediaServerError(.unavailable, "the conversion was stopped") }
             if self.run == nil, self.failure == nil { try self.begin(at: max(0, self.requested)) }
             self.collect()
             if let failure = self.failure { throw MediaServerError(.conversionFailed, failure) }
@@ -42,8 +42,12 @@ extension SegmentedConversion {
         let descriptor = open(file, O_RDWR | O_CLOEXEC)
         guard descriptor >= 0 else { return }
         defer { close(descriptor) }
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
+        // Read only what ffmpeg added since the last look (the waiting requests look every 10 ms).
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return }
+        let added = Int(Int64(status.st_size) - run.readOffset)
+        var chunk = [UInt8](repeating: 0, count: min(max(added, 0), 1 << 20))
+        while added > 0 {
             let count = chunk.withUnsafeMutableBytes {
                 pread(descriptor, $0.baseAddress, $0.count, off_t(run.readOffset))
             }
@@ -59,7 +63,7 @@ extension SegmentedConversion {
         }
         // Blocks wholly read are given back (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE).
         let read = run.readOffset / 4_096 * 4_096
-        if read > 0, let punch = Self.fallocate { _ = punch(descriptor, 0x02 | 0x01, off_t(0), off_t(read)) }
+        if added > 0, read > 0, let punch = Self.fallocate { _ = punch(descriptor, 0x02 | 0x01, off_t(0), off_t(read)) }
         if finished { self.finishSegment(of: &run) }
     }
 

@@ -190,9 +190,8 @@ actor SegmentedConversion {
         try? FileManager.default.removeItem(at: self.folder)
     }
 
-    private nonisolated var isClosed: Bool { self.ending.withLockedValue { $0.closed } }
     /// Whether ``cancel()`` was called.
-    nonisolated var isCancelled: Bool { self.isClosed }
+    nonisolated var isClosed: Bool { self.ending.withLockedValue { $0.closed } }
 
     /// Segment `index`'s file of output `output` once made.
     func path(of index: Int, output: Int = 0) -> String {
