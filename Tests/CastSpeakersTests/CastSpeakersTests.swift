@@ -387,8 +387,16 @@ import Testing
     /// Runs `body` in its real-time turn with PipeWire (WirePlumber and
     /// pipewire-pulse) and one started emulated Nest speaker, the kitchen.
     static func withPipeWireKitchen(_ body: (_ kitchen: CastEmulator, SoundServer) async throws -> Void) async throws {
+        try await Self.withKitchen(on: .pipeWire, body)
+    }
+
+    /// Runs `body` in its real-time turn with a sound server of `kind` and
+    /// one started emulated Nest speaker, the kitchen.
+    static func withKitchen(
+        on kind: SoundServer.Kind, _ body: (_ kitchen: CastEmulator, SoundServer) async throws -> Void
+    ) async throws {
         try await RealTimeTurns.take(.thisProcess) {
-            try await SoundServer.with(.pipeWire) { sound in
+            try await SoundServer.with(kind) { sound in
                 let kitchen = try CastEmulator(
                     configuration: CastEmulatorConfiguration(profile: .nestSpeaker), logger: Self.quiet)
                 try await kitchen.start()

@@ -10,9 +10,9 @@ import NIOConcurrencyHelpers
 /// Works with PulseAudio and with PipeWire's pulse server. Sound is read
 /// as 48 kHz stereo float in chunks of ``DesktopAudioConfiguration/chunkDuration``;
 /// each chunk is stamped with the host time its first sample was captured
-/// (now, less the server's reported recording latency and the chunk's
-/// length), the clock `ScreenCapture` stamps pictures with, so sound and
-/// pictures play in sync.
+/// (when the read returned, less the chunk's length: a monitor hands sound
+/// over as its sink plays it or just before), the clock `ScreenCapture`
+/// stamps pictures with, so sound and pictures play in sync.
 public final class DesktopAudioCapture: Sendable {
     /// The rate sound is recorded at: the session's, so nothing is resampled.
     static let sampleRate = 48_000
@@ -287,14 +287,24 @@ private final class RecordStream: SoundRecording, @unchecked Sendable {
     }
 
     /// Fills `bytes` with the next sound, blocking until it is there; its
-    /// capture time is now, less the server's recording latency and its length.
+    /// capture time is now, less its length.
+    ///
+    /// Not less the stream's latency: a monitor hands over sound before its
+    /// sink plays it, a latency `pa_simple_get_latency` cannot report (it
+    /// reports 0 for a negative one; pacat shows −9 ms on a null sink's
+    /// monitor), and at a stream's start it reported up to 0.3–0.7 s for the
+    /// first half second on PulseAudio 16 while the reads came every 10 ms,
+    /// nothing held back: sound stamped that much too early played early or
+    /// late at the device. Measured with a libpulse player's own reckoning
+    /// (`onPulseAudioTheStreamsFirstSoundPlaysTheDelayAfterThePlayerReckons`):
+    /// 696 ms off with the latency subtracted, 9 ms without.
     func read(into bytes: UnsafeMutableRawBufferPointer) throws(CaptureError) -> HostTime {
         var error: Int32 = 0
         guard pa_simple_read(self.handle, bytes.baseAddress, bytes.count, &error) == 0 else {
             throw CaptureError(.sourceVanished, "recording stopped: \(Self.describe(error))")
         }
         let frames = bytes.count / (DesktopAudioCapture.channelCount * MemoryLayout<Float>.size)
-        return HostTime.now.advanced(by: .zero - self.latency - .seconds(1) * frames / DesktopAudioCapture.sampleRate)
+        return HostTime.now.advanced(by: .zero - .seconds(1) * frames / DesktopAudioCapture.sampleRate)
     }
 
     /// A libpulse recording delivers a chunk every few milliseconds, monitors
