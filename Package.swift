@@ -37,6 +37,7 @@ let package = Package(
         .library(name: "CastMedia", targets: ["CastMedia"]),
         .library(name: "CastKit", targets: ["CastKit"]),
         .library(name: "CastUI", targets: ["CastUI"]),
+        .library(name: "CastTerminalUI", targets: ["CastTerminalUI"]),
         .library(name: "CastMPRIS", targets: ["CastMPRIS"]),
         .library(name: "CastSystemSleep", targets: ["CastSystemSleep"]),
         .library(name: "CastTray", targets: ["CastTray"]),
@@ -181,6 +182,14 @@ let package = Package(
                 Library.nioPosix,
             ],
             path: "Modules/UI",
+            swiftSettings: strictSettings
+        ),
+        // A full-screen Cast controller for a terminal from CastUI's models
+        // (termios only): its own product, so CastUI stays toolkit-free.
+        .target(
+            name: "CastTerminalUI",
+            dependencies: ["CastUI", "CastKit", "CastChannels", Library.nioConcurrencyHelpers],
+            path: "Modules/TerminalUI",
             swiftSettings: strictSettings
         ),
 
@@ -359,8 +368,8 @@ let package = Package(
         .executableTarget(
             name: "cast",
             dependencies: [
-                "CastKit", "CastUI", "CastMPRIS", "CastSystemSleep", "CastTray", "CastRemoteDisplay", "CastCapture",
-                "CastSpeakers",
+                "CastKit", "CastUI", "CastTerminalUI", "CastMPRIS", "CastSystemSleep", "CastTray", "CastRemoteDisplay",
+                "CastCapture", "CastSpeakers",
                 "CastMediaServer", "CastLocalMedia", "CastEmulator",
                 Library.argumentParser,
                 Library.nioConcurrencyHelpers,
@@ -631,6 +640,14 @@ let package = Package(
             name: "CastUITests",
             dependencies: [
                 "CastTestSupport", "CastUI", "CastKit", "CastEmulator", "CastMediaServer",
+                Library.nioConcurrencyHelpers,
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CastTerminalUITests",
+            dependencies: [
+                "CastTestSupport", "CastTerminalUI", "CastUI", "CastKit", "CastEmulator",
                 Library.nioConcurrencyHelpers,
             ],
             swiftSettings: strictSettings

@@ -9,7 +9,7 @@
 # regular debug build. Any DocC warning is printed and fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-modules=(CastCommon CastLogging CastDiscovery CastTransport CastChannels CastMedia CastKit CastUI CastMPRIS CastSystemSleep CastTray CastStreaming CastRemoteDisplay CastSoundCapture CastCapture CastSpeakers CastMediaServer CastLocalMedia CastEmulator)
+modules=(CastCommon CastLogging CastDiscovery CastTransport CastChannels CastMedia CastKit CastUI CastTerminalUI CastMPRIS CastSystemSleep CastTray CastStreaming CastRemoteDisplay CastSoundCapture CastCapture CastSpeakers CastMediaServer CastLocalMedia CastEmulator)
 swift package dump-symbol-graph --minimum-access-level public >/dev/null
 graphs="$(swift build --show-bin-path)/../symbolgraph"
 work=.build/docs-symbols

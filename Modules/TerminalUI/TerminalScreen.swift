@@ -2,9 +2,9 @@ import CastKit
 import CastUI
 import Foundation
 
-/// What `cast ui` shows at one moment: the models' states and the
-/// controller's own (the highlighted device, the last message).
-struct UIScreen: Equatable {
+/// What a ``TerminalController`` shows at one moment: the models' states
+/// and the controller's own (the highlighted device, the last message).
+struct TerminalScreen: Equatable {
     var button = CastButtonState(castState: .noDevicesAvailable)
     var chooser = DeviceChooserState.initial
     var controls = MediaControls.none
