@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds="${FUZZ_SECONDS:-30}"
-targets=(${FUZZ_TARGETS:-dns-message device-cache cast-frame status-json offer-answer rtcp rtp media-files device-auth revocation-list portal-reply local-media mpris-call tray-call speakers-file})
+targets=(${FUZZ_TARGETS:-dns-message device-cache cast-frame status-json offer-answer rtcp rtp media-files device-auth revocation-list trust-anchors portal-reply local-media mpris-call tray-call speakers-file})
 scratch=.build/fuzz
 swift="${SWIFT:-swift}"
 # Where it is built (FUZZ_SCRATCH): only Swift is instrumented, so the C

@@ -93,6 +93,13 @@ public struct CastTransportError: Error, Sendable, CustomStringConvertible {
         /// A certificate of the device's chain is revoked by the revocation list
         /// the device sent, or that list no longer applies (Chrome's `ERROR_CERT_REVOKED`).
         public static let certificateRevoked = Code("certificateRevoked")
+
+        // MARK: Configuration
+
+        /// A file of trust anchors cannot be read, holds no PEM certificate, or
+        /// holds one that does not parse
+        /// (``DeviceAuthenticationPolicy/certificates(inPEMFile:)``).
+        public static let invalidCertificateFile = Code("invalidCertificateFile")
     }
 
     /// What went wrong.

@@ -35,6 +35,7 @@ let targets: [String: FuzzTarget] = [
     "revocation-list": FuzzTarget(
         fuzz: RevocationListFuzzing.verify,
         prepare: { RevocationListFuzzing.issuer != nil && RevocationListFuzzing.identity != nil }),
+    "trust-anchors": FuzzTarget(fuzz: fuzzTrustAnchors),
     "local-media": FuzzTarget(fuzz: fuzzLocalMedia),
     "portal-reply": FuzzTarget(fuzz: fuzzPortalReply),
     "mpris-call": FuzzTarget(
