@@ -13,14 +13,8 @@ import X509
     /// A chain from `CastDeviceChains/`: the device certificate, then its intermediates.
     static func chain(_ name: String) throws -> (device: Certificate, intermediates: [Certificate]) {
         let url = try #require(Bundle.module.url(forResource: "CastDeviceChains/\(name)", withExtension: "pem"))
-        let text = try String(contentsOf: url, encoding: .utf8)
-        // The files keep Open Screen's line lengths, which a strict PEM parser refuses: read the base64.
-        let blocks = text.components(separatedBy: "-----BEGIN CERTIFICATE-----").dropFirst().map {
-            $0.components(separatedBy: "-----END CERTIFICATE-----")[0].filter { !$0.isWhitespace }
-        }
-        let certificates = try blocks.map { block in
-            try Certificate(derEncoded: Array(try #require(Data(base64Encoded: block))))
-        }
+        // The files keep Open Screen's line lengths, which the SDK's reader takes.
+        let certificates = try DeviceAuthenticationPolicy.certificates(inPEMFile: url.path)
         return (try #require(certificates.first), Array(certificates.dropFirst()))
     }
 
