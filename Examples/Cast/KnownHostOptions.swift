@@ -23,6 +23,21 @@ struct KnownHostOptions: ParsableArguments {
         }
     }
 
+    /// The SDK's options of a command that follows every device: passive
+    /// discovery as `discovery` says (none with `--no-mdns`), the device
+    /// trust asked for, and the app its sessions launch.
+    func castOptions(
+        application: String = CastApplicationID.defaultMediaReceiver, discovery: DiscoveryConfiguration, verbose: Bool
+    ) throws -> CastOptions {
+        var options = CastOptions(
+            receiverApplicationID: application, logger: DeviceOptions.makeLogger(verbose: verbose))
+        options.discovery = discovery
+        options.discovery.scanMode = .passive
+        options.deviceAuthentication = try self.trust.policy()
+        self.restrict(&options.discovery)
+        return options
+    }
+
     /// `configuration` on no interface at all with `--no-mdns`.
     func restrict(_ configuration: inout DiscoveryConfiguration) {
         if self.noMdns { configuration.interfaces = .named([]) }

@@ -29,13 +29,8 @@ struct UICommand: AsyncParsableCommand {
 
     /// The SDK's options: the app, passive discovery, the device trust asked for.
     func options() throws -> CastOptions {
-        var options = CastOptions(
-            receiverApplicationID: self.app, logger: DeviceOptions.makeLogger(verbose: self.verbose))
-        options.discovery = self.discovery.configuration
-        options.discovery.scanMode = .passive
-        options.deviceAuthentication = try self.devices.trust.policy()
-        self.devices.restrict(&options.discovery)
-        return options
+        try self.devices.castOptions(
+            application: self.app, discovery: self.discovery.configuration, verbose: self.verbose)
     }
 
     func run() async throws {

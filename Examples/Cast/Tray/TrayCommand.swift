@@ -30,12 +30,7 @@ struct TrayCommand: AsyncParsableCommand {
 
     /// The SDK's options: passive discovery, the device trust asked for.
     func options() throws -> CastOptions {
-        var options = CastOptions(logger: DeviceOptions.makeLogger(verbose: self.verbose))
-        options.discovery = self.discovery.configuration
-        options.discovery.scanMode = .passive
-        options.deviceAuthentication = try self.devices.trust.policy()
-        self.devices.restrict(&options.discovery)
-        return options
+        try self.devices.castOptions(discovery: self.discovery.configuration, verbose: self.verbose)
     }
 
     func run() async throws {
