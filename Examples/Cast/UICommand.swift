@@ -37,7 +37,9 @@ struct UICommand: AsyncParsableCommand {
         try await self.reportingFailures {
             let context = CastContext(options: try self.options())
             await self.devices.add(to: context.discoveryManager)
-            let controller = TerminalController(context: context)
+            let controller = TerminalController(
+                context: context,
+                introductionFlagFile: XDGDirectory.state.file("ui-introduction-shown", application: "cast"))
             // The session through the machine's sleep (logind), where there is a system bus.
             let sleep = try? SystemSleepMonitor(sessionManager: context.sessionManager)
             defer { sleep?.close() }

@@ -36,10 +36,10 @@ public final class TerminalController: Sendable {
     let input: AsyncStream<Input>.Continuation
 
     /// A controller of `context`'s devices and session; the introduction's
-    /// "shown" mark is kept in `introductionFlagFile`.
+    /// "shown" mark is kept in `introductionFlagFile` (by default where
+    /// ``IntroductionPrompt`` keeps it).
     public init(
-        context: CastContext,
-        introductionFlagFile: URL = XDGDirectory.state.file("ui-introduction-shown", application: "cast")
+        context: CastContext, introductionFlagFile: URL = XDGDirectory.state.file("cast-introduction-shown")
     ) {
         self.button = CastButtonModel(context: context)
         self.chooser = DeviceChooserModel(context: context)
