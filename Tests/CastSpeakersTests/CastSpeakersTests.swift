@@ -384,14 +384,9 @@ import Testing
         await remote.close()
     }
 
-    /// Runs `body` in its real-time turn with PipeWire (WirePlumber and
-    /// pipewire-pulse) and one started emulated Nest speaker, the kitchen.
-    static func withPipeWireKitchen(_ body: (_ kitchen: CastEmulator, SoundServer) async throws -> Void) async throws {
-        try await Self.withKitchen(on: .pipeWire, body)
-    }
-
-    /// Runs `body` in its real-time turn with a sound server of `kind` and
-    /// one started emulated Nest speaker, the kitchen.
+    /// Runs `body` in its real-time turn with a sound server of `kind`
+    /// (PipeWire: with WirePlumber and pipewire-pulse) and one started
+    /// emulated Nest speaker, the kitchen.
     static func withKitchen(
         on kind: SoundServer.Kind, _ body: (_ kitchen: CastEmulator, SoundServer) async throws -> Void
     ) async throws {
@@ -651,7 +646,7 @@ import Testing
     /// RUNNING and sends no sink event when its input goes); the default
     /// output stays the one the user had.
     @Test func onPipeWireAToneEndsItsStreamAfterTheGracePeriodAndTheDefaultOutputStays() async throws {
-        try await Self.withPipeWireKitchen { kitchen, sound in try await Self.toneEndsItsStream(kitchen, sound) }
+        try await Self.withKitchen(on: .pipeWire) { kitchen, sound in try await Self.toneEndsItsStream(kitchen, sound) }
     }
 
     private static func toneEndsItsStream(_ kitchen: CastEmulator, _ sound: SoundServer) async throws {

@@ -21,7 +21,7 @@ extension CastSpeakersTests {
     /// would be off by the whole delay (400 ms).
     @Test(arguments: [Duration.milliseconds(400), .milliseconds(200)])
     func onPipeWireTheSinkReportsTheLatencyTheSpeakerPlaysAt(delay: Duration) async throws {
-        try await Self.withPipeWireKitchen { kitchen, sound in
+        try await Self.withKitchen(on: .pipeWire) { kitchen, sound in
             try await Self.clickIsHeardWhenReported(kitchen, sound, delay: delay)
         }
     }

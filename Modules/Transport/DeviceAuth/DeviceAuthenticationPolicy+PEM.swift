@@ -19,12 +19,12 @@ extension DeviceAuthenticationPolicy {
         // (`String(contentsOfFile:)`, `FileManager.contents(atPath:)`) leak
         // their 4 KiB buffer for an empty file (swift 6.3; the fuzz target
         // found it under LeakSanitizer). Base64 and the markers are ASCII.
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw CastTransportError(.invalidCertificateFile, "cannot read \(path)")
+        }
+        defer { try? handle.close() }
         let data: Data
         do {
-            guard let handle = FileHandle(forReadingAtPath: path) else {
-                throw CastTransportError(.invalidCertificateFile, "cannot read \(path)")
-            }
-            defer { try? handle.close() }
             data = try handle.readToEnd() ?? Data()
         } catch {
             throw CastTransportError(.invalidCertificateFile, "cannot read \(path)", cause: error)
