@@ -45,6 +45,9 @@ struct CommandFailure: Error, CustomStringConvertible {
         switch error {
         case let failure as CommandFailure:
             self = failure
+        case let error as DiscoveryError:
+            let named = [.malformedAddress, .deviceNotFound].contains(error.code)
+            self.init(named ? .deviceNotFound : .other, error.message)
         case let error as CastTransportError:
             // "cannot connect to 127.0.0.1:8009: connection refused", not NIO's chain of attempts.
             self.init(

@@ -93,10 +93,10 @@ struct DiscoverCommand: AsyncParsableCommand {
     /// The `--known` hosts as addresses and ports; throws when one is not an IP address with an optional port.
     private func knownHostAddresses() throws -> [(IPAddress, Int)] {
         try self.knownHosts.map { text throws -> (IPAddress, Int) in
-            guard let address = DeviceAddress(text), let ip = IPAddress(address.host) else {
+            guard let known = CastDeviceAddress(text) else {
                 throw ValidationError("--known needs an IP address with an optional port, not '\(text)'")
             }
-            return (ip, address.port)
+            return (known.address, known.port)
         }
     }
 

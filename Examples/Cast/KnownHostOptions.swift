@@ -18,7 +18,7 @@ struct KnownHostOptions: ParsableArguments {
     @OptionGroup(title: "Device trust") var trust: TrustOptions
 
     func validate() throws {
-        for host in self.hosts where DeviceAddress(host).flatMap({ IPAddress($0.host) }) == nil {
+        for host in self.hosts where CastDeviceAddress(host) == nil {
             throw ValidationError("--device takes HOST, HOST:PORT or [IPv6]:PORT with an IP address, not \(host)")
         }
     }
@@ -46,8 +46,8 @@ struct KnownHostOptions: ParsableArguments {
     /// Adds each `--device` to `discovery` as a known host.
     func add(to discovery: DiscoveryManager) async {
         for host in self.hosts {
-            guard let address = DeviceAddress(host), let ip = IPAddress(address.host) else { continue }
-            await discovery.addKnownHost(ip, port: address.port)
+            guard let known = CastDeviceAddress(host) else { continue }
+            await discovery.addKnownHost(known.address, port: known.port)
         }
     }
 }

@@ -8,6 +8,10 @@ public struct DiscoveryError: Error, Hashable, Sendable, CustomStringConvertible
         case socketFailed
         /// A scan range larger than a /16 (``IPv4Network/shortestScannablePrefix``).
         case scanRangeTooLarge
+        /// Text with an address's shape that is not a device address (``CastDeviceAddress``).
+        case malformedAddress
+        /// No device of the name asked for answered in time.
+        case deviceNotFound
     }
 
     /// What went wrong.

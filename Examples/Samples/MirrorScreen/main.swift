@@ -15,14 +15,12 @@ import CastDiscovery
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let target = arguments.first?.split(separator: ":").map(String.init) ?? []
-guard let host = target.first.flatMap(IPAddress.init) else {
+guard let address = arguments.first.flatMap(CastDeviceAddress.init) else {
     FileHandle.standardError.write(Data("usage: sample-mirror-screen HOST[:PORT] [SECONDS]\n".utf8))
     exit(64)
 }
 let seconds = arguments.dropFirst().first.flatMap(Double.init) ?? 10
-let device = CastDevice(knownHost: host, port: target.dropFirst().first.flatMap { Int($0) } ?? 8009)
-let link = try await CastDeviceLink.connect(to: device)
+let link = try await CastDeviceLink.connect(to: CastDevice(knownHost: address))
 let mirror = try await DesktopMirror.start(
     on: link,
     configuration: DesktopMirror.Configuration(

@@ -3,7 +3,8 @@ import Foundation
 
 /// What a user or another process can put in front of discovery's unicast
 /// side: the device cache file (read back, then written and read again when
-/// it parsed) and a scan range typed on the command line.
+/// it parsed), and a scan range and a device's address typed on the command
+/// line (an address that parsed reads back the same from its own text).
 func fuzzDeviceCache(_ bytes: [UInt8]) {
     if let entries = DeviceCache.decode(Data(bytes)) {
         let encoder = JSONEncoder()
@@ -19,5 +20,9 @@ func fuzzDeviceCache(_ bytes: [UInt8]) {
         guard hosts.allSatisfy({ IPv4Network(address: $0, prefixLength: network.prefixLength) == network }) else {
             fatalError("\(network) lists a host outside itself")
         }
+    }
+    let typed = String(decoding: bytes.prefix(80), as: UTF8.self)
+    if let address = CastDeviceAddress(typed), CastDeviceAddress(address.description) != address {
+        fatalError("\(address) does not read back as itself")
     }
 }
