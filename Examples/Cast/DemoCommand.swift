@@ -114,8 +114,8 @@ struct DemoCommand: AsyncParsableCommand {
                     + "\(statistics.roundTripTime.map { "\(Int($0 / .milliseconds(1))) ms" } ?? "-"), encode "
                     + String(format: "%.1f ms", statistics.averageEncodeTime / .milliseconds(1)))
         }
-        // Let the last frames arrive and decode; the session's counts refresh every 500 ms.
-        try await Task.sleep(for: .milliseconds(600))
+        // The last frames arrive, are acknowledged, and the emulator decodes them.
+        await session.playOut()
         let deadline = HostTime.now.advanced(by: .seconds(2))
         let audioSent = { session.currentStatistics.audio?.framesSent ?? 0 }
         while (emulator.streamingReport?.video?.framesDecoded ?? 0) < handed

@@ -73,6 +73,11 @@ extension RemoteDisplayEndToEnd {
                 let tone = DecodedTone(from: fixture.emulator)
                 let session = try await Self.startAudioOnly(fixture, expecting: CastApplicationID.mirroring)
                 try await streamTone(seconds: 1.5, to: session.session)
+                // Played out: every frame sent has reached the receiver and been decoded.
+                await session.playOut()
+                let sent = session.session.currentStatistics.audio?.framesSent ?? 0
+                #expect(sent >= 100)
+                #expect(fixture.emulator.streamingReport?.audio?.framesDecoded == sent)
                 let report = try await fixture.report { ($0.audio?.framesDecoded ?? 0) >= 100 }
                 #expect(report?.video == nil)
                 #expect(abs(tone.frequency - 1_000) < 5, "\(tone.frequency) Hz")

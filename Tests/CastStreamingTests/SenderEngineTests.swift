@@ -204,6 +204,36 @@ import Testing
         #expect(engine.malformedFeedback == 1)
     }
 
+    /// What `playOut` waits for: every frame acknowledged and the newest one's playout time come.
+    @Test func whatWasSentHasPlayedOutOnceAcknowledgedAndItsPlayoutTimeHasCome() throws {
+        let wire = Wire()
+        let engine = try self.makeEngine(wire)
+        #expect(engine.hasPlayedOut(at: self.at(0)), "nothing sent, nothing to wait for")
+        let frame = [UInt8](repeating: 1, count: 100)
+        for index in 0..<3 {
+            try frame.withUnsafeBytes { bytes in
+                _ = try engine.enqueue(
+                    bytes, kind: .video, isKeyFrame: index == 0, captureTime: self.at(33 * index),
+                    now: self.at(33 * index))
+            }
+        }
+        // Frame 2, captured at 66 ms, plays at 466 ms: not before, and not while unacknowledged.
+        #expect(!engine.hasPlayedOut(at: self.at(500)))
+        var feedback: [UInt8] = []
+        RTCPWriter.appendCastFeedback(
+            CastFeedback(receiverSSRC: 500_002, senderSSRC: 500_001, checkpointFrameID: 1, playoutDelay: 400),
+            to: &feedback)
+        feedback.withUnsafeBytes { engine.handleFeedback($0, arrival: self.at(100)) }
+        #expect(!engine.hasPlayedOut(at: self.at(500)), "frame 2 is not acknowledged")
+        feedback.removeAll()
+        RTCPWriter.appendCastFeedback(
+            CastFeedback(receiverSSRC: 500_002, senderSSRC: 500_001, checkpointFrameID: 2, playoutDelay: 400),
+            to: &feedback)
+        feedback.withUnsafeBytes { engine.handleFeedback($0, arrival: self.at(110)) }
+        #expect(!engine.hasPlayedOut(at: self.at(465)))
+        #expect(engine.hasPlayedOut(at: self.at(466)))
+    }
+
     @Test func theBitrateStepsDownOnDropsAndUpOnlyWhenUsed() {
         var controller = BitrateController(minimum: 300_000, maximum: 4_000_000, initial: 4_000_000, audioBitrate: 0)
         #expect(controller.update(at: self.at(0), framesDropped: false, estimate: nil, bytesSent: 0) == nil)

@@ -148,10 +148,7 @@ private enum SoundSender {
         case .file(let audio, let playback):
             var failure: (any Error)?
             do { try await playback.stop() } catch { failure = error }
-            // What is queued plays out: the target delay, then the last acknowledgements.
-            if audio.session.state == .active {
-                try await Task.sleep(for: audio.session.targetDelay + .milliseconds(300))
-            }
+            await audio.playOut()
             await audio.end(stoppingApplication: stoppingApplication)
             if let failure { throw failure }
         }

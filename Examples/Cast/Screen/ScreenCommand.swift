@@ -138,7 +138,7 @@ struct ScreenCommand: AsyncParsableCommand {
                     try await FileStreaming(signal: signal, video: video, sound: sound)
                         .stream(seconds: seconds, to: session, tick: report)
                 }
-                try await Task.sleep(for: .milliseconds(600))  // the last acknowledgements and statistics
+                await session.playOut()
                 let final = session.currentStatistics
                 await channel.endSession(stoppingApplication: !self.keepApp)
                 return final

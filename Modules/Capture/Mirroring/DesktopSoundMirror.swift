@@ -67,12 +67,10 @@ public final class DesktopSoundMirror: Sendable {
     public let capture: DesktopAudioCapture
     /// The audio session: its app, statistics and connection events.
     public let audio: AudioCastSession
-    private let clock: any Clock<Duration>
 
-    private init(capture: DesktopAudioCapture, audio: AudioCastSession, clock: any Clock<Duration>) {
+    private init(capture: DesktopAudioCapture, audio: AudioCastSession) {
         self.capture = capture
         self.audio = audio
-        self.clock = clock
     }
 
     /// Opens the recording, launches the device's audio app (or screen
@@ -81,7 +79,7 @@ public final class DesktopSoundMirror: Sendable {
     /// - Parameters:
     ///   - link: the device, connected; it stays the caller's to close.
     ///   - configuration: what to record and how to send it.
-    ///   - clock: where reconnection waits and ``stop(stoppingApplication:)`` lets the sound play out.
+    ///   - clock: where reconnection waits.
     /// - Throws: `CaptureError` `audioUnavailable` when the sound server or
     ///   source is not there; `CastRemoteDisplayError` `noSoundOutput` for a
     ///   device without sound, or the launch's error.
@@ -106,7 +104,7 @@ public final class DesktopSoundMirror: Sendable {
             await audio.end()
             throw error
         }
-        return DesktopSoundMirror(capture: capture, audio: audio, clock: clock)
+        return DesktopSoundMirror(capture: capture, audio: audio)
     }
 
     /// Why sending ended by itself, or `nil` while it runs (a session
@@ -119,15 +117,13 @@ public final class DesktopSoundMirror: Sendable {
         }
     }
 
-    /// Stops recording, lets what is queued play out (the target delay and
-    /// 300 ms for the last acknowledgements) while the session runs, and
-    /// ends it — stopping the device's app unless `stoppingApplication` is `false`.
+    /// Stops recording, lets what was sent play out while the session runs
+    /// (``AudioCastSession/playOut(within:)``), and ends it — stopping the
+    /// device's app unless `stoppingApplication` is `false`.
     public func stop(stoppingApplication: Bool = true) async -> Outcome {
         self.capture.stop()
         let failure = await self.capture.finished()
-        if self.audio.session.state == .active {
-            try? await self.clock.sleep(for: self.audio.session.targetDelay + .milliseconds(300))
-        }
+        await self.audio.playOut()
         let statistics = self.audio.session.currentStatistics
         let running = self.audio.session.state != .ended(.connectionLost)
         await self.audio.end(stoppingApplication: stoppingApplication && running)

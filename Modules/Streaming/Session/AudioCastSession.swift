@@ -141,6 +141,13 @@ public final class AudioCastSession: Sendable {
         self.session.audioWasQueued()
     }
 
+    /// Waits until what was sent has played out on the receiver
+    /// (``RemoteDisplaySession/playOut(within:)``): before ``end(stoppingApplication:)``,
+    /// so that a file's last moments are heard.
+    public func playOut(within limit: Duration? = nil) async {
+        await self.session.playOut(within: limit)
+    }
+
     /// Ends the session; with `stoppingApplication` (the default), stops
     /// the app by its session id.
     public func end(stoppingApplication: Bool = true) async {

@@ -224,6 +224,9 @@ final class MediaPipeline: Sendable {
         }
     }
 
+    /// Whether what was sent is acknowledged and played out now.
+    var hasPlayedOut: Bool { self.engine.withLockedValue { $0.hasPlayedOut(at: .now) } }
+
     func statistics() -> AsyncStream<RemoteDisplayStatistics> {
         self.statisticsBroadcaster.subscribe()
     }

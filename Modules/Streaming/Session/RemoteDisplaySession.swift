@@ -158,6 +158,26 @@ public final class RemoteDisplaySession: Sendable {
         }
     }
 
+    /// Waits until what was enqueued has played out on the receiver: every
+    /// frame acknowledged and the newest one's playout time (its capture
+    /// time plus the target delay) come — or until `limit` passes (default:
+    /// the target delay and a second), the session stops being active, or
+    /// the task is cancelled. Call it before ending a session whose last
+    /// moments matter, such as a file's end: the receiver app stops at once
+    /// when it is told to, with what it still holds unplayed.
+    ///
+    /// The session's frames are timed on the host's monotonic clock
+    /// (``HostTime``), and so is this wait.
+    public func playOut(within limit: Duration? = nil) async {
+        let deadline = HostTime.now.advanced(by: limit ?? self.targetDelay + .seconds(1))
+        while self.state == .active, !self.pipeline.hasPlayedOut, HostTime.now < deadline {
+            do { try await Task.sleep(for: Self.playOutPoll) } catch { return }
+        }
+    }
+
+    /// How often ``playOut(within:)`` looks: acknowledgements come every 10–20 ms.
+    static let playOutPoll: Duration = .milliseconds(10)
+
     /// Ends the session: the threads stop and nothing more is sent. The
     /// receiver app keeps running; stop it through the Cast session.
     public func stop() {

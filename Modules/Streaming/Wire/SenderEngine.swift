@@ -118,6 +118,12 @@ package final class SenderEngine: @unchecked Sendable {
         set { for stream in self.streams { stream.playoutDelay = newValue } }
     }
 
+    /// Whether every stream's frames are acknowledged and played out at `now`
+    /// (``StreamSender/hasPlayedOut(at:)``).
+    func hasPlayedOut(at now: HostTime) -> Bool {
+        self.streams.allSatisfy { $0.hasPlayedOut(at: now) }
+    }
+
     /// The video bitrate the controller sets.
     var videoBitrate: Int? { self.bitrate?.current }
 

@@ -33,6 +33,8 @@ final class StreamSender {
     private(set) var lastEnqueued: Int64 = -1
     /// Every frame at or before it is acknowledged.
     private(set) var checkpoint: Int64 = -1
+    /// The capture time of the newest frame handed out.
+    private var lastCaptureTime: HostTime?
     private var sequenceNumber: UInt16
     private var cursor = PacketReference(frameID: 0, packetID: 0)
     private var resend: [PacketReference]
@@ -167,6 +169,7 @@ final class StreamSender {
             slot.setLength(headerBytes + max(count, 0), ofPacket: index)
         }
         self.lastEnqueued = frameID
+        self.lastCaptureTime = captureTime
         // The frame taken for encoding is out (a key frame, or a delta if it was lost on the way).
         self.keyFrameAwaited = false
         if isKeyFrame {
@@ -382,6 +385,13 @@ final class StreamSender {
         var shortest = sample
         for entry in self.roundTripSeconds { shortest = min(shortest, entry.shortest) }
         self.minimumRoundTripTime = shortest
+    }
+
+    /// Whether every frame handed out is acknowledged and the newest one's
+    /// playout time (its capture time plus the playout delay) has come at `now`.
+    func hasPlayedOut(at now: HostTime) -> Bool {
+        guard let captured = self.lastCaptureTime else { return true }
+        return self.checkpoint >= self.lastEnqueued && captured.advanced(by: self.playoutDelay) <= now
     }
 
     private func slot(_ frameID: Int64) -> SentFrame? {
