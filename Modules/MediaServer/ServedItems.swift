@@ -190,7 +190,8 @@ final class ServedItems: Sendable {
     /// What `name` is of an HLS conversion: its playlist (`….m3u8`), a
     /// media playlist beside a master playlist, or a segment (`N.ts`, a
     /// sound rendition's `aK-N.ts`; fragmented MP4's `init.mp4` and
-    /// `N.m4s`) once made; `nil` for anything else.
+    /// `N.m4s`, a sound rendition's `aK-init.mp4` and `aK-N.m4s`) once
+    /// made; `nil` for anything else.
     private static func segmentedItem(_ conversion: SegmentedConversion, name: String) async throws(MediaServerError)
         -> Item?
     {
@@ -203,22 +204,22 @@ final class ServedItems: Sendable {
         if name.hasSuffix(".m3u8") {
             return Item(content: .bytes(conversion.playlist), contentType: "application/vnd.apple.mpegurl")
         }
-        if name == SegmentedConversion.initialization, let path = try await conversion.initialization() {
+        if conversion.fragmented, name.hasSuffix(SegmentedConversion.initialization),
+            let output = conversion.outputs.firstIndex(
+                of: String(name.dropLast(SegmentedConversion.initialization.count))),
+            let path = try await conversion.initialization(output: output)
+        {
             return Item(content: .file(path), contentType: "video/mp4")
         }
-        if name.hasSuffix(".m4s"), conversion.fragmented, name.count <= 10, let index = Int(name.dropLast(4)),
-            String(index) + ".m4s" == name
-        {
-            // RFC 8216 §3.3: a fragmented MP4 media segment is served as MP4.
-            return try await conversion.segment(index).map { Item(content: .file($0), contentType: "video/mp4") }
-        }
-        guard name.hasSuffix(".ts"), !conversion.fragmented, name.count <= 16 else { return nil }
-        let parts = name.dropLast(3).split(separator: "-", omittingEmptySubsequences: false)
+        // RFC 8216 §3.3: a fragmented MP4 media segment is served as MP4.
+        let (suffix, type) = conversion.fragmented ? (".m4s", "video/mp4") : (".ts", "video/mp2t")
+        guard name.hasSuffix(suffix), name.count <= 16 else { return nil }
+        let parts = name.dropLast(suffix.count).split(separator: "-", omittingEmptySubsequences: false)
         guard let index = parts.last.flatMap({ Int($0) }), index >= 0, String(index) == parts.last.map(String.init),
             let output = parts.count == 1 ? 0 : conversion.outputs.firstIndex(of: parts[0] + "-"), parts.count <= 2,
             let path = try await conversion.segment(index, output: output)
         else { return nil }
-        return Item(content: .file(path), contentType: "video/mp2t")
+        return Item(content: .file(path), contentType: type)
     }
 
     /// A body that follows a conversion's file as ffmpeg writes it, to its end.

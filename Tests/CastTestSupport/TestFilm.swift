@@ -48,7 +48,10 @@ extension TestFilm {
     /// `seconds` of MPEG-4 Part 2 video with two AC-3 sounds, in Matroska
     /// (`film.mkv` in a new temporary folder): English at 440 Hz (the
     /// default, untitled) and French at 880 Hz titled "Français".
-    public static func twoSounds(seconds: Int = 36) async throws -> URL {
+    /// `video` and `audio` are the encoders' arguments (default: MPEG-4 Part 2 and AC-3).
+    public static func twoSounds(
+        seconds: Int = 36, video: [String] = Self.mpeg4, audio: [String] = Self.ac3
+    ) async throws -> URL {
         guard let ffmpeg = Self.ffmpeg else { throw TestFilmError(message: "ffmpeg is not installed") }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sounds-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -58,7 +61,7 @@ extension TestFilm {
             "sine=frequency=440:sample_rate=48000", "-f", "lavfi", "-i", "sine=frequency=880:sample_rate=48000",
             "-t", "\(seconds)", "-map", "0:v", "-map", "1:a", "-map", "2:a",
         ]
-        arguments += Self.mpeg4 + Self.ac3
+        arguments += video + audio
         arguments += [
             "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fre", "-metadata:s:a:1", "title=Français",
             "-disposition:a:0", "default", "-disposition:a:1", "0", "-y", film.path,

@@ -242,9 +242,9 @@ public struct ConversionPlan: Sendable, Hashable {
 
     /// Whether it is served as HLS with its sounds as renditions: a video
     /// stream alone in the main segments, each sound in segments of its own
-    /// (MPEG-TS segments only; a copied HEVC film keeps one sound).
+    /// (MPEG-TS, or fragmented MP4 beside a copied HEVC video).
     var hasSoundRenditions: Bool {
-        self.isSegmentable && !self.segmentsAreFragmentedMP4 && self.soundRenditions.count > 1
+        self.isSegmentable && self.soundRenditions.count > 1
     }
 
     /// Whether its HLS segments are fragmented MP4 with an initialization
@@ -331,20 +331,47 @@ public struct ConversionPlan: Sendable, Hashable {
     /// no edit list: every run's header is the same, and fragments of runs
     /// started at different places join. The film's own timestamps are
     /// kept, as for MPEG-TS segments.
+    ///
+    /// With sound renditions (``hasSoundRenditions``) the video goes alone
+    /// into `output`, and each sound into a fragmented MP4 of its own beside
+    /// it, named with the rendition's prefix (`a1-stream.mp4`…), in
+    /// fragments of ``soundFragmentDuration``: ffmpeg starts an MP4 fragment
+    /// at a key frame of video only.
     func fragmentArguments(input: MediaInput, layout: SegmentLayout, from index: Int, output: String) -> [String] {
         var arguments = ["-nostdin", "-hide_banner", "-loglevel", "error", "-nostats", "-progress", "pipe:1"]
         if index > 0 { arguments += ["-ss", Self.seconds(max(0, layout.starts[index] - 1))] }
         arguments += input.options + ["-copyts", "-i", input.location]
-        arguments += self.streamArguments(keyFrames: "")
-        return arguments + [
+        let muxer = [
             "-sn", "-dn", "-avoid_negative_ts", "disabled", "-output_ts_offset",
-            Self.seconds(Self.segmentTimestampOffset),
-            "-muxdelay", "0", "-max_muxing_queue_size", "1024", "-use_editlist", "0", "-video_track_timescale",
-            "\(Self.fragmentTimescale)", "-f", "mp4", "-movflags",
-            "frag_keyframe+empty_moov+default_base_moof+frag_discont",
-            "-y", output,
+            Self.seconds(Self.segmentTimestampOffset), "-muxdelay", "0", "-max_muxing_queue_size", "1024",
+            "-use_editlist", "0", "-f", "mp4",
         ]
+        let videoMuxer = [
+            "-video_track_timescale", "\(Self.fragmentTimescale)", "-movflags",
+            "frag_keyframe+empty_moov+default_base_moof+frag_discont",
+        ]
+        guard self.hasSoundRenditions, let video = self.video else {
+            return arguments + self.streamArguments(keyFrames: "") + muxer + videoMuxer + ["-y", output]
+        }
+        arguments += self.videoArguments(video, keyFrames: "") + muxer + videoMuxer + ["-y", output]
+        let file = URL(fileURLWithPath: output)
+        for (offset, sound) in self.soundRenditions.enumerated() {
+            arguments += Self.audioArguments(sound) + muxer
+            arguments += [
+                "-frag_duration", "\(Int(Self.soundFragmentDuration * 1_000_000))", "-movflags",
+                "empty_moov+default_base_moof+frag_discont", "-y",
+                file.deletingLastPathComponent().appendingPathComponent(
+                    Self.renditionPrefix(offset + 1) + file.lastPathComponent
+                ).path,
+            ]
+        }
+        return arguments
     }
+
+    /// How long each fragment of a sound rendition's fragmented MP4 is,
+    /// seconds: a fragment goes into the segment it starts in, so a
+    /// segment's sound may begin this much after the segment's time.
+    static let soundFragmentDuration = 0.1
 
     /// The video track's timescale in fragmented MP4 segments: ticks per second.
     static let fragmentTimescale = 90_000

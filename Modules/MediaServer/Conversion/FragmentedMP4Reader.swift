@@ -31,6 +31,9 @@ package struct FragmentedMP4Reader {
     /// The track whose times place fragments: the first stream mapped, the video.
     package let videoTrack: UInt32
 
+    /// Ticks per second of track ``videoTrack`` (its `mdhd` timescale), once the header is read.
+    package private(set) var timescale: Int64?
+
     private var buffer: [UInt8] = []
     private var header: [UInt8] = []
     private var headerDone = false
@@ -71,6 +74,7 @@ package struct FragmentedMP4Reader {
             guard !self.headerDone else { throw .unexpected("a second moov") }
             self.header += box
             self.headerDone = true
+            self.timescale = Self.timescale(ofTrack: self.videoTrack, inMoov: box)
             return .header(self.header)
         default:
             // ftyp before the moov belongs to the header; anything else (free, sidx, mfra) is not served.
@@ -129,6 +133,30 @@ package struct FragmentedMP4Reader {
             return decode + (boxes.first { $0.0 == "trun" }.map { Self.firstCompositionOffset(moof, $0.1) } ?? 0)
         }
         return nil
+    }
+
+    /// The `mdhd` timescale of `track` in a `moov`: the `trak` whose `tkhd` names it.
+    package static func timescale(ofTrack track: UInt32, inMoov moov: [UInt8]) -> Int64? {
+        for (type, trak) in Self.children(of: moov, in: 8..<moov.count) where type == "trak" {
+            let boxes = Self.children(of: moov, in: trak)
+            guard let tkhd = boxes.first(where: { $0.0 == "tkhd" })?.1,
+                let id = Self.fullBoxField(moov, tkhd, skipping: 2), id == track,
+                let mdia = boxes.first(where: { $0.0 == "mdia" })?.1,
+                let mdhd = Self.children(of: moov, in: mdia).first(where: { $0.0 == "mdhd" })?.1,
+                let timescale = Self.fullBoxField(moov, mdhd, skipping: 2), timescale > 0
+            else { continue }
+            return Int64(timescale)
+        }
+        return nil
+    }
+
+    /// The 32-bit field of a full box (`tkhd`, `mdhd`) after its version and
+    /// flags and `count` times, which are 32 bits in version 0 and 64 in version 1.
+    private static func fullBoxField(_ bytes: [UInt8], _ box: Range<Int>, skipping count: Int) -> UInt32? {
+        guard box.count >= 4 else { return nil }
+        let offset = box.lowerBound + 4 + count * (bytes[box.lowerBound] == 1 ? 8 : 4)
+        guard offset + 4 <= box.upperBound else { return nil }
+        return Self.uint32(bytes, offset)
     }
 
     /// The first sample's composition offset in a `trun` (0 when it carries none).

@@ -63,9 +63,17 @@ actor SegmentedConversion {
         /// the first boundary) for a run after the first. For fragmented MP4, the segment whose
         /// fragments are being gathered.
         var next: Int
-        /// Fragmented MP4: what was read of the run's file, and how far.
-        var fragments = FragmentedMP4Reader()
+        /// Fragmented MP4: each output's file (the video's, then each sound
+        /// rendition's), what was read of it and the segment it is gathering.
+        var fragmentFiles: [FragmentFile] = []
+    }
+
+    /// One fragmented MP4 file a run writes, as read so far.
+    struct FragmentFile {
+        var reader = FragmentedMP4Reader()
         var readOffset: Int64 = 0
+        /// The segment whose fragments are being gathered.
+        var next: Int
     }
 
     var run: Run?
@@ -107,7 +115,11 @@ actor SegmentedConversion {
             var playlists = [MasterPlaylist.videoName: main]
             for number in 1...count {
                 let prefix = ConversionPlan.renditionPrefix(number)
-                playlists[MasterPlaylist.renditionName(number)] = Array(layout.playlist { "\(prefix)\($0).ts" }.utf8)
+                let playlist =
+                    plan.segmentsAreFragmentedMP4
+                    ? layout.playlist(map: prefix + Self.initialization) { "\(prefix)\($0).m4s" }
+                    : layout.playlist { "\(prefix)\($0).ts" }
+                playlists[MasterPlaylist.renditionName(number)] = Array(playlist.utf8)
             }
             self.mediaPlaylists = playlists
         } else {
@@ -228,7 +240,10 @@ actor SegmentedConversion {
             process.stop()
             throw MediaServerError(.unavailable, "the conversion was stopped")
         }
-        self.run = Run(process: process, first: index, folder: runFolder, next: index > 0 ? index - 1 : 0)
+        let next = index > 0 ? index - 1 : 0
+        self.run = Run(
+            process: process, first: index, folder: runFolder, next: next,
+            fragmentFiles: self.fragmented ? self.outputs.map { _ in FragmentFile(next: next) } : [])
         self.snapshot.withLockedValue { $0.runStarts = ($0.runStarts + [index]).suffix(64) }
     }
 
