@@ -1,27 +1,27 @@
-@_spi(Receiver) import CastStreaming
+@_spi(Receiver) package import CastStreaming
 
 /// The emulated network between sender and receiver: decides, per
 /// datagram, whether it is lost and when it arrives. A value, used under
 /// the receiver's lock.
-struct ImpairedLink {
-    private(set) var impairment: NetworkImpairment
+package struct ImpairedLink {
+    package private(set) var impairment: NetworkImpairment
     private var random: SeededRandom
     private var burstRemaining = 0
     private var linkFreeAt = HostTime(nanoseconds: 0)
-    private(set) var dropped = 0
+    package private(set) var dropped = 0
 
-    init(_ impairment: NetworkImpairment) {
+    package init(_ impairment: NetworkImpairment) {
         self.impairment = impairment
         self.random = SeededRandom(seed: impairment.seed)
     }
 
     /// Changes the impairment from now on (the random sequence continues).
-    mutating func update(_ impairment: NetworkImpairment) {
+    package mutating func update(_ impairment: NetworkImpairment) {
         self.impairment = impairment
     }
 
     /// When a datagram of `size` bytes sent at `now` arrives, or `nil` if it is lost.
-    mutating func arrival(ofBytes size: Int, at now: HostTime) -> HostTime? {
+    package mutating func arrival(ofBytes size: Int, at now: HostTime) -> HostTime? {
         let impairment = self.impairment
         if self.burstRemaining > 0 {
             self.burstRemaining -= 1

@@ -8,9 +8,8 @@ import NIOPosix
 
 /// The emulator's Cast Streaming receiver for one session: a UDP port that
 /// takes RTP and RTCP from the sender (through the impaired link), feeds
-/// each stream, and sends compound RTCP back on Open Screen's schedule —
-/// on every SR, when a checkpoint moves, every 30 ms while a frame is
-/// incomplete, else every 500 ms (Docs/spec/cast-streaming.md §4).
+/// each stream, and sends compound RTCP back on Open Screen's schedule
+/// (``ReceiverStreams``).
 ///
 /// Each receiver runs on its own thread, as a device's media pipeline does:
 /// decoding and PSNR take milliseconds per 720p frame, and on the event loops
@@ -18,14 +17,9 @@ import NIOPosix
 /// hold up every handshake and message behind them.
 final class StreamingReceiver: Sendable {
     private struct State {
-        var streams: [ReceiverStream]
+        var receiving: ReceiverStreams
         var link: ImpairedLink
         var sender: SocketAddress?
-        var lastFeedback: [HostTime?]
-        var feedbackDue: [Bool]
-        var feedbackPackets = 0
-        var senderReports = 0
-        var scratch: [UInt8] = []
     }
 
     /// The app transport whose OFFER made this receiver.
@@ -38,19 +32,13 @@ final class StreamingReceiver: Sendable {
     private let ticks: NIOLockedValueBox<RepeatedTask?> = NIOLockedValueBox(nil)
 
     static let tickInterval: TimeAmount = .milliseconds(10)
-    static let incompleteFeedbackInterval: Duration = .milliseconds(30)
-    static let idleFeedbackInterval: Duration = .milliseconds(500)
 
     private init(
         transportID: String, streams: [ReceiverStream], impairment: NetworkImpairment, channel: any Channel,
         group: MultiThreadedEventLoopGroup, logger: Logger
     ) {
         self.transportID = transportID
-        self.state = NIOLockedValueBox(
-            State(
-                streams: streams, link: ImpairedLink(impairment),
-                lastFeedback: Array(repeating: nil, count: streams.count),
-                feedbackDue: Array(repeating: false, count: streams.count)))
+        self.state = NIOLockedValueBox(State(receiving: ReceiverStreams(streams), link: ImpairedLink(impairment)))
         self.channel = channel
         self.group = group
         self.logger = logger
@@ -103,18 +91,13 @@ final class StreamingReceiver: Sendable {
 
     /// Asks the sender for a key frame (PLI) from the next feedback on.
     func requestKeyFrame() {
-        self.state.withLockedValue { state in
-            for (index, stream) in state.streams.enumerated() where stream.kind == .video {
-                stream.needsKeyFrame = true
-                state.feedbackDue[index] = true
-            }
-        }
+        self.state.withLockedValue { $0.receiving.requestKeyFrame() }
     }
 
     /// Starts every stream's report anew.
     func resetStatistics() {
         self.state.withLockedValue { state in
-            for stream in state.streams { stream.resetStatistics() }
+            for stream in state.receiving.streams { stream.resetStatistics() }
         }
     }
 
@@ -122,10 +105,11 @@ final class StreamingReceiver: Sendable {
     var report: StreamingReport {
         self.state.withLockedValue { state in
             StreamingReport(
-                audio: state.streams.first { $0.kind == .audio }?.currentReport,
-                video: state.streams.first { $0.kind == .video }?.currentReport,
-                datagramsDroppedByImpairment: state.link.dropped, feedbackPacketsSent: state.feedbackPackets,
-                senderReportsReceived: state.senderReports)
+                audio: state.receiving.streams.first { $0.kind == .audio }?.currentReport,
+                video: state.receiving.streams.first { $0.kind == .video }?.currentReport,
+                datagramsDroppedByImpairment: state.link.dropped,
+                feedbackPacketsSent: state.receiving.feedbackPackets,
+                senderReportsReceived: state.receiving.senderReports)
         }
     }
 
@@ -150,27 +134,7 @@ final class StreamingReceiver: Sendable {
         let now = HostTime.now
         let replies: [(ByteBuffer, SocketAddress)] = self.state.withLockedValue { state in
             if let sender = state.sender, sender != envelope.remoteAddress { return [] }
-            let accepted = bytes.withUnsafeBytes { datagram -> Bool in
-                if RTCPPacketType.isRTCP(datagram) {
-                    guard let compound = RTCPCompound.parse(datagram), let report = compound.senderReport,
-                        let index = state.streams.firstIndex(where: { $0.senderSSRC == report.ssrc })
-                    else { return false }
-                    state.streams[index].receive(report, at: now)
-                    state.senderReports += 1
-                    state.feedbackDue[index] = true
-                    return true
-                }
-                guard let (header, offset) = RTPPacketHeader.parse(datagram),
-                    let index = state.streams.firstIndex(where: {
-                        $0.senderSSRC == header.ssrc && $0.payloadType == header.payloadType
-                    })
-                else { return false }
-                if state.streams[index].receive(header, payload: bytes[offset...], at: now) {
-                    state.feedbackDue[index] = true
-                }
-                return true
-            }
-            guard accepted else { return [] }
+            guard state.receiving.take(bytes, at: now) else { return [] }
             // The first valid packet fixes the sender's endpoint.
             state.sender = state.sender ?? envelope.remoteAddress
             return self.dueFeedback(&state, at: now)
@@ -183,9 +147,7 @@ final class StreamingReceiver: Sendable {
     private func tick() {
         let now = HostTime.now
         let replies = self.state.withLockedValue { state in
-            for (index, stream) in state.streams.enumerated() where stream.advance(at: now) {
-                state.feedbackDue[index] = true
-            }
+            state.receiving.tick(at: now)
             return self.dueFeedback(&state, at: now)
         }
         self.send(replies)
@@ -193,19 +155,7 @@ final class StreamingReceiver: Sendable {
 
     private func dueFeedback(_ state: inout State, at now: HostTime) -> [(ByteBuffer, SocketAddress)] {
         guard let sender = state.sender else { return [] }
-        var replies: [(ByteBuffer, SocketAddress)] = []
-        for (index, stream) in state.streams.enumerated() where stream.hasSenderReport {
-            let since = state.lastFeedback[index].map { $0.duration(to: now) }
-            let interval = stream.hasIncompleteFrames ? Self.incompleteFeedbackInterval : Self.idleFeedbackInterval
-            guard state.feedbackDue[index] || since.map({ $0 >= interval }) ?? true else { continue }
-            state.scratch.removeAll(keepingCapacity: true)
-            stream.writeFeedback(at: now, into: &state.scratch)
-            replies.append((self.channel.allocator.buffer(bytes: state.scratch), sender))
-            state.feedbackDue[index] = false
-            state.lastFeedback[index] = now
-            state.feedbackPackets += 1
-        }
-        return replies
+        return state.receiving.dueFeedback(at: now).map { (self.channel.allocator.buffer(bytes: $0), sender) }
     }
 
     private func send(_ replies: [(ByteBuffer, SocketAddress)]) {
