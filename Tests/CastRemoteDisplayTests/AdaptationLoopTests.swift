@@ -8,7 +8,7 @@ import Testing
 /// when it lifts, and the picture's size lowered and restored. The same
 /// figures the real-time end-to-end tests asked for, seconds of streaming
 /// in milliseconds and the same every run.
-@Suite struct AdaptationLoopTests {
+@Suite(.timeLimit(.minutes(1))) struct AdaptationLoopTests {
     /// 720p under a 1.2 Mbit/s cap with the size kept (the bitrate
     /// controller alone): the bitrate falls to what the cap carries, frames
     /// were dropped on the way, and it climbs half again once the cap lifts.
