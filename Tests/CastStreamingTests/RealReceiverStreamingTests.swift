@@ -31,14 +31,8 @@ import Testing
         let engine = try SenderEngine(
             streams: [self.video], epoch: self.start, playoutDelay: .milliseconds(400), bitrate: nil,
             transmit: { wire.datagrams.append(Array($0)) })
+        try SenderEngineTests().enqueueFrames(3, of: 5, into: engine)
         let frame = [UInt8](repeating: 5, count: 100)
-        for index in 0..<3 {
-            try frame.withUnsafeBytes { bytes in
-                _ = try engine.enqueue(
-                    bytes, kind: .video, isKeyFrame: index == 0, captureTime: self.at(33 * index),
-                    now: self.at(33 * index))
-            }
-        }
         #expect(self.senderReports(wire).count == 3)
         // The receiver echoes the last report: the round trip is known, and frames go without one.
         let last = try #require(

@@ -31,6 +31,18 @@ import Testing
 
     func at(_ milliseconds: Int) -> HostTime { self.start.advanced(by: .milliseconds(milliseconds)) }
 
+    /// Enqueues `count` video frames of `byte` 33 ms apart from the start, the first a key frame.
+    func enqueueFrames(_ count: Int, of byte: UInt8 = 1, into engine: SenderEngine) throws {
+        let frame = [UInt8](repeating: byte, count: 100)
+        for index in 0..<count {
+            try frame.withUnsafeBytes { bytes in
+                _ = try engine.enqueue(
+                    bytes, kind: .video, isKeyFrame: index == 0, captureTime: self.at(33 * index),
+                    now: self.at(33 * index))
+            }
+        }
+    }
+
     @Test func packetsGoOutInBurstsOfTwentyOneEveryTenMilliseconds() throws {
         let wire = Wire()
         let engine = try self.makeEngine(wire)
@@ -144,14 +156,8 @@ import Testing
     @Test func acknowledgementsReleaseFramesAndTheInFlightLimitDrops() throws {
         let wire = Wire()
         let engine = try self.makeEngine(wire)
+        try self.enqueueFrames(7, into: engine)
         let frame = [UInt8](repeating: 1, count: 100)
-        for index in 0..<7 {
-            try frame.withUnsafeBytes { bytes in
-                _ = try engine.enqueue(
-                    bytes, kind: .video, isKeyFrame: index == 0, captureTime: self.at(33 * index),
-                    now: self.at(33 * index))
-            }
-        }
         // 7 frames span 198 ms of media; the next at 231 ms exceeds targetDelay/2 = 200 ms.
         #expect(engine.counters(.video)?.framesInFlight == 7)
         let refused = try frame.withUnsafeBytes { bytes in
@@ -209,14 +215,7 @@ import Testing
         let wire = Wire()
         let engine = try self.makeEngine(wire)
         #expect(engine.hasPlayedOut(at: self.at(0)), "nothing sent, nothing to wait for")
-        let frame = [UInt8](repeating: 1, count: 100)
-        for index in 0..<3 {
-            try frame.withUnsafeBytes { bytes in
-                _ = try engine.enqueue(
-                    bytes, kind: .video, isKeyFrame: index == 0, captureTime: self.at(33 * index),
-                    now: self.at(33 * index))
-            }
-        }
+        try self.enqueueFrames(3, into: engine)
         // Frame 2, captured at 66 ms, plays at 466 ms: not before, and not while unacknowledged.
         #expect(!engine.hasPlayedOut(at: self.at(500)))
         var feedback: [UInt8] = []
