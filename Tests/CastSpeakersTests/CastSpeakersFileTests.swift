@@ -1,3 +1,4 @@
+import CastDiscovery
 import CastSpeakers
 import Foundation
 import Testing
@@ -31,6 +32,41 @@ import Testing
         #expect(file.targetDelay == .milliseconds(300))
         #expect(try CastSpeakersFile(parsing: "") == CastSpeakersFile())
         #expect(try CastSpeakersFile(parsing: "\n# nothing\n   \n") == CastSpeakersFile())
+    }
+
+    /// The command line's options override the file's, each by itself (`only` and `group` as wholes),
+    /// and the settings become a configuration with the defaults for what neither gives.
+    @Test func optionsOverrideTheFileAndBecomeAConfiguration() throws {
+        let file = try CastSpeakersFile(parsing: "only = Kitchen\ngrace = 30\nbitrate = 160\ndelay = 300")
+        var options = CastSpeakersFile()
+        options.only = ["Den", "tv-1234"]
+        options.targetDelay = .milliseconds(250)
+        let merged = file.overridden(by: options)
+        #expect(merged.only == ["Den", "tv-1234"])
+        #expect(merged.gracePeriod == .seconds(30) && merged.bitrate == 160_000)
+        #expect(merged.targetDelay == .milliseconds(250))
+        #expect(file.overridden(by: CastSpeakersFile()) == file)
+
+        let configuration = CastSpeakersConfiguration(settings: merged)
+        #expect(configuration.gracePeriod == .seconds(30) && configuration.bitrate == 160_000)
+        #expect(configuration.targetDelay == .milliseconds(250) && configuration.soundServer == nil)
+        let defaults = CastSpeakersConfiguration(settings: CastSpeakersFile())
+        #expect(defaults.gracePeriod == .seconds(15) && defaults.bitrate == 128_000)
+        #expect(defaults.targetDelay == .milliseconds(400))
+
+        func speaker(_ name: String, id: String, sound: Bool = true) -> CastDevice {
+            CastDevice(
+                id: id, friendlyName: name, modelName: "Nest Audio", capabilities: sound ? [.audioOut] : [],
+                addresses: [IPAddress("192.0.2.7")!], port: 8_009)
+        }
+        #expect(configuration.includes(speaker("den", id: "a1")), "by name, either case")
+        #expect(configuration.includes(speaker("Attic", id: "TV-1234")), "by id")
+        #expect(!configuration.includes(speaker("Kitchen", id: "b2")), "the file's only is replaced")
+        #expect(!configuration.includes(speaker("Den", id: "a1", sound: false)), "a device without sound")
+        #expect(configuration.includes(CastDevice(knownHost: IPAddress("192.0.2.9")!)) == false)
+        #expect(defaults.includes(CastDevice(knownHost: IPAddress("192.0.2.9")!)), "an address, before its records")
+        #expect(
+            defaults.includes(speaker("Kitchen", id: "b2")) && !defaults.includes(speaker("X", id: "c", sound: false)))
     }
 
     @Test(arguments: [

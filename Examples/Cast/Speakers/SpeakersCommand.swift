@@ -80,21 +80,15 @@ struct SpeakersCommand: AsyncParsableCommand {
 
     /// The configuration: the command line's options, then the file's, then the defaults.
     func configuration(file: CastSpeakersFile) throws -> CastSpeakersConfiguration {
-        let only = Set((self.only.isEmpty ? file.only : self.only).map { $0.lowercased() })
-        let groups = self.groups.isEmpty ? file.groups : try self.groups.map { try CastSpeakersFile.group($0) }
+        var options = CastSpeakersFile()
+        options.only = self.only
+        options.groups = try self.groups.map { try CastSpeakersFile.group($0) }
+        options.soundServer = self.audioServer
+        options.gracePeriod = self.grace.map { .milliseconds(Int(($0 * 1_000).rounded())) }
+        options.bitrate = self.bitrate.map { $0 * 1_000 }
+        options.targetDelay = self.delay.map { .milliseconds($0) }
         return CastSpeakersConfiguration(
-            soundServer: self.audioServer ?? file.soundServer,
-            gracePeriod: self.grace.map { .milliseconds(Int(($0 * 1_000).rounded())) } ?? file.gracePeriod
-                ?? .seconds(15),
-            bitrate: self.bitrate.map { $0 * 1_000 } ?? file.bitrate ?? 128_000,
-            targetDelay: self.delay.map { .milliseconds($0) } ?? file.targetDelay ?? .milliseconds(400),
-            includes: { device in
-                // A device named with --device is wanted even before its records say it has sound.
-                (device.source == .knownHost || device.capabilities.contains(.audioOut))
-                    && (only.isEmpty || only.contains(device.friendlyName.lowercased())
-                        || only.contains(device.id.lowercased()))
-            },
-            groups: groups,
+            settings: file.overridden(by: options),
             connection: CastConnectionConfiguration(deviceAuthentication: try self.devices.trust.policy()))
     }
 
