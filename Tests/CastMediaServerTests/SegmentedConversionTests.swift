@@ -193,6 +193,32 @@ struct SegmentedConversionTests {
     /// overtaken, instead of the two moving ffmpeg back and forth until
     /// both give up. At virtual time: the requests' polls wake when the
     /// test says.
+    /// A receiver playing from the start, then jumping far ahead, then back
+    /// (issue 53's 45.7 s jump converted every segment between): each jump
+    /// starts ffmpeg at its own segment, and nothing between is converted.
+    @Test func aJumpForwardOrBackStartsAtItsSegmentWithoutConvertingWhatLiesBetween() async throws {
+        let film = try await Self.film()
+        defer { try? FileManager.default.removeItem(at: film.deletingLastPathComponent()) }
+        let media = try await Self.tools.probe(film)
+        let plan = try ConversionPlan(media: media, fileName: "film.mkv", device: .chromecast)
+        let folder = film.deletingLastPathComponent().appendingPathComponent("work")
+        let conversion = try SegmentedConversion(
+            input: .file(film), plan: plan, layout: SegmentLayout(duration: 120), startTime: media.startTime,
+            ffmpeg: try #require(Self.tools.ffmpeg), folder: folder, ahead: 4)
+        defer { conversion.cancel() }
+        for index in [0, 1, 2, 3, 17] {
+            #expect(try await conversion.segment(index) != nil, "segment \(index)")
+        }
+        // The first run pauses 4 segments past the last request (3), a segment or two later on a
+        // fast machine; the jump began at 17; nothing between them was converted.
+        let between = (12...16).filter {
+            FileManager.default.fileExists(atPath: folder.appendingPathComponent("\($0).ts").path)
+        }
+        #expect(try await conversion.segment(11) != nil, "back to segment 11")
+        #expect(conversion.progress.runStarts == [0, 17, 11])
+        #expect(between.isEmpty, "segments \(between) were converted on the way")
+    }
+
     @Test func aRequestOvertakenByASeekGivesWayInsteadOfTakingTurns() async throws {
         let film = try await Self.film(seconds: 120)
         defer { try? FileManager.default.removeItem(at: film.deletingLastPathComponent()) }
