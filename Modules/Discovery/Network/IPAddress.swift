@@ -88,13 +88,25 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
             self.zone = zone
         }
 
-        /// Parses RFC 4291 text with an optional `%zone`, such as `fe80::1%eth0`.
+        /// Parses RFC 4291 text with an optional `%zone`, such as `fe80::1%eth0`;
+        /// `nil` when the zone cannot be an interface's name (``isInterfaceName(_:)``).
         public init?(_ text: String) {
             let parts = text.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false)
             var address = in6_addr()
             guard inet_pton(AF_INET6, String(parts[0]), &address) == 1 else { return nil }
+            let zone = parts.count == 2 ? parts[1] : ""
+            guard zone.isEmpty || Self.isInterfaceName(zone) else { return nil }
             self.bytes = withUnsafeBytes(of: &address) { Array($0) }
-            self.zone = parts.count == 2 && !parts[1].isEmpty ? String(parts[1]) : nil
+            self.zone = zone.isEmpty ? nil : String(zone)
+        }
+
+        /// Whether `name` can be a network interface's: 1…15 bytes (Linux's
+        /// `IFNAMSIZ` less its NUL) of printable ASCII without `/`, `:`,
+        /// `%`, brackets or spaces (Linux's `dev_valid_name` refuses `/`,
+        /// `:` and white space; RFC 6874 puts a zone inside `[…]`).
+        public static func isInterfaceName(_ name: Substring) -> Bool {
+            (1...15).contains(name.utf8.count)
+                && name.utf8.allSatisfy { (0x21...0x7E).contains($0) && !"/:%[]".utf8.contains($0) }
         }
 
         /// Whether the address is link-local unicast, `fe80::/10`.
