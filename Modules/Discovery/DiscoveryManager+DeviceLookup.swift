@@ -23,9 +23,8 @@ extension DiscoveryManager {
         let found = try await Self.firstDevice(
             named: text, configuration: configuration, within: timeout, logger: logger)
         guard let found else {
-            let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
             throw DiscoveryError(
-                .deviceNotFound, "no device named or with id \"\(text)\" answered within \(seconds) s")
+                .deviceNotFound, "no device named or with id \"\(text)\" answered within \(timeout / .seconds(1)) s")
         }
         guard !found.addresses.isEmpty else {
             throw DiscoveryError(.deviceNotFound, "\(found.friendlyName) was found with no address")

@@ -30,6 +30,22 @@ struct SegmentedConversionTests {
         return try await server.serve(file: film, segmenting: plan, media: media, tools: Self.tools)
     }
 
+    /// A conversion of a two-minute `film` for a first-generation Chromecast, written into `work`
+    /// beside it, as the server would make one.
+    static func conversion(
+        of film: URL, ahead: Int = 8, kept: Int = 24, clock: any Clock<Duration> = ContinuousClock()
+    ) async throws -> SegmentedConversion {
+        let media = try await Self.tools.probe(film)
+        let plan = try ConversionPlan(media: media, fileName: "film.mkv", device: .chromecast)
+        return try SegmentedConversion(
+            input: .file(film), plan: plan, layout: SegmentLayout(duration: 120), startTime: media.startTime,
+            ffmpeg: try #require(Self.tools.ffmpeg), folder: Self.work(of: film), ahead: ahead, kept: kept,
+            clock: clock)
+    }
+
+    /// Where ``conversion(of:ahead:kept:clock:)`` writes.
+    static func work(of film: URL) -> URL { film.deletingLastPathComponent().appendingPathComponent("work") }
+
     /// The video packets' presentation times, sorted, as ffprobe reads them from `input`.
     static func videoPacketTimes(_ input: String, _ options: [String] = []) async throws -> [Double] {
         let run = try await CommandOutput.of(
@@ -163,12 +179,8 @@ struct SegmentedConversionTests {
     @Test func ffmpegPausesAheadTheFolderStaysBoundedAndCancelDeletesIt() async throws {
         let film = try await Self.film()
         defer { try? FileManager.default.removeItem(at: film.deletingLastPathComponent()) }
-        let media = try await Self.tools.probe(film)
-        let plan = try ConversionPlan(media: media, fileName: "film.mkv", device: .chromecast)
-        let folder = film.deletingLastPathComponent().appendingPathComponent("work")
-        let conversion = try SegmentedConversion(
-            input: .file(film), plan: plan, layout: SegmentLayout(duration: 120), startTime: media.startTime,
-            ffmpeg: try #require(Self.tools.ffmpeg), folder: folder, ahead: 2, kept: 12)
+        let folder = Self.work(of: film)
+        let conversion = try await Self.conversion(of: film, ahead: 2, kept: 12)
         func segmentFiles() -> [String] {
             ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".ts") }
         }
@@ -188,23 +200,14 @@ struct SegmentedConversionTests {
         await #expect(throws: MediaServerError.self) { try await conversion.segment(11) }
     }
 
-    /// Two requests far apart at once (a seek while a segment was awaited):
-    /// the later one moves ffmpeg, and the earlier one is told it was
-    /// overtaken, instead of the two moving ffmpeg back and forth until
-    /// both give up. At virtual time: the requests' polls wake when the
-    /// test says.
     /// A receiver playing from the start, then jumping far ahead, then back
     /// (issue 53's 45.7 s jump converted every segment between): each jump
     /// starts ffmpeg at its own segment, and nothing between is converted.
     @Test func aJumpForwardOrBackStartsAtItsSegmentWithoutConvertingWhatLiesBetween() async throws {
         let film = try await Self.film()
         defer { try? FileManager.default.removeItem(at: film.deletingLastPathComponent()) }
-        let media = try await Self.tools.probe(film)
-        let plan = try ConversionPlan(media: media, fileName: "film.mkv", device: .chromecast)
-        let folder = film.deletingLastPathComponent().appendingPathComponent("work")
-        let conversion = try SegmentedConversion(
-            input: .file(film), plan: plan, layout: SegmentLayout(duration: 120), startTime: media.startTime,
-            ffmpeg: try #require(Self.tools.ffmpeg), folder: folder, ahead: 4)
+        let folder = Self.work(of: film)
+        let conversion = try await Self.conversion(of: film, ahead: 4)
         defer { conversion.cancel() }
         for index in [0, 1, 2, 3, 17] {
             #expect(try await conversion.segment(index) != nil, "segment \(index)")
@@ -219,17 +222,16 @@ struct SegmentedConversionTests {
         #expect(between.isEmpty, "segments \(between) were converted on the way")
     }
 
+    /// Two requests far apart at once (a seek while a segment was awaited):
+    /// the later one moves ffmpeg, and the earlier one is told it was
+    /// overtaken, instead of the two moving ffmpeg back and forth until
+    /// both give up. At virtual time: the requests' polls wake when the
+    /// test says.
     @Test func aRequestOvertakenByASeekGivesWayInsteadOfTakingTurns() async throws {
         let film = try await Self.film(seconds: 120)
         defer { try? FileManager.default.removeItem(at: film.deletingLastPathComponent()) }
-        let media = try await Self.tools.probe(film)
-        let plan = try ConversionPlan(media: media, fileName: "film.mkv", device: .chromecast)
         let clock = ManualClock()
-        let conversion = try SegmentedConversion(
-            input: .file(film), plan: plan, layout: SegmentLayout(duration: 120), startTime: media.startTime,
-            ffmpeg: try #require(Self.tools.ffmpeg),
-            folder: film.deletingLastPathComponent().appendingPathComponent("work"),
-            clock: clock)
+        let conversion = try await Self.conversion(of: film, clock: clock)
         @Sendable func outcome(_ index: Int) async -> Result<String?, MediaServerError> {
             do {
                 return .success(try await conversion.segment(index))
