@@ -268,7 +268,7 @@ let package = Package(
         .target(
             name: "CastSoundCapture",
             dependencies: [
-                "CastStreaming", "CPulse",
+                "CastStreaming", "CastCommon", "CPulse",
                 Library.nioConcurrencyHelpers,
             ],
             path: "Modules/SoundCapture",
@@ -309,7 +309,7 @@ let package = Package(
         .target(
             name: "CastMediaServer",
             dependencies: [
-                "CastLogging",
+                "CastCommon", "CastLogging",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -326,7 +326,7 @@ let package = Package(
         // does with files, for any app; over CastMediaServer.
         .target(
             name: "CastLocalMedia",
-            dependencies: ["CastMediaServer", "CastMedia", "CastLogging"],
+            dependencies: ["CastMediaServer", "CastMedia", "CastCommon", "CastLogging"],
             path: "Modules/LocalMedia",
             swiftSettings: strictSettings
         ),

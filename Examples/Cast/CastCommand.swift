@@ -5,7 +5,7 @@ import CastCommon
 ///
 /// Progress goes to stderr and results to stdout (as JSON with `--json`), so
 /// scripts can read one and people the other. Every failure exits with its
-/// own code (``CommandFailure/Kind``).
+/// own code (``CommandFailure/exitCode``).
 @main
 struct CastCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

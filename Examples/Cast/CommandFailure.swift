@@ -1,34 +1,17 @@
 import ArgumentParser
-import CastCapture
 import CastKit
-import CastLocalMedia
-import CastMediaServer
 import CastRemoteDisplay
-import CastSpeakers
 
-/// Why a command failed, with the process exit code each reason maps to.
+/// Why a command failed: the SDK's kind of failure, which is the process's exit code, and one sentence.
 struct CommandFailure: Error, CustomStringConvertible {
-    /// The reasons, each with its exit code.
-    enum Kind: Int32 {
-        case other = 1
-        case deviceNotFound = 3
-        case connectionFailed = 4
-        case launchFailed = 5
-        case mediaFailed = 6
-        case offerRejected = 7
-        case timedOut = 8
-        case badInput = 9
-        case captureFailed = 10
-    }
-
-    let kind: Kind
+    let category: CastErrorCategory
     /// One sentence naming the cause, for people.
     let description: String
     /// The error's whole technical chain, shown with `--verbose`; `nil` when the sentence is all there is.
     var details: String?
 
-    init(_ kind: Kind, _ description: String, details: String? = nil) {
-        self.kind = kind
+    init(_ category: CastErrorCategory, _ description: String, details: String? = nil) {
+        self.category = category
         self.description = description
         self.details = details
     }
@@ -40,88 +23,41 @@ struct CommandFailure: Error, CustomStringConvertible {
             "lost the connection to \(host) while mirroring (\(summary)): the device went away or was turned off")
     }
 
-    /// Classifies an error thrown by the Cast modules.
+    /// Words an error of the Cast modules as its ``CastCategorizedError`` says.
     init(classifying error: any Error) {
         switch error {
         case let failure as CommandFailure:
             self = failure
-        case let error as DiscoveryError:
-            let named = [.malformedAddress, .deviceNotFound].contains(error.code)
-            self.init(named ? .deviceNotFound : .other, error.message)
-        case let error as CastTransportError:
-            // "cannot connect to 127.0.0.1:8009: connection refused", not NIO's chain of attempts.
-            self.init(
-                error.code == .connectTimedOut ? .timedOut : .connectionFailed, error.summary,
-                details: "\(error)")
-        case let error as CastChannelError:
-            switch error.code {
-            case .launchFailed: self.init(.launchFailed, "\(error)")
-            case .timedOut: self.init(.timedOut, "\(error)")
-            case .disconnected, .notConnected: self.init(.connectionFailed, "\(error)")
-            default: self.init(.other, "\(error)")
-            }
-        case let error as LocalMediaError:
-            // Playback that failed on the device, not what the user named.
-            let played = [.unreachable, .undecodable, .stalled].contains(error.code)
-            self.init(played ? .mediaFailed : .badInput, error.message)
-        case let error as CastMediaError:
-            self.init(error.code == .timedOut ? .timedOut : .mediaFailed, "\(error)")
-        case let error as CastRemoteDisplayError:
-            switch error.code {
-            case .offerRejected, .noAcceptableStream: self.init(.offerRejected, "\(error)")
-            case .answerTimedOut: self.init(.timedOut, "\(error)")
-            case .invalidFile: self.init(.badInput, "\(error)")
-            case .launchFailed: self.init(.launchFailed, "\(error)")
-            case .noScreen: self.init(.launchFailed, "\(error.message); send it sound with `cast audio`")
-            case .noSoundOutput: self.init(.launchFailed, error.message)
-            default: self.init(.other, "\(error)")
-            }
-        case let error as CaptureError where error.code == .unreadableSoundFile:
-            self.init(.badInput, error.message)
-        case let error as CaptureError:
-            self.init(error.code == .invalidConfiguration ? .badInput : .captureFailed, "\(error)")
-        case let error as SpeakersError:
-            switch error.code {
-            case .soundServerUnavailable: self.init(.captureFailed, "\(error)")
-            case .invalidConfiguration: self.init(.badInput, "\(error)")
-            default: self.init(.other, "\(error)")
-            }
-        case let error as MediaServerError:
-            self.init([.unreadableFile, .probeFailed].contains(error.code) ? .badInput : .other, "\(error)")
-        case let error as SubtitleError:
-            self.init(.badInput, "subtitles: \(error)")
-        case let error as PlaylistError:
-            self.init(.badInput, "playlist: \(error)")
+        case let error as CastRemoteDisplayError where error.code == .noScreen:
+            self.init(.launchFailed, "\(error.message); send it sound with `cast audio`")
+        case let error as any CastCategorizedError:
+            self.init(error.category, error.userMessage, details: "\(error)")
         default:
             self.init(.other, "\(error)")
         }
     }
-}
 
-extension CommandFailure.Kind {
-    /// The kind's stable name, for `--json`.
-    var name: String {
-        switch self {
-        case .other: "other"
-        case .deviceNotFound: "deviceNotFound"
-        case .connectionFailed: "connectionFailed"
-        case .launchFailed: "launchFailed"
-        case .mediaFailed: "mediaFailed"
-        case .offerRejected: "offerRejected"
-        case .timedOut: "timedOut"
-        case .badInput: "badInput"
-        case .captureFailed: "captureFailed"
+    /// The exit code of the failure's kind.
+    var exitCode: Int32 {
+        switch self.category {
+        case .other: 1
+        case .deviceNotFound: 3
+        case .connectionFailed: 4
+        case .launchFailed: 5
+        case .mediaFailed: 6
+        case .offerRejected: 7
+        case .timedOut: 8
+        case .invalidInput: 9
+        case .captureFailed: 10
         }
     }
-}
 
-extension CommandFailure {
     /// The failure as `--json` prints it on stdout, so a script reads why
     /// from the same place as a result: `{"error": {"code", "exitCode", "message"}}`.
     var json: JSONValue {
         [
             "error": [
-                "code": .string(self.kind.name), "exitCode": .integer(Int(self.kind.rawValue)),
+                "code": .string(self.category.rawValue), "exitCode": .integer(Int(self.exitCode)),
                 "message": .string(self.description),
             ]
         ]
@@ -147,7 +83,7 @@ extension AsyncParsableCommand {
                 Output.progress("  (\(details))")
             }
             if json, let text = try? failure.json.jsonText() { Output.line(text) }
-            throw ExitCode(failure.kind.rawValue)
+            throw ExitCode(failure.exitCode)
         }
     }
 

@@ -27,30 +27,24 @@ struct DemoCommand: AsyncParsableCommand {
             try await emulator.start()
             Output.progress("1. receiver emulator listening on 127.0.0.1:\(emulator.port), advertising on loopback")
             let responder = emulator.makeResponder(interfaces: .loopbackOnly, addressFamilies: .ipv4)
-            let address: String
+            // Both are stopped however the demo ends.
+            let summary: Result<DemoSummary, any Error>
             do {
                 try await responder.start()
-                address = try await Self.find(emulator)
+                var options = try DeviceOptions.parse(["--device", try await Self.find(emulator)])
+                options.verbose = self.verbose
+                summary = .success(
+                    try await ReceiverLink.with(options) { link in
+                        try await Self.media(on: link)
+                        return try await self.screen(on: link, emulator: emulator)
+                    })
             } catch {
-                await responder.stop()
-                await emulator.stop()
-                throw error
+                summary = .failure(error)
             }
-            var options = try DeviceOptions.parse(["--device", address])
-            options.verbose = self.verbose
-            do {
-                let summary = try await ReceiverLink.with(options) { link in
-                    try await Self.media(on: link)
-                    return try await self.screen(on: link, emulator: emulator)
-                }
-                await responder.stop()
-                await emulator.stop()
-                try Output.result(json: summary.json, text: summary.table, asJSON: self.json)
-            } catch {
-                await responder.stop()
-                await emulator.stop()
-                throw error
-            }
+            await responder.stop()
+            await emulator.stop()
+            let done = try summary.get()
+            try Output.result(json: done.json, text: done.text, asJSON: self.json)
         }
     }
 
@@ -131,48 +125,12 @@ struct DemoCommand: AsyncParsableCommand {
     }
 }
 
-/// What `cast demo` prints at the end, measured at the emulator.
+/// What `cast demo` prints at the end: the frames sent, and what the emulator measured.
 struct DemoSummary {
     let handed: Int
     let report: StreamingReport?
 
-    private static func milliseconds(_ duration: Duration?) -> String {
-        duration.map { String(format: "%.1f ms", $0 / .milliseconds(1)) } ?? "-"
-    }
+    var text: String { "video frames sent: \(self.handed)\n" + (self.report.map { "\($0)" } ?? "no stream report") }
 
-    var table: String {
-        let video = self.report?.video
-        let audio = self.report?.audio
-        let rows: [(String, String)] = [
-            ("video frames sent", "\(self.handed)"),
-            ("video frames decoded", "\(video?.framesDecoded ?? 0)"),
-            ("video frames late / lost", "\(video?.framesLate ?? 0) / \(video?.framesLost ?? 0)"),
-            ("key frames", "\(video?.keyFrames ?? 0)"),
-            ("PSNR min / mean", String(format: "%.1f / %.1f dB", video?.minimumPSNR ?? 0, video?.meanPSNR ?? 0)),
-            ("latency p50 / p99", "\(Self.milliseconds(video?.latencyP50)) / \(Self.milliseconds(video?.latencyP99))"),
-            ("audio frames decoded", "\(audio?.framesDecoded ?? 0)"),
-            ("A/V offset", Self.milliseconds(self.report?.audioVideoOffset)),
-        ]
-        let width = rows.map(\.0.count).max() ?? 0
-        return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }
-            .joined(separator: "\n")
-    }
-
-    var json: JSONValue {
-        let video = self.report?.video
-        return [
-            "videoFramesSent": .integer(self.handed),
-            "videoFramesDecoded": .integer(video?.framesDecoded ?? 0),
-            "videoFramesLate": .integer(video?.framesLate ?? 0),
-            "videoFramesLost": .integer(video?.framesLost ?? 0),
-            "keyFrames": .integer(video?.keyFrames ?? 0),
-            "minimumPSNR": video?.minimumPSNR.map(JSONValue.number) ?? .null,
-            "meanPSNR": video?.meanPSNR.map(JSONValue.number) ?? .null,
-            "latencyP50Milliseconds": video?.latencyP50.map { .number($0 / .milliseconds(1)) } ?? .null,
-            "latencyP99Milliseconds": video?.latencyP99.map { .number($0 / .milliseconds(1)) } ?? .null,
-            "audioFramesDecoded": .integer(self.report?.audio?.framesDecoded ?? 0),
-            "audioVideoOffsetMilliseconds": self.report?.audioVideoOffset.map { .number($0 / .milliseconds(1)) }
-                ?? .null,
-        ]
-    }
+    var json: JSONValue { ["videoFramesSent": .integer(self.handed), "measured": self.report?.json ?? .null] }
 }

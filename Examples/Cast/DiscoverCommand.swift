@@ -142,29 +142,13 @@ struct DiscoverCommand: AsyncParsableCommand {
 
     /// One event as a line of text or JSON.
     static func line(for event: DiscoveryEvent, at seconds: Double, json: Bool) throws -> String {
-        let device = event.device
-        let kind: String
-        var detail = ""
-        switch event {
-        case .found: kind = "found"
-        case .updated(_, let changes):
-            kind = "updated"
-            detail = "changes \(changes.rawValue)"
-        case .lost(_, let reason):
-            kind = "lost"
-            detail = "\(reason)"
-        }
         guard json else {
-            return String(format: "%7.3fs ", seconds) + "\(kind) \(device)" + (detail.isEmpty ? "" : " (\(detail))")
+            let (kind, detail) = (event.json["event"]?.stringValue ?? "", event.json["detail"]?.stringValue ?? "")
+            return String(format: "%7.3fs ", seconds) + "\(kind) \(event.device)"
+                + (detail.isEmpty ? "" : " (\(detail))")
         }
-        let object: JSONValue = [
-            "event": .string(kind), "detail": .string(detail), "seconds": .number(seconds),
-            "id": .string(device.id), "name": .string(device.friendlyName), "model": .string(device.modelName),
-            "port": .integer(device.port), "addresses": .array(device.addresses.map { .string($0.description) }),
-            "capabilities": .integer(Int(clamping: device.capabilities.rawValue)), "group": .bool(device.isGroup),
-            "icon": device.iconURL.map { .string($0.absoluteString) } ?? .null,
-        ]
-        return try object.jsonText()
+        return try JSONValue.object((event.json.objectValue ?? [:]).merging(["seconds": .number(seconds)]) { $1 })
+            .jsonText()
     }
 
     /// A device's details (--details) as a line of text or JSON; `details`
@@ -183,13 +167,12 @@ struct DiscoverCommand: AsyncParsableCommand {
                 } ?? "not available (no setup server answered)"
             return String(format: "%7.3fs ", seconds) + "details \"\(device.friendlyName)\": \(text)"
         }
-        func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
-        let object: JSONValue = [
+        let fields: [String: JSONValue] = [
             "event": .string("details"), "seconds": .number(seconds), "id": .string(device.id),
             "name": .string(device.friendlyName), "available": .bool(details != nil),
-            "manufacturer": text(details?.manufacturer), "modelName": text(details?.modelName),
-            "firmware": text(details?.firmwareVersion), "icon": text(device.iconURL?.absoluteString),
+            "icon": device.iconURL.map { .string($0.absoluteString) } ?? .null,
         ]
-        return try object.jsonText()
+        return try JSONValue.object(((details ?? CastDeviceDetails()).json.objectValue ?? [:]).merging(fields) { $1 })
+            .jsonText()
     }
 }

@@ -58,27 +58,6 @@ enum Output {
 }
 
 extension ReceiverStatus {
-    /// The status as the JSON `cast status --json` prints.
-    var json: JSONValue {
-        [
-            "applications": .array(
-                self.applications.map { application in
-                    [
-                        "appId": .string(application.appID),
-                        "displayName": .string(application.displayName),
-                        "sessionId": application.sessionID.map(JSONValue.string) ?? .null,
-                        "transportId": application.transportID.map(JSONValue.string) ?? .null,
-                        "statusText": .string(application.statusText),
-                        "namespaces": .array(application.namespaces.map(JSONValue.string)),
-                    ]
-                }),
-            "volume": [
-                "level": self.volume.level.map(JSONValue.number) ?? .null,
-                "muted": self.volume.isMuted.map(JSONValue.bool) ?? .null,
-            ],
-        ]
-    }
-
     /// The status in a few lines for people.
     var text: String {
         var lines = self.applications.map { application in
@@ -92,29 +71,6 @@ extension ReceiverStatus {
 }
 
 extension MediaStatus {
-    /// The media status as `--json` prints it.
-    var json: JSONValue {
-        [
-            "mediaSessionId": .integer(self.mediaSessionID),
-            "playerState": .string(self.playerState.rawValue),
-            "currentTime": .number(self.currentTime),
-            "playbackRate": .number(self.playbackRate),
-            "contentId": self.media.map { .string($0.contentID) } ?? .null,
-            "contentType": self.media.map { .string($0.contentType) } ?? .null,
-            "volume": .number(self.volume.level ?? 1),
-            "muted": .bool(self.volume.muted ?? false),
-            "activeTrackIds": self.activeTrackIDs.map { .array($0.map(JSONValue.integer)) } ?? .null,
-            "tracks": .array(
-                (self.media?.tracks ?? []).map { track in
-                    [
-                        "trackId": .integer(track.trackID), "type": .string(track.kind.rawValue),
-                        "language": track.language.map(JSONValue.string) ?? .null,
-                        "name": track.name.map(JSONValue.string) ?? .null,
-                    ]
-                }),
-        ]
-    }
-
     /// One line for people, and one per track when the media names its tracks (`cast tracks` takes their ids).
     var text: String {
         let line =

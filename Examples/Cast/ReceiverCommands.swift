@@ -16,9 +16,9 @@ struct StatusCommand: AsyncParsableCommand {
                 var text = status.text
                 if let application = status.applications.first(where: { $0.namespaces.contains(CastNamespace.media) }) {
                     let media = RemoteMediaClient(requestTimeout: self.options.timeoutDuration)
-                    try await link.join(application, attaching: [media])
+                    try await link.link.join(application, attaching: [media])
                     if let mediaStatus = try await media.requestStatus() {
-                        json = .object((json.objectValue ?? [:]).merging(["media": mediaStatus.json]) { $1 })
+                        json = .object((json.objectValue ?? [:]).merging(["mediaStatus": mediaStatus.json]) { $1 })
                         text += "\nmedia \(mediaStatus.text)"
                     }
                 }
@@ -63,9 +63,9 @@ struct StopApplicationCommand: AsyncParsableCommand {
         try await self.reportingFailures {
             let (running, after) = try await ReceiverLink.with(self.options) { link in
                 let status = try await link.receiver.requestStatus()
-                guard let running = status.applications.first(where: { !$0.isIdleScreen }),
-                    let sessionID = running.sessionID
-                else { throw CommandFailure(.launchFailed, "no app is running on the receiver") }
+                guard let running = status.runningApplication, let sessionID = running.sessionID else {
+                    throw CastChannelError(.noApplication, "no app is running on the receiver")
+                }
                 return (running, try await link.receiver.stop(sessionID: sessionID))
             }
             try Output.result(

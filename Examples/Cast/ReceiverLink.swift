@@ -1,13 +1,9 @@
-import CastCommon
 import CastKit
 import CastRemoteDisplay
 
 /// One connection to a receiver with its platform channel attached (the
 /// SDK's ``CastDeviceLink``), with what the command line says about it.
 struct ReceiverLink {
-    /// The receiver platform's endpoint.
-    static let platformID = CastEndpointID.receiverPlatform
-
     let link: CastDeviceLink
     let logger: CastLogger
     var connection: CastConnection { self.link.connection }
@@ -16,10 +12,6 @@ struct ReceiverLink {
     var host: String { self.link.host }
     /// The device's model, when discovery found it by name.
     var modelName: String? { self.link.device.modelName.isEmpty ? nil : self.link.device.modelName }
-    /// What the device says it can do (its TXT record's `ca`), when discovery found it by name.
-    var capabilities: CastDeviceCapabilities? {
-        self.link.device.source == .knownHost ? nil : self.link.device.capabilities
-    }
 
     /// How commands make their connections; a test that runs a command in
     /// its own process sets one that reaches an emulator in memory.
@@ -47,20 +39,9 @@ struct ReceiverLink {
 
     /// The running app `appID`, launched when it is not running yet (or
     /// whatever runs, with `appID` nil); attaches `channels` to its transport.
-    /// `status` is the receiver status the caller has just read, if any: it
-    /// is not asked again (one GET_STATUS before a LAUNCH, not three).
-    func application(
-        _ appID: String?, attaching channels: [CastChannel], status known: ReceiverStatus? = nil
-    ) async throws -> ReceiverApplication {
-        let status: ReceiverStatus
-        if let known { status = known } else { status = try await self.receiver.requestStatus() }
-        guard let appID else {
-            guard let running = status.applications.first(where: { !$0.isIdleScreen }) else {
-                throw CommandFailure(.launchFailed, "no app is running on the receiver")
-            }
-            try await self.join(running, attaching: channels)
-            return running
-        }
+    func application(_ appID: String?, attaching channels: [CastChannel]) async throws -> ReceiverApplication {
+        guard let appID else { return try await self.link.runningApplication(attaching: channels) }
+        let status = try await self.receiver.requestStatus()
         if status.runningApplication(appID: appID) == nil { Output.progress("launching \(appID)") }
         return try await self.link.application(appID, attaching: channels, knownStatus: status)
     }
@@ -77,14 +58,6 @@ struct ReceiverLink {
         }
         Output.progress("launching \(configuration.applicationID)")
         return (channel, try await channel.launchSession(configuration: configuration, through: self.link))
-    }
-
-    /// Opens a virtual connection to `application`'s transport and attaches `channels` to it.
-    func join(_ application: ReceiverApplication, attaching channels: [CastChannel]) async throws {
-        guard application.transportID != nil else {
-            throw CommandFailure(.launchFailed, "\(application.displayName) has no transport to talk to")
-        }
-        try await self.link.join(application, attaching: channels)
     }
 
     /// Connects, runs `body`, and closes the connection whatever happens.

@@ -37,7 +37,7 @@ struct TrustOptions: ParsableArguments {
                 policy.revocationTrustAnchors += try DeviceAuthenticationPolicy.certificates(inPEMFile: file)
             }
         } catch {
-            throw CommandFailure(.badInput, error.summary, details: "\(error)")
+            throw CommandFailure(.invalidInput, error.summary, details: "\(error)")
         }
         return policy
     }

@@ -54,7 +54,7 @@ struct UICommand: AsyncParsableCommand {
             do {
                 terminal = try Terminal()
             } catch {
-                throw CommandFailure(.badInput, "cast ui needs a terminal: run it in one")
+                throw CommandFailure(.invalidInput, "cast ui needs a terminal: run it in one")
             }
             defer { terminal.restore() }
             await controller.run(on: terminal)

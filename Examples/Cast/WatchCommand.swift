@@ -59,54 +59,14 @@ private final class EventPrinter: Sendable {
         self.state.withLockedValue { $0.finished = true }
     }
 
-    /// Prints `event` as its line.
+    /// Prints `event` as its line; a media app that cannot be followed is said on stderr.
     func print(_ event: DeviceWatch.Event) {
-        switch event {
-        case .receiver(.statusChanged(let status)): self.print("receiver.status", ["status": status.json])
-        case .receiver(.volumeChanged(let volume)):
-            self.print(
-                "receiver.volume",
-                [
-                    "level": volume.level.map(JSONValue.number) ?? .null,
-                    "muted": volume.isMuted.map(JSONValue.bool) ?? .null,
-                ])
-        case .receiver(.launchStatusChanged(let launch)):
-            self.print("receiver.launch", ["status": .string("\(launch)")])
-        case .applicationStarted(let app): self.print("app.started", Self.fields(of: app))
-        case .applicationStopped(let app): self.print("app.stopped", Self.fields(of: app))
-        case .media(let event): self.print(event)
-        case .mediaUnreachable(let app, let error):
-            Output.progress("cannot follow the media of \(app.displayName): \(error)")
-        case .disconnected(let reason): self.print("disconnected", ["reason": .string("\(reason.code)")])
+        if case .mediaUnreachable(let app, let error) = event {
+            return Output.progress("cannot follow the media of \(app.displayName): \(error)")
         }
-    }
-
-    private func print(_ event: MediaEvent) {
-        switch event {
-        case .metadataChanged(let media):
-            self.print(
-                "media.metadata",
-                [
-                    "contentId": media.map { .string($0.contentID) } ?? .null,
-                    "title": media?.metadata?.string(forKey: .title).map(JSONValue.string) ?? .null,
-                ])
-        case .statusChanged(let status):
-            self.print("media.status", ["status": status?.json ?? .null])
-        case .queueChanged(let change):
-            self.print(
-                "media.queue",
-                [
-                    "changeType": .string(change.changeType),
-                    "itemIds": .array(change.itemIDs.map(JSONValue.integer)),
-                ])
-        }
-    }
-
-    private static func fields(of app: ReceiverApplication) -> [String: JSONValue] {
-        [
-            "appId": .string(app.appID), "displayName": .string(app.displayName),
-            "sessionId": app.sessionID.map(JSONValue.string) ?? .null,
-        ]
+        var fields = event.json.objectValue ?? [:]
+        let name = fields.removeValue(forKey: "event")?.stringValue ?? ""
+        self.print(name, fields)
     }
 
     /// Prints `event` with `fields`, unless the limit was reached.

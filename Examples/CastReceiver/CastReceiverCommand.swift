@@ -157,7 +157,7 @@ struct CastReceiverCommand: AsyncParsableCommand {
             case .streamingEnded, .connectionClosed:
                 if let report = emulator.streamingReport, report != reported {
                     reported = report
-                    Self.say(StreamingReportText(report).text)
+                    Self.say("\(report)")
                 }
             default:
                 break
@@ -214,45 +214,5 @@ struct CastReceiverCommand: AsyncParsableCommand {
         case .string(let text): text
         case .binary(let bytes): "\(bytes.count) bytes"
         }
-    }
-}
-
-/// A Remote Display stream report as `cast-receiver` prints it.
-struct StreamingReportText {
-    let report: StreamingReport
-
-    init(_ report: StreamingReport) {
-        self.report = report
-    }
-
-    var text: String {
-        var lines = ["Remote Display stream report:"]
-        for (name, stream) in [("video", self.report.video), ("audio", self.report.audio)] {
-            guard let stream else { continue }
-            var line =
-                "  \(name): \(stream.framesReceived) frames received, \(stream.framesDecoded) decoded, "
-                + "\(stream.framesLate) late, \(stream.framesLost) lost; \(stream.packetsReceived) packets, "
-                + "\(stream.duplicatePackets) duplicate"
-            if let psnr = stream.meanPSNR, let minimum = stream.minimumPSNR {
-                line += String(format: "; PSNR %.1f dB (min %.1f)", psnr, minimum)
-            }
-            if let p50 = stream.latencyP50, let p99 = stream.latencyP99 {
-                line += "; latency p50 \(Self.milliseconds(p50)) ms, p99 \(Self.milliseconds(p99)) ms"
-            }
-            if let p50 = stream.shownLatencyP50, let p99 = stream.shownLatencyP99 {
-                line += "; shown p50 \(Self.milliseconds(p50)) ms, p99 \(Self.milliseconds(p99)) ms"
-            }
-            lines.append(line)
-        }
-        if let offset = self.report.audioVideoOffset { lines.append("  A/V offset \(Self.milliseconds(offset)) ms") }
-        lines.append(
-            "  \(self.report.senderReportsReceived) sender reports, \(self.report.feedbackPacketsSent) feedback packets, "
-                + "\(self.report.datagramsDroppedByImpairment) datagrams dropped by impairment")
-        return lines.joined(separator: "\n")
-    }
-
-    private static func milliseconds(_ duration: Duration) -> String {
-        String(
-            format: "%.1f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1e3)
     }
 }

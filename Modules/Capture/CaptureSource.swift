@@ -1,7 +1,7 @@
 /// What a ``ScreenCapture`` shows: on X11 the screen, a monitor or a
 /// window; on Wayland whatever the user picks in the desktop's
 /// screen-sharing dialog (``portal``).
-public enum CaptureSource: Sendable, Hashable, CustomStringConvertible {
+public enum CaptureSource: Sendable, Hashable, LosslessStringConvertible {
     /// The whole X screen (every monitor on it).
     case screen
     /// One monitor, by its RandR name: an output such as `HDMI-1`, or a
@@ -27,6 +27,27 @@ public enum CaptureSource: Sendable, Hashable, CustomStringConvertible {
         return .screen
     }
 
+    /// Reads what ``description`` writes: `screen`, `portal`, `output NAME`,
+    /// or `window ID` with the X id in hexadecimal (`0x3a00007`) or decimal;
+    /// `nil` for anything else.
+    public init?(_ description: String) {
+        let words = description.split(separator: " ", maxSplits: 1).map(String.init)
+        switch (words.first, words.count) {
+        case ("screen", 1): self = .screen
+        case ("portal", 1): self = .portal
+        case ("output", 2): self = .output(words[1])
+        case ("window", 2):
+            let text = words[1]
+            let hexadecimal = text.lowercased().hasPrefix("0x")
+            guard let id = UInt32(hexadecimal ? String(text.dropFirst(2)) : text, radix: hexadecimal ? 16 : 10) else {
+                return nil
+            }
+            self = .window(id)
+        default: return nil
+        }
+    }
+
+    /// `screen`, `portal`, `output NAME` or `window 0x3a00007`.
     public var description: String {
         switch self {
         case .screen: "screen"

@@ -1,3 +1,4 @@
+public import CastCommon
 import CastTransport
 
 /// Every error CastChannels throws: a stable ``Code``, a message for people,
@@ -28,6 +29,8 @@ public struct CastChannelError: Error, Sendable, CustomStringConvertible {
         public static let launchFailed = Code("launchFailed")
         /// The receiver answered with INVALID_REQUEST; ``CastChannelError/reason`` says why.
         public static let invalidRequest = Code("invalidRequest")
+        /// No app other than the idle screen runs on the receiver (``CastDeviceLink/runningApplication(attaching:)``).
+        public static let noApplication = Code("noApplication")
         /// The reply is not one the request can have (an unknown type, or a status missing what was asked for).
         public static let unexpectedReply = Code("unexpectedReply")
     }
@@ -74,4 +77,20 @@ public struct CastChannelError: Error, Sendable, CustomStringConvertible {
             self.init(.notConnected, "the connection is not connected", cause: error)
         }
     }
+}
+
+extension CastChannelError: CastCategorizedError {
+    /// A launch the receiver refused, a reply that did not come, or a
+    /// connection that ended; `CastErrorCategory.other` otherwise.
+    public var category: CastErrorCategory {
+        switch self.code {
+        case .launchFailed, .noApplication: .launchFailed
+        case .timedOut: .timedOut
+        case .disconnected, .notConnected: .connectionFailed
+        default: .other
+        }
+    }
+
+    /// The message, with the receiver's reason where it gave one.
+    public var userMessage: String { self.reason.map { "\(self.message) (\($0))" } ?? self.message }
 }

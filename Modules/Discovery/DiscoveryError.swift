@@ -1,3 +1,5 @@
+public import CastCommon
+
 /// Why discovery could not start.
 public struct DiscoveryError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.
@@ -37,4 +39,15 @@ public struct DiscoveryError: Error, Hashable, Sendable, CustomStringConvertible
     public var description: String {
         "discovery error (\(self.code)): \(self.message)"
     }
+}
+
+extension DiscoveryError: CastCategorizedError {
+    /// `CastErrorCategory.deviceNotFound` for a name no device answered to
+    /// or text that is no address; `CastErrorCategory.other` otherwise.
+    public var category: CastErrorCategory {
+        [.malformedAddress, .deviceNotFound].contains(self.code) ? .deviceNotFound : .other
+    }
+
+    /// The message.
+    public var userMessage: String { self.message }
 }

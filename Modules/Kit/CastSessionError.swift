@@ -1,4 +1,5 @@
 public import CastChannels
+public import CastCommon
 import CastTransport
 
 /// Every error CastKit throws or reports: a stable ``Code``, a message for
@@ -75,5 +76,22 @@ public struct CastSessionError: Error, Sendable, CustomStringConvertible {
         default:
             return CastSessionError(.requestFailed, "a request failed while \(step)", cause: error)
         }
+    }
+}
+
+extension CastSessionError: CastCategorizedError {
+    /// What kept the session from starting or going on.
+    public var category: CastErrorCategory {
+        switch self.code {
+        case .noAddress: .deviceNotFound
+        case .connectionFailed, .reconnectFailed: .connectionFailed
+        case .launchFailed, .applicationNotRunning, .applicationUnreachable: .launchFailed
+        default: .other
+        }
+    }
+
+    /// The message, with the cause's own sentence where it has one.
+    public var userMessage: String {
+        (self.cause as? any CastCategorizedError).map { "\(self.message): \($0.userMessage)" } ?? self.message
     }
 }

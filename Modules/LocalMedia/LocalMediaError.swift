@@ -1,3 +1,5 @@
+public import CastCommon
+
 /// Why a local file or folder cannot be played, or its playback failed.
 public struct LocalMediaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure.
@@ -48,4 +50,15 @@ public struct LocalMediaError: Error, Sendable, Hashable, CustomStringConvertibl
 
     /// The message.
     public var description: String { self.message }
+}
+
+extension LocalMediaError: CastCategorizedError {
+    /// `CastErrorCategory.mediaFailed` for playback that failed on the
+    /// device, `CastErrorCategory.invalidInput` for what was named to play.
+    public var category: CastErrorCategory {
+        [.unreachable, .undecodable, .stalled].contains(self.code) ? .mediaFailed : .invalidInput
+    }
+
+    /// The message.
+    public var userMessage: String { self.message }
 }

@@ -35,6 +35,22 @@ public struct PlayItem: Sendable, Hashable {
         }
     }
 
+    /// Whether the item or its subtitles are local files, which this
+    /// machine serves (``LocalMediaPlayback`` then runs a server, and the
+    /// app stays while they play).
+    public var isLocal: Bool {
+        if case .file = self.source { return true }
+        if case .file? = self.subtitles { return true }
+        return false
+    }
+
+    /// The URL, when its name says no media type (`MediaContentType.guess(from:)`):
+    /// a web page, whose video yt-dlp finds; `nil` for a file or a media URL.
+    public var webPage: String? {
+        guard case .url(let url) = self.source, MediaContentType.guess(from: url) == nil else { return nil }
+        return url
+    }
+
     /// What a user names — URLs, files, folders (their media files in name
     /// order, numbers compared as numbers) and playlists (M3U, PLS) — as
     /// items in order. A local file's subtitles are found beside it: the

@@ -1,4 +1,5 @@
 import CastChannels
+public import CastCommon
 
 /// Every error a media request ends with: a stable ``Code``, a message for
 /// people, what the receiver said (reason, detailed error code), and the
@@ -77,4 +78,13 @@ public struct CastMediaError: Error, Sendable, CustomStringConvertible {
         default: self.init(.requestFailed, error.message, cause: error)
         }
     }
+}
+
+extension CastMediaError: CastCategorizedError {
+    /// `CastErrorCategory.timedOut` for a reply that did not come,
+    /// `CastErrorCategory.mediaFailed` otherwise.
+    public var category: CastErrorCategory { self.code == .timedOut ? .timedOut : .mediaFailed }
+
+    /// The message, with the receiver's reason where it gave one.
+    public var userMessage: String { self.reason.map { "\(self.message) (\($0))" } ?? self.message }
 }

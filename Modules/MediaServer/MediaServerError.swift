@@ -1,3 +1,5 @@
+public import CastCommon
+
 /// Every error CastMediaServer throws: a stable ``Code``, a message for
 /// people, and the cause underneath where there is one.
 public struct MediaServerError: Error, Sendable, CustomStringConvertible {
@@ -43,4 +45,15 @@ public struct MediaServerError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         self.cause.map { "\(self.code): \(self.message) (\($0))" } ?? "\(self.code): \(self.message)"
     }
+}
+
+extension MediaServerError: CastCategorizedError {
+    /// `CastErrorCategory.invalidInput` for a file that cannot be read or
+    /// probed, `CastErrorCategory.other` otherwise.
+    public var category: CastErrorCategory {
+        [.unreadableFile, .probeFailed].contains(self.code) ? .invalidInput : .other
+    }
+
+    /// The message.
+    public var userMessage: String { self.message }
 }

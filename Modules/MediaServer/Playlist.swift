@@ -1,3 +1,4 @@
+public import CastCommon
 public import Foundation
 
 /// A playlist file read into its entries, in order: M3U / M3U8 (extended
@@ -154,4 +155,25 @@ public enum PlaylistError: Error, Sendable, Hashable {
     case notAPlaylist
     /// No entry in it.
     case empty
+}
+
+extension PlaylistError: CastCategorizedError {
+    /// `CastErrorCategory.invalidInput`: the playlist cannot be used.
+    public var category: CastErrorCategory { .invalidInput }
+
+    /// The ``description``.
+    public var userMessage: String { self.description }
+
+    /// What is wrong with the playlist, for people.
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let reason): "playlist \(path) cannot be read: \(reason)"
+        case .tooLarge(let size): "a playlist of \(size) bytes is larger than \(Playlist.maximumBytes)"
+        case .tooManyEntries(let count):
+            "a playlist of \(count) entries holds more than \(Playlist.maximumEntries)"
+        case .unknownKind(let kind): "a playlist is .m3u, .m3u8 or .pls, not .\(kind)"
+        case .notAPlaylist: "the .pls file has no [playlist] section"
+        case .empty: "the playlist holds no entry"
+        }
+    }
 }

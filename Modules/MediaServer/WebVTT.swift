@@ -1,3 +1,5 @@
+public import CastCommon
+
 /// Subtitles as the Default Media Receiver takes them: WebVTT
 /// (https://www.w3.org/TR/webvtt1/). ``init(srt:)`` converts SubRip, the
 /// format most local subtitle files are in; ``init(vtt:)`` takes WebVTT as
@@ -174,4 +176,21 @@ public enum SubtitleError: Error, Sendable, Hashable {
     case noCues
     /// A `.vtt` file without the `WEBVTT` header.
     case notWebVTT
+}
+
+extension SubtitleError: CastCategorizedError {
+    /// `CastErrorCategory.invalidInput`: the subtitles cannot be used.
+    public var category: CastErrorCategory { .invalidInput }
+
+    /// The ``description``.
+    public var userMessage: String { self.description }
+
+    /// What is wrong with the subtitles, for people.
+    public var description: String {
+        switch self {
+        case .tooLarge(let size): "subtitles of \(size) bytes are larger than \(WebVTT.maximumBytes)"
+        case .noCues: "the subtitles hold no cue that can be read (not SubRip or WebVTT, or empty)"
+        case .notWebVTT: "the .vtt subtitles do not start with WEBVTT"
+        }
+    }
 }

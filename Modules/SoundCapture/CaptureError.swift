@@ -1,3 +1,5 @@
+public import CastCommon
+
 /// Every error CastCapture throws: a stable ``Code``, a message for people,
 /// and the underlying cause where there is one.
 public struct CaptureError: Error, Sendable, CustomStringConvertible {
@@ -62,4 +64,16 @@ public struct CaptureError: Error, Sendable, CustomStringConvertible {
         }
         return "\(self.code): \(self.message)"
     }
+}
+
+extension CaptureError: CastCategorizedError {
+    /// `CastErrorCategory.invalidInput` for a sound file that cannot be
+    /// read or a configuration out of range, `CastErrorCategory.captureFailed`
+    /// otherwise.
+    public var category: CastErrorCategory {
+        [.unreadableSoundFile, .invalidConfiguration].contains(self.code) ? .invalidInput : .captureFailed
+    }
+
+    /// The message.
+    public var userMessage: String { self.message }
 }

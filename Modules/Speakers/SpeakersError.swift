@@ -1,3 +1,5 @@
+public import CastCommon
+
 /// Why the Cast speakers could not be set up or kept.
 public struct SpeakersError: Error, Hashable, CustomStringConvertible {
     /// The kind of failure.
@@ -32,4 +34,20 @@ public struct SpeakersError: Error, Hashable, CustomStringConvertible {
         case .invalidConfiguration: "invalid configuration: \(self.message)"
         }
     }
+}
+
+extension SpeakersError: CastCategorizedError {
+    /// `CastErrorCategory.captureFailed` without a sound server,
+    /// `CastErrorCategory.invalidInput` for a configuration that cannot be
+    /// used, `CastErrorCategory.other` otherwise.
+    public var category: CastErrorCategory {
+        switch self.code {
+        case .soundServerUnavailable: .captureFailed
+        case .invalidConfiguration: .invalidInput
+        case .requestRefused, .streamFailed: .other
+        }
+    }
+
+    /// The ``description``, which names what refused or is missing.
+    public var userMessage: String { self.description }
 }

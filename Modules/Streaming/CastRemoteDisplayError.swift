@@ -1,3 +1,5 @@
+public import CastCommon
+
 /// Every error CastRemoteDisplay throws: a stable ``Code``, a message for
 /// people, and the underlying cause where there is one.
 public struct CastRemoteDisplayError: Error, Sendable, CustomStringConvertible {
@@ -82,5 +84,26 @@ public struct CastRemoteDisplayError: Error, Sendable, CustomStringConvertible {
             return "\(self.code): \(self.message) (\(cause))"
         }
         return "\(self.code): \(self.message)"
+    }
+}
+
+extension CastRemoteDisplayError: CastCategorizedError {
+    /// A refused offer, an answer that did not come, an unreadable file, an
+    /// app the device would not run (or cannot: no screen, no sound output);
+    /// `CastErrorCategory.other` otherwise.
+    public var category: CastErrorCategory {
+        switch self.code {
+        case .offerRejected, .noAcceptableStream: .offerRejected
+        case .answerTimedOut: .timedOut
+        case .invalidFile: .invalidInput
+        case .launchFailed, .noScreen, .noSoundOutput: .launchFailed
+        default: .other
+        }
+    }
+
+    /// The message, with the receiver's own reason for a refused offer.
+    public var userMessage: String {
+        guard let rejection = self.cause as? OfferRejection, let reason = rejection.reason else { return self.message }
+        return "\(self.message): \(reason)"
     }
 }

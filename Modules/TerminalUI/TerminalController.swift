@@ -37,7 +37,7 @@ public final class TerminalController: Sendable {
 
     /// A controller of `context`'s devices and session; the introduction's
     /// "shown" mark is kept in `introductionFlagFile` (by default where
-    /// ``IntroductionPrompt`` keeps it).
+    /// `IntroductionPrompt` keeps it).
     public init(
         context: CastContext, introductionFlagFile: URL = XDGDirectory.state.file("cast-introduction-shown")
     ) {

@@ -1,3 +1,4 @@
+public import CastCommon
 import NIOCore
 import NIOPosix
 
@@ -151,4 +152,13 @@ public struct CastTransportError: Error, Sendable, CustomStringConvertible {
         }
         return "\(self.code): \(self.message)"
     }
+}
+
+extension CastTransportError: CastCategorizedError {
+    /// `CastErrorCategory.timedOut` for a connection that was not made in
+    /// time, `CastErrorCategory.connectionFailed` otherwise.
+    public var category: CastErrorCategory { self.code == .connectTimedOut ? .timedOut : .connectionFailed }
+
+    /// The ``summary``: "cannot connect to 127.0.0.1:8009: connection refused", not NIO's chain of attempts.
+    public var userMessage: String { self.summary }
 }

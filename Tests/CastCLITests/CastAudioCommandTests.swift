@@ -134,8 +134,8 @@ import Testing
             #expect(run.stderr.contains("group member: Kitchen (volume 80%)"), "\(run.stderr)")
             let members = try run.json()["members"]?.arrayValue ?? []
             #expect(members.map { $0["name"] } == ["Kitchen", "Hall"])
-            #expect(members.first?["volume"] == 0.8)
-            #expect(members.last?["muted"] == true)
+            #expect(members.first?["volume"]?["level"] == 0.8)
+            #expect(members.last?["volume"]?["muted"] == true)
         }
     }
 

@@ -109,8 +109,8 @@ import Testing
                 ["play", "https://media.example/bbb.mp4", "--title", "Big Buck Bunny"] + device, on: emulator)
             #expect(play.status == 0, "\(play.standardError)")
             let playing = try play.json()
-            #expect(playing["contentId"] == "https://media.example/bbb.mp4")
-            #expect(playing["contentType"] == "video/mp4")
+            #expect(playing["media"]?["contentId"] == "https://media.example/bbb.mp4")
+            #expect(playing["media"]?["contentType"] == "video/mp4")
 
             let pause = try await Self.cast(["pause"] + device, on: emulator)
             #expect(try pause.json()["playerState"] == "PAUSED")
@@ -119,7 +119,7 @@ import Testing
             let resume = try await Self.cast(["resume"] + device, on: emulator)
             #expect(try resume.json()["playerState"] == "PLAYING")
             let status = try await Self.cast(["status"] + device, on: emulator)
-            #expect(try status.json()["media"]?["contentId"] == "https://media.example/bbb.mp4")
+            #expect(try status.json()["mediaStatus"]?["media"]?["contentId"] == "https://media.example/bbb.mp4")
             let stop = try await Self.cast(["stop"] + device, on: emulator)
             #expect(try stop.json()["playerState"] == "IDLE")
         }
@@ -149,12 +149,12 @@ import Testing
                 ["queue", "https://media.example/one.mp4", "https://media.example/two.mp3", "--repeat-mode", "all"]
                     + device, on: emulator)
             #expect(queue.status == 0, "\(queue.standardError)")
-            #expect(try queue.json()["contentId"] == "https://media.example/one.mp4")
+            #expect(try queue.json()["media"]?["contentId"] == "https://media.example/one.mp4")
             let next = try await Self.cast(["next"] + device, on: emulator)
-            #expect(try next.json()["contentId"] == "https://media.example/two.mp3")
-            #expect(try next.json()["contentType"] == "audio/mpeg")
+            #expect(try next.json()["media"]?["contentId"] == "https://media.example/two.mp3")
+            #expect(try next.json()["media"]?["contentType"] == "audio/mpeg")
             let previous = try await Self.cast(["prev"] + device, on: emulator)
-            #expect(try previous.json()["contentId"] == "https://media.example/one.mp4")
+            #expect(try previous.json()["media"]?["contentId"] == "https://media.example/one.mp4")
             let rate = try await Self.cast(["rate", "1.5"] + device, on: emulator)
             #expect(try rate.json()["playbackRate"] == 1.5)
 

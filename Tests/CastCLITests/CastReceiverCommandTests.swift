@@ -218,7 +218,7 @@ import Testing
             #expect(screen.status == 0, "\(screen.stderr)")
             let statistics = try screen.json()
             let sent = try #require(statistics["videoFramesSent"]?.intValue)
-            let resent = try #require(statistics["retransmittedPackets"]?.intValue)
+            let resent = try #require(statistics["videoRetransmittedPackets"]?.intValue)
             let packets = try #require(statistics["videoPacketsSent"]?.intValue)
             #expect(log.contains("Remote Display stream report:"), "\(log.suffix(2_000))")
             let video = try #require(log.split(separator: "\n").first { $0.contains("  video: ") })

@@ -64,7 +64,7 @@ struct UnprivilegedUserTests {
             let play = try await Self.run(
                 user, [cast, "play", "https://media.example/bbb.mp4", "--device", device, "--json"])
             #expect(play.status == 0, "\(play.stderr)")
-            #expect(try play.json()["contentId"] == "https://media.example/bbb.mp4")
+            #expect(try play.json()["media"]?["contentId"] == "https://media.example/bbb.mp4")
             let paused = try await Self.run(user, [cast, "pause", "--device", device, "--json"])
             #expect(try paused.json()["playerState"] == "PAUSED", "\(paused.stderr)")
 

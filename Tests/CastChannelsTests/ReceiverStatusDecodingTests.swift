@@ -2,17 +2,18 @@ import CastChannels
 import Testing
 
 @Suite(.timeLimit(.minutes(3))) struct ReceiverStatusDecodingTests {
+    /// A RECEIVER_STATUS with every field the model reads.
+    static let fullStatus = """
+        {"applications":[{"appId":"CC1AD845","universalAppId":"CC1AD845","displayName":"Default Media Receiver",
+        "iconUrl":"","isIdleScreen":false,"launchedFromCloud":false,
+        "namespaces":[{"name":"urn:x-cast:com.google.cast.media"}],"sessionId":"S-1","statusText":"Ready",
+        "transportId":"web-4","appType":"WEB"}],
+        "isActiveInput":true,"isStandBy":false,
+        "volume":{"controlType":"attenuation","level":0.25,"muted":true,"stepInterval":0.05}}
+        """
+
     @Test func readsAFullStatus() throws {
-        let status = ReceiverStatus(
-            json: try JSONValue(
-                parsing: """
-                    {"applications":[{"appId":"CC1AD845","universalAppId":"CC1AD845","displayName":"Default Media Receiver",
-                    "iconUrl":"","isIdleScreen":false,"launchedFromCloud":false,
-                    "namespaces":[{"name":"urn:x-cast:com.google.cast.media"}],"sessionId":"S-1","statusText":"Ready",
-                    "transportId":"web-4","appType":"WEB"}],
-                    "isActiveInput":true,"isStandBy":false,
-                    "volume":{"controlType":"attenuation","level":0.25,"muted":true,"stepInterval":0.05}}
-                    """))
+        let status = ReceiverStatus(json: try JSONValue(parsing: Self.fullStatus))
         let application = try #require(status.applications.first)
         #expect(application.appID == "CC1AD845")
         #expect(application.sessionID == "S-1")

@@ -15,6 +15,11 @@ import Testing
     /// policy's 2 s, then the session ends with `connectionLost` and the
     /// failure is told.
     @Test func aSpeakerThatDoesNotComeBackEndsTheSessionAfterThePolicysAttempts() async throws {
+        // In the process's turn: the session's network thread would be counted by a test that counts them.
+        try await RealTimeTurns.take(.thisProcess) { try await Self.speakerThatDoesNotComeBack() }
+    }
+
+    private static func speakerThatDoesNotComeBack() async throws {
         let emulator = try CastEmulator(
             configuration: CastEmulatorConfiguration(profile: .nestSpeaker), logger: StreamingFixture.logger)
         try await emulator.start()
@@ -50,6 +55,55 @@ import Testing
         #expect(audio.session.state == .ended(.connectionLost))
         await audio.end()
         await link.close()
+    }
+
+    /// A speaker group's members are followed on the device's platform, and
+    /// again on the new connection after a loss: a member's change after
+    /// the reconnection still arrives.
+    @Test func aGroupsMembersAreFollowedAcrossAReconnection() async throws {
+        // In the process's turn: the session's network thread would be counted by a test that counts them.
+        try await RealTimeTurns.take(.thisProcess) { try await Self.followTheGroupAcrossAReconnection() }
+    }
+
+    private static func followTheGroupAcrossAReconnection() async throws {
+        let emulator = try CastEmulator(
+            configuration: CastEmulatorConfiguration(profile: .speakerGroup), logger: StreamingFixture.logger)
+        try await emulator.start()
+        let kitchen = MultizoneDevice(
+            id: "kitchen-id", name: "Kitchen", capabilities: 196_612, volume: ReceiverVolume(level: 0.5, isMuted: false)
+        )
+        emulator.addGroupMember(kitchen)
+        let link = try await CastDeviceLink.connect(
+            to: emulator.loopbackDevice, configuration: CastConnectionConfiguration(deviceAuthentication: .off),
+            factory: [emulator].inMemoryConnectionFactory, logger: StreamingFixture.logger)
+        let audio = try await AudioCastSession.start(through: link, clock: ManualClock())
+        #expect(try await audio.group.requestStatus().devices.map(\.description) == ["Kitchen (volume 50%)"])
+        let events = audio.events()
+        let changes = audio.group.events()
+        // The first attempt goes at once, without waiting on the clock.
+        await emulator.closeConnections()
+        let reconnected = await first(events, within: .seconds(30)) { event in
+            if case .reconnected = event { true } else { false }
+        }
+        #expect(reconnected != nil, "no reconnection")
+        // Asked on the new connection: the channel is attached there, and the emulator has the
+        // sender's CONNECT to receiver-0, so a broadcast now reaches it.
+        #expect(try await audio.group.requestStatus().devices.count == 1)
+        var louder = kitchen
+        louder.volume = ReceiverVolume(level: 0.8, isMuted: false)
+        emulator.addGroupMember(louder)
+        let update = await first(changes, within: .seconds(30)) { event in
+            if case .deviceUpdated = event { true } else { false }
+        }
+        guard case .deviceUpdated(let member)? = update else {
+            Issue.record("no member update after the reconnection")
+            return
+        }
+        #expect(member.description == "Kitchen (volume 80%)")
+        #expect(member.json["volume"]?["level"] == 0.8)
+        await audio.end()
+        await link.close()
+        await emulator.stop()
     }
 
     /// A device that says it has no sound output is refused before anything is launched.

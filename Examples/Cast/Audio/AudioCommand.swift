@@ -60,18 +60,16 @@ struct AudioCommand: AsyncParsableCommand {
             }
             let interrupted = Interruption.install()
             let summary = try await ReceiverLink.with(self.options) { link in
-                let group = GroupMembers(link.link)
-                defer { group.stop() }
                 Output.progress("launching the audio mirroring app")
-                let sender = try await self.start(on: link.link, feeding: file)
+                let (sender, group) = try await self.start(on: link.link, feeding: file)
+                defer { group.cancel() }
                 Output.progress(
                     "sending \(self.capture ? "this machine's sound" : self.input == "-" ? "stdin" : self.input ?? "") "
                         + "to \(sender.audio.applicationID) (Opus \(self.bitrate) kbit/s, delay \(self.delay) ms); "
                         + "Ctrl-C stops")
-                let lost = ConnectionReport.follow(sender.audio, group: group)
+                let lost = ConnectionReport.follow(sender.audio)
                 try await self.watch(sender, interrupted: interrupted)
-                var summary = AudioStatistics(sender.audio)
-                summary.members = group.json
+                let summary = AudioStatistics(sender.audio)
                 if !self.keepApp { Output.progress("stopping \(sender.audio.applicationID)") }
                 try await sender.stop(stoppingApplication: !self.keepApp)
                 // The session says it was lost; the event (which may come a moment later) says why.
@@ -86,8 +84,11 @@ struct AudioCommand: AsyncParsableCommand {
         }
     }
 
-    /// The desktop's sound (``DesktopSoundMirror``), or `file` fed to an audio session.
-    private func start(on link: CastDeviceLink, feeding file: SoundFile?) async throws -> SoundSender {
+    /// The desktop's sound (``DesktopSoundMirror``), or `file` fed to an audio session; and the task
+    /// that prints a group's members, begun before a file's sound flows.
+    private func start(on link: CastDeviceLink, feeding file: SoundFile?) async throws -> (
+        SoundSender, Task<Void, Never>
+    ) {
         let audio = RemoteDisplayConfiguration.Audio(bitrate: self.bitrate * 1_000)
         guard let file else {
             let mirror = try await DesktopSoundMirror.start(
@@ -95,11 +96,12 @@ struct AudioCommand: AsyncParsableCommand {
                 configuration: DesktopSoundMirror.Configuration(
                     sound: DesktopAudioConfiguration(server: self.audioServer, source: self.audioSource),
                     audio: audio, targetDelay: .milliseconds(self.delay)))
-            return .desktop(mirror)
+            return (.desktop(mirror), GroupMembers.follow(mirror.audio))
         }
         let session = try await AudioCastSession.start(
             through: link, audio: audio, targetDelay: .milliseconds(self.delay))
-        return .file(session, SoundFilePlayback.start(file, into: session))
+        let group = GroupMembers.follow(session)
+        return (.file(session, SoundFilePlayback.start(file, into: session)), group)
     }
 
     /// Prints a statistics line every second until Ctrl-C, `--seconds`, or the sound or session ends.
@@ -155,14 +157,13 @@ private enum SoundSender {
     }
 }
 
-/// Prints what happens to the control connection, follows a group's
-/// members on each new connection, and keeps why the device did not come back.
+/// Prints what happens to the control connection, and keeps why the device did not come back.
 private final class ConnectionReport: Sendable {
     private let lost = NIOLockedValueBox<CastTransportError?>(nil)
 
     var failure: CastTransportError? { self.lost.withLockedValue { $0 } }
 
-    static func follow(_ audio: AudioCastSession, group: GroupMembers) -> ConnectionReport {
+    static func follow(_ audio: AudioCastSession) -> ConnectionReport {
         let report = ConnectionReport()
         let events = audio.events()
         Task {
@@ -170,8 +171,7 @@ private final class ConnectionReport: Sendable {
                 switch event {
                 case .reconnecting:
                     Output.progress("the connection to the device was lost; reconnecting")
-                case .reconnected(let link):
-                    group.follow(link)
+                case .reconnected:
                     Output.progress("reconnected; the same stream goes on")
                 case .reconnectionFailed(let error):
                     report.lost.withLockedValue { $0 = error }

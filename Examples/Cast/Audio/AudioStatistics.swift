@@ -7,36 +7,25 @@ struct AudioStatistics {
     let applicationID: String
     let bitrate: Int
     let statistics: RemoteDisplayStatistics
-    /// A speaker group's members (`GroupMembers.json`), empty for a single device.
-    var members: JSONValue = []
+    /// A speaker group's members as MULTIZONE_STATUS lists them, empty for a single device.
+    let members: JSONValue
 
     init(_ audio: AudioCastSession) {
         self.applicationID = audio.applicationID
         self.bitrate = audio.session.configuration.audio?.bitrate ?? 0
         self.statistics = audio.session.currentStatistics
+        self.members = .array(audio.group.devices.map(\.json))
     }
 
-    /// One line: Opus bitrate, frames, RTT, resends and what is in flight (each frame is 10 ms).
-    var line: String {
-        let audio = self.statistics.audio
-        let rtt = self.statistics.roundTripTime.map { String(format: "%.0f ms", $0 / .milliseconds(1)) } ?? "-"
-        return "\(self.bitrate / 1_000) kbit/s, frames \(audio?.framesSent ?? 0) sent / "
-            + "\(audio?.framesAcknowledged ?? 0) acked / \(audio?.framesDropped ?? 0) dropped, RTT \(rtt), "
-            + "resent \(audio?.retransmittedPackets ?? 0), in flight \((audio?.framesInFlight ?? 0) * 10) ms"
-    }
+    /// One line: the Opus bitrate, then the SDK's line.
+    var line: String { "\(self.bitrate / 1_000) kbit/s, \(self.statistics)" }
 
+    /// The SDK's figures, with the app, the Opus bitrate and a group's members.
     var json: JSONValue {
-        let audio = self.statistics.audio
-        return [
-            "applicationId": .string(self.applicationID),
-            "audioBitrate": .integer(self.bitrate),
-            "audioFramesSent": .integer(audio?.framesSent ?? 0),
-            "audioFramesAcknowledged": .integer(audio?.framesAcknowledged ?? 0),
-            "audioFramesDropped": .integer(audio?.framesDropped ?? 0),
-            "retransmittedPackets": .integer(audio?.retransmittedPackets ?? 0),
-            "roundTripTimeMilliseconds": self.statistics.roundTripTime.map { .number($0 / .milliseconds(1)) } ?? .null,
-            "targetDelayMilliseconds": .number(self.statistics.targetDelay / .milliseconds(1)),
+        let fields: [String: JSONValue] = [
+            "applicationId": .string(self.applicationID), "audioBitrate": .integer(self.bitrate),
             "members": self.members,
         ]
+        return .object((self.statistics.json.objectValue ?? [:]).merging(fields) { $1 })
     }
 }

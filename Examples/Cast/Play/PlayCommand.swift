@@ -159,7 +159,7 @@ struct PlayCommand: AsyncParsableCommand {
             }
             return playback
         } catch let error as LocalMediaError where error.code != .unreachable {
-            throw CommandFailure(.badInput, self.sentence(for: error))
+            throw CommandFailure(.invalidInput, self.sentence(for: error))
         }
     }
 
@@ -201,20 +201,5 @@ struct PlayCommand: AsyncParsableCommand {
         case .subtitleTrackNotFound: "--subtitles \(self.subtitles ?? ""): \(error.message)"
         default: error.message
         }
-    }
-}
-
-extension PlayItem {
-    /// Whether the item or its subtitles are local files, served from this machine.
-    fileprivate var isLocal: Bool {
-        if case .file = self.source { return true }
-        if case .file? = self.subtitles { return true }
-        return false
-    }
-
-    /// The URL, when it names no media type by its name: a web page, for yt-dlp.
-    fileprivate var webPage: String? {
-        guard case .url(let url) = self.source, MediaContentType.guess(from: url) == nil else { return nil }
-        return url
     }
 }

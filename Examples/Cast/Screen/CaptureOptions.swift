@@ -39,33 +39,25 @@ struct CaptureOptions: ParsableArguments {
     /// The largest picture `--max-size` allows: 1920×1080 unless it says otherwise.
     func maximumSize() throws -> RemoteDisplayConfiguration.Resolution {
         guard let text = self.maxSize else { return .hd1080 }
-        let sides = text.lowercased().split(separator: "x").map { Int($0) }
-        guard sides.count == 2, let width = sides[0], let height = sides[1], width >= 320, height >= 240,
-            width <= 4_096, height <= 4_096
+        guard let size = RemoteDisplayConfiguration.Resolution(text), (320...4_096).contains(size.width),
+            (240...4_096).contains(size.height)
         else {
             throw ValidationError("--max-size takes WIDTHxHEIGHT, each side 320…4096 (e.g. 1280x720), not \(text)")
         }
         // An encoder takes even sides: an odd one is rounded down.
-        return RemoteDisplayConfiguration.Resolution(width: width & ~1, height: height & ~1)
+        return RemoteDisplayConfiguration.Resolution(width: size.width & ~1, height: size.height & ~1)
     }
 
     /// The source `--capture` names.
     func source() throws -> CaptureSource {
-        switch (self.capture.first, self.capture.count) {
-        case (nil, 0), ("auto", 1): return .forCurrentSession(environment: ProcessInfo.processInfo.environment)
-        case ("screen", 1): return .screen
-        case ("portal", 1): return .portal
-        case ("output", 2): return .output(self.capture[1])
-        case ("window", 2):
-            let text = self.capture[1]
-            let digits = text.hasPrefix("0x") ? String(text.dropFirst(2)) : text
-            guard let id = UInt32(digits, radix: text.hasPrefix("0x") ? 16 : 10) else {
-                throw ValidationError("--capture window takes an X window id such as 0x3a00007, not \(text)")
-            }
-            return .window(id)
-        default:
-            throw ValidationError("--capture takes auto, screen, output NAME, window ID or portal")
+        let text = self.capture.joined(separator: " ")
+        if text.isEmpty || text == "auto" {
+            return .forCurrentSession(environment: ProcessInfo.processInfo.environment)
         }
+        guard let source = CaptureSource(text) else {
+            throw ValidationError("--capture takes auto, screen, output NAME, window ID (such as 0x3a00007) or portal")
+        }
+        return source
     }
 
     /// The restore token of the last portal grant, unless `--ask`.

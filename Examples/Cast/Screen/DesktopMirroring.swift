@@ -85,7 +85,7 @@ struct DesktopMirroring {
             let rate = Double(captured - last.frames) / ((now - last.time) / .seconds(1))
             last = (now, captured)
             Output.progress(
-                String(format: "capture %.0f fps, ", rate) + ScreenStatistics(mirror.session.currentStatistics).line)
+                String(format: "capture %.0f fps, ", rate) + "\(mirror.session.currentStatistics)")
         }
         return nil
     }

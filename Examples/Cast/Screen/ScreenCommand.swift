@@ -66,16 +66,10 @@ struct ScreenCommand: AsyncParsableCommand {
 
     /// What `--latency` names.
     func latencyMode() throws -> RemoteDisplayConfiguration.Latency {
-        switch self.latency.lowercased() {
-        case "low": return .low
-        case "normal": return .normal
-        case "smooth": return .smooth
-        default:
-            guard let milliseconds = Int(self.latency), (1...5_000).contains(milliseconds) else {
-                throw ValidationError("--latency takes low, normal, smooth or a delay of 1…5000 ms")
-            }
-            return .fixed(.milliseconds(milliseconds))
+        guard let latency = RemoteDisplayConfiguration.Latency(self.latency) else {
+            throw ValidationError("--latency takes low, normal, smooth or a delay of 1…5000 ms")
         }
+        return latency
     }
 
     /// The codecs `--codecs` names.
@@ -97,8 +91,8 @@ struct ScreenCommand: AsyncParsableCommand {
                     frameRate: self.fps, bitrate: self.bitrate * 1_000, codecs: try self.videoCodecs(),
                     latency: try self.latencyMode(), seconds: self.seconds, keepsApplication: self.keepApp,
                     withoutSound: self.noAudio)
-                let summary = ScreenStatistics(try await mirroring.run(device: self.options))
-                try Output.result(json: summary.json, text: summary.line, asJSON: self.options.json)
+                let summary = try await mirroring.run(device: self.options)
+                try Output.result(json: summary.json, text: "\(summary)", asJSON: self.options.json)
                 return
             }
             let seconds = self.seconds ?? 10
@@ -130,7 +124,7 @@ struct ScreenCommand: AsyncParsableCommand {
                     start: HostTime.now.advanced(by: .milliseconds(100)))
                 let report = { (index: Int) in
                     guard index % fps == fps - 1 else { return }
-                    Output.progress(ScreenStatistics(session.currentStatistics).line)
+                    Output.progress("\(session.currentStatistics)")
                 }
                 if video == nil, sound == nil {
                     try await signal.stream(seconds: seconds, to: session, tick: report)
@@ -143,58 +137,7 @@ struct ScreenCommand: AsyncParsableCommand {
                 await channel.endSession(stoppingApplication: !self.keepApp)
                 return final
             }
-            let summary = ScreenStatistics(statistics)
-            try Output.result(json: summary.json, text: summary.line, asJSON: self.options.json)
+            try Output.result(json: statistics.json, text: "\(statistics)", asJSON: self.options.json)
         }
-    }
-}
-
-/// The figures `cast screen` shows live and at the end.
-struct ScreenStatistics {
-    let statistics: RemoteDisplayStatistics
-
-    init(_ statistics: RemoteDisplayStatistics) {
-        self.statistics = statistics
-    }
-
-    private var lossPercent: Double {
-        let video = self.statistics.video
-        let packets = max(video?.packetsSent ?? 0, 1)
-        return Double(video?.retransmittedPackets ?? 0) * 100 / Double(packets)
-    }
-
-    /// One line: frames, size and rate encoded, bitrate, RTT, the delay in force, retransmissions, encode time.
-    var line: String {
-        let video = self.statistics.video
-        let rtt = self.statistics.roundTripTime.map { String(format: "%.0f ms", $0 / .milliseconds(1)) } ?? "-"
-        let format =
-            self.statistics.videoResolution.map { "\($0) at \(self.statistics.videoFrameRate ?? 0) fps, " } ?? ""
-        return format + "frames \(video?.framesSent ?? 0) sent / \(video?.framesAcknowledged ?? 0) acked / "
-            + "\(video?.framesDropped ?? 0) dropped, \(self.statistics.videoBitrate / 1_000) kbit/s, RTT \(rtt), "
-            + String(format: "delay %.0f ms, ", self.statistics.targetDelay / .milliseconds(1))
-            + String(
-                format: "resent %.1f %%, encode %.1f ms", self.lossPercent,
-                self.statistics.averageEncodeTime / .milliseconds(1))
-    }
-
-    var json: JSONValue {
-        let video = self.statistics.video
-        return [
-            "videoFramesEncoded": .integer(self.statistics.videoFramesEncoded),
-            "videoFramesSent": .integer(video?.framesSent ?? 0),
-            "videoFramesAcknowledged": .integer(video?.framesAcknowledged ?? 0),
-            "videoFramesDropped": .integer(video?.framesDropped ?? 0),
-            "keyFrames": .integer(video?.keyFrames ?? 0),
-            "videoPacketsSent": .integer(video?.packetsSent ?? 0),
-            "retransmittedPackets": .integer(video?.retransmittedPackets ?? 0),
-            "audioFramesSent": .integer(self.statistics.audio?.framesSent ?? 0),
-            "videoBitrate": .integer(self.statistics.videoBitrate),
-            "videoWidth": self.statistics.videoResolution.map { .integer($0.width) } ?? .null,
-            "videoHeight": self.statistics.videoResolution.map { .integer($0.height) } ?? .null,
-            "videoFrameRate": self.statistics.videoFrameRate.map { .integer($0) } ?? .null,
-            "roundTripTimeMilliseconds": self.statistics.roundTripTime.map { .number($0 / .milliseconds(1)) } ?? .null,
-            "averageEncodeMilliseconds": .number(self.statistics.averageEncodeTime / .milliseconds(1)),
-            "targetDelayMilliseconds": .number(self.statistics.targetDelay / .milliseconds(1)),
-        ]
     }
 }

@@ -118,7 +118,7 @@ public final class DesktopSoundMirror: Sendable {
     }
 
     /// Stops recording, lets what was sent play out while the session runs
-    /// (``AudioCastSession/playOut(within:)``), and ends it — stopping the
+    /// (`AudioCastSession.playOut(within:)`), and ends it — stopping the
     /// device's app unless `stoppingApplication` is `false`.
     public func stop(stoppingApplication: Bool = true) async -> Outcome {
         self.capture.stop()

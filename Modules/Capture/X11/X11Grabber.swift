@@ -160,7 +160,7 @@ final class X11Grabber: FrameGrabber, @unchecked Sendable {
             _ = X11Connection.errorCode(error)
             guard let geometry, let position else {
                 if self.display.isBroken { throw CaptureError(.sourceVanished, "the X connection broke") }
-                throw CaptureError(.sourceNotFound, "no window \(self.source) on this display")
+                throw CaptureError(.sourceNotFound, "there is no \(self.source) on this display")
             }
             let window = Region(
                 x: Int(position.pointee.dst_x), y: Int(position.pointee.dst_y), width: Int(geometry.pointee.width),

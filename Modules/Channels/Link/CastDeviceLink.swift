@@ -129,6 +129,21 @@ public struct CastDeviceLink: Sendable {
         return application
     }
 
+    /// The app running on the device other than its idle screen, joined,
+    /// with `channels` attached to its transport.
+    ///
+    /// - Throws: ``CastChannelError/Code/noApplication`` when none runs;
+    ///   what ``ReceiverChannel/requestStatus()`` and ``join(_:attaching:)`` throw.
+    public func runningApplication(attaching channels: [CastChannel] = []) async throws(CastChannelError)
+        -> ReceiverApplication
+    {
+        guard let running = try await self.receiver.requestStatus().runningApplication else {
+            throw CastChannelError(.noApplication, "no app is running on the receiver")
+        }
+        try await self.join(running, attaching: channels)
+        return running
+    }
+
     /// Detaches the platform channel and closes the connection.
     public func close() async {
         self.receiver.detach()

@@ -29,6 +29,22 @@ public struct MultizoneDevice: Sendable, Hashable {
     }
 }
 
+extension MultizoneDevice: CustomStringConvertible {
+    /// `Kitchen (volume 50%, muted)`, or the name alone without a volume.
+    public var description: String {
+        guard let volume = self.volume, let level = volume.level else { return self.name }
+        return "\(self.name) (volume \(Int((level * 100).rounded()))%\(volume.isMuted == true ? ", muted" : ""))"
+    }
+
+    /// The member as MULTIZONE_STATUS carries it, what the receiver sent.
+    public var json: JSONValue {
+        var device: [String: JSONValue] = ["deviceId": .string(self.id), "name": .string(self.name)]
+        device["capabilities"] = self.capabilities.map(JSONValue.integer)
+        device["volume"] = self.volume?.json
+        return .object(device)
+    }
+}
+
 /// A group's members (MULTIZONE_STATUS).
 public struct MultizoneStatus: Sendable, Hashable {
     /// The members, in the receiver's order.

@@ -1,4 +1,5 @@
 public import CastChannels
+import CastCommon
 public import CastLogging
 public import CastTransport
 
@@ -31,6 +32,13 @@ public final class AudioCastSession: Sendable {
     public let channel: RemoteDisplayChannel
     /// The Cast Streaming session: its state, statistics and target delay.
     public let session: RemoteDisplaySession
+    /// A speaker group's members and their volumes, when the device is a
+    /// group (a device that is none lists no members, or does not answer):
+    /// for a session started through a link, attached to the device's
+    /// platform and to each new connection after a loss (and the members
+    /// asked again there, if they were asked for), so its `events()` go on;
+    /// unattached otherwise. It sends nothing until asked (`requestStatus()`).
+    public let group = MultizoneChannel(requestTimeout: .seconds(2))
 
     private let keeper: ConnectionKeeper?
 
@@ -104,8 +112,10 @@ public final class AudioCastSession: Sendable {
         let started = try await Self.start(
             on: link.receiver, audio: audio, targetDelay: targetDelay, logger: link.logger)
         let keeper = ConnectionKeeper(link: link, policy: reconnection, clock: clock)
-        keeper.watch(started.session, on: started.channel)
-        return AudioCastSession(channel: started.channel, session: started.session, keeper: keeper)
+        let audio = AudioCastSession(channel: started.channel, session: started.session, keeper: keeper)
+        audio.group.attach(to: link.connection, destinationID: CastEndpointID.receiverPlatform, logger: link.logger)
+        keeper.watch(audio.session, on: audio.channel, group: audio.group)
+        return audio
     }
 
     /// How a session started through a link reconnects: at once, then
@@ -152,6 +162,7 @@ public final class AudioCastSession: Sendable {
     /// the app by its session id.
     public func end(stoppingApplication: Bool = true) async {
         await self.channel.endSession(stoppingApplication: stoppingApplication)
+        self.group.detach()
         await self.keeper?.close()
     }
 }

@@ -6,8 +6,9 @@ import NIOConcurrencyHelpers
 /// Keeps an audio session's control connection: when the session is
 /// interrupted (its connection dropped), connects to the device again with
 /// the policy's back-off, opens the app's transport and attaches the
-/// session's channel there (the platform channel is attached by the link);
-/// the session resumes. Closes the links it made when closed.
+/// session's channel there (the platform channel is attached by the link)
+/// and the group channel to the platform; the session resumes. Closes the
+/// links it made when closed.
 final class ConnectionKeeper: Sendable {
     private struct State {
         var current: CastDeviceLink
@@ -31,12 +32,12 @@ final class ConnectionKeeper: Sendable {
     var currentLink: CastDeviceLink { self.state.withLockedValue { $0.current } }
 
     /// Reconnects whenever `session` is interrupted, until it ends or this closes.
-    func watch(_ session: RemoteDisplaySession, on channel: RemoteDisplayChannel) {
+    func watch(_ session: RemoteDisplaySession, on channel: RemoteDisplayChannel, group: MultizoneChannel) {
         let states = session.stateUpdates()
         let watcher = Task { [weak self] in
             for await state in states {
                 switch state {
-                case .interrupted: await self?.reconnect(session, on: channel)
+                case .interrupted: await self?.reconnect(session, on: channel, group: group)
                 case .ended: return
                 case .active: continue
                 }
@@ -45,7 +46,9 @@ final class ConnectionKeeper: Sendable {
         self.state.withLockedValue { $0.watcher = watcher }
     }
 
-    private func reconnect(_ session: RemoteDisplaySession, on channel: RemoteDisplayChannel) async {
+    private func reconnect(
+        _ session: RemoteDisplaySession, on channel: RemoteDisplayChannel, group: MultizoneChannel
+    ) async {
         self.events.yield(.reconnecting)
         let transportID = session.applicationTransportID
         let lost = self.currentLink
@@ -68,6 +71,9 @@ final class ConnectionKeeper: Sendable {
             }
             guard kept else { return await link.close() }
             channel.attach(to: link.connection, destinationID: transportID, logger: link.logger)
+            group.attach(to: link.connection, destinationID: CastEndpointID.receiverPlatform, logger: link.logger)
+            // A group's members may have changed while the link was down: asked again, if they were asked.
+            if !group.devices.isEmpty { Task { try? await group.requestStatus() } }
             self.events.yield(.reconnected(link))
         } catch {
             // Closed while it tried: the caller ended the session, nothing failed.

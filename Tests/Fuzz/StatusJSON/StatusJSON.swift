@@ -6,7 +6,8 @@ import Foundation
 /// Receiver, media and multizone messages — several per input, cut at 0x00,
 /// so partial statuses merge onto earlier ones — through the channels' own
 /// receive hooks and the media status cache; and each as a device setup
-/// server's `/setup/eureka_info` answer (``CastDeviceDetails``).
+/// server's `/setup/eureka_info` answer (``CastDeviceDetails``). A receiver
+/// status written back as JSON must read as the same status.
 func fuzzStatusJSON(_ bytes: [UInt8]) {
     let receiver = ReceiverChannel()
     let media = RemoteMediaClient()
@@ -21,6 +22,11 @@ func fuzzStatusJSON(_ bytes: [UInt8]) {
         if let json = try? JSONValue(parsing: text) {
             _ = try? cache.apply(json)
             _ = try? json.jsonText()
+            // A status written as JSON reads back the same.
+            if let object = json["status"] {
+                let status = ReceiverStatus(json: object)
+                precondition(ReceiverStatus(json: status.json) == status, "a receiver status did not read back")
+            }
         }
     }
     _ = media.approximateStreamPosition()

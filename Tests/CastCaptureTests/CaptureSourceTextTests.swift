@@ -1,0 +1,22 @@
+import CastCapture
+import Testing
+
+/// A capture source as a person writes it (`cast screen --capture`, the
+/// tray's settings), read back from its own text.
+@Suite(.timeLimit(.minutes(1))) struct CaptureSourceTextTests {
+    @Test func eachSourceReadsBackFromItsText() {
+        for source in [CaptureSource.screen, .portal, .output("HDMI-1"), .output("Living room"), .window(0x3a0_0007)] {
+            #expect(CaptureSource(source.description) == source, "\(source)")
+        }
+        #expect(CaptureSource("window 60817415") == .window(0x3a0_0007))
+        #expect(CaptureSource("window 0X3A00007") == .window(0x3a0_0007))
+    }
+
+    @Test func whatNamesNoSourceIsNil() {
+        for text in [
+            "", "auto", "screen 1", "output", "window", "window 0x", "window -1", "window 0x1ffffffff", "Screen",
+        ] {
+            #expect(CaptureSource(text) == nil, "\(text)")
+        }
+    }
+}
