@@ -38,6 +38,16 @@ packages=(
     python3-gi          #   …and its GLib main loop
     xdg-desktop-portal  # hermetic tests: the real portal is installed (its D-Bus service file too),
     xdg-desktop-portal-wlr #   as on a desktop, so every run proves a test's bus never activates it
+    x11-xserver-utils   # real-portal tests: xhost lets the test draw on the sway user's Xwayland
+    dpkg-dev            # real-portal tests: apt-get source unpacks xdg-desktop-portal-wlr's source…
+    meson               #   …which is built with meson and ninja…
+    ninja-build         #   …
+    libinih-dev         #   …against its build dependencies (Debian's Build-Depends)…
+    libgbm-dev          #   …
+    libdrm-dev          #   …
+    libwayland-dev      #   …
+    wayland-protocols   #   …
+    libsystemd-dev      #   …(sd-bus)
     libegl-dev          # CEGL (the EGL sample): EGL and OpenGL ES 2 headers…
     libgles-dev         #   …
     libegl-mesa0        #   …Mesa's EGL, whose surfaceless platform needs no window or GPU…
@@ -71,6 +81,33 @@ install_python_peers() {
     done
 }
 
+# xdg-desktop-portal-wlr from Debian's source with one change
+# (scripts/patches/xdg-desktop-portal-wlr-shm-without-gpu.patch: Debian 12's
+# binary cannot cast from a compositor without a GPU), for the tests that
+# mirror a headless sway through the real portal. Built once, into
+# $patched_portal; the tests find it there. Needs the build tools above.
+patched_portal=/usr/local/libexec/cast-tests/xdg-desktop-portal-wlr
+build_patched_portal() {
+    [ -x "$patched_portal" ] && return 0
+    echo "setup: building xdg-desktop-portal-wlr from Debian's source with scripts/patches/" >&2
+    local sources=/etc/apt/sources.list.d/cast-tests-source.sources work patch
+    patch="$(cd "$(dirname "$0")" && pwd)/patches/xdg-desktop-portal-wlr-shm-without-gpu.patch"
+    if ! apt-get source --print-uris xdg-desktop-portal-wlr >/dev/null 2>&1; then
+        printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+            | "${as_root[@]}" tee "$sources" >/dev/null
+        "${as_root[@]}" apt-get update -qq >/dev/null || { echo "setup: apt-get update failed (source index)" >&2; return 1; }
+    fi
+    work="$(mktemp -d)"
+    (
+        cd "$work" && apt-get source -qq xdg-desktop-portal-wlr >/dev/null 2>&1 && cd xdg-desktop-portal-wlr-*/ \
+            && patch -p1 --quiet <"$patch" \
+            && meson setup -Dman-pages=disabled -Dsystemd=disabled build >/dev/null \
+            && ninja -C build >/dev/null \
+            && "${as_root[@]}" install -D -m 755 build/xdg-desktop-portal-wlr "$patched_portal"
+    ) || { echo "setup: could not build the patched xdg-desktop-portal-wlr (see above)" >&2; rm -rf "$work"; return 1; }
+    rm -rf "$work"
+}
+
 missing=()
 for package in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
@@ -78,6 +115,8 @@ for package in "${packages[@]}"; do
     fi
 done
 if [ ${#missing[@]} -eq 0 ]; then
+    if [ "$(id -u)" -eq 0 ]; then as_root=(); else as_root=(sudo -n); fi
+    build_patched_portal
     install_python_peers
     exit 0
 fi
@@ -113,3 +152,4 @@ fi
 "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
     || fail "apt-get install failed."
 install_python_peers
+build_patched_portal

@@ -176,29 +176,6 @@ import Testing
         }
         #expect(noBus?.code == .portalUnavailable)
     }
-
-    @Test func theNodeGoingAwayEndsTheCaptureAsVanished() async throws {
-        try await ScreenCastDesktop.with { desktop in
-            let source = try PipeWireVideoSource(socket: desktop.pipeWireSocket, width: 320, height: 240)
-            source.show([UInt8](repeating: 200, count: 320 * 240 * 4))
-            let portal = try await desktop.startPortal(node: try await source.nodeID(), width: 320, height: 240)
-            try await StreamingFixture.with { fixture in
-                let capture = try await ScreenCapture.open(
-                    configuration: ScreenCaptureConfiguration(source: .portal, busAddress: desktop.busAddress))
-                let session = try await fixture.channel.beginSession(
-                    configuration: RemoteDisplayConfiguration(
-                        resolutions: [capture.sourceSize], audio: nil, adaptsToCongestion: false))
-                try capture.start(streamingTo: session)
-                source.show([UInt8](repeating: 100, count: 320 * 240 * 4))
-                #expect(try await waitUntil(within: .seconds(5)) { capture.statistics.framesCaptured >= 1 })
-                source.stop()
-                let failure = await capture.finished()
-                #expect(failure?.code == .sourceVanished)
-                session.stop()
-            }
-            await portal.stop()
-        }
-    }
 }
 
 /// `PipeWireGrabber` alone, on both kinds of buffer a compositor sends:

@@ -27,11 +27,13 @@ public final class HeadlessSway: Sendable {
         ]) { _, new in new }
     }
 
-    /// Runs `body` with sway started for `user`; stops it after.
+    /// Runs `body` with sway started for `user` (its one output `HEADLESS-1`
+    /// `width × height` when given); stops it after.
     public static func with<Result>(
-        as user: UnprivilegedUser, _ body: (HeadlessSway) async throws -> Result
+        as user: UnprivilegedUser, output: (width: Int, height: Int)? = nil,
+        _ body: (HeadlessSway) async throws -> Result
     ) async throws -> Result {
-        let sway = try await Self.start(as: user)
+        let sway = try await Self.start(as: user, output: output)
         do {
             let result = try await body(sway)
             await sway.process.stop()
@@ -42,15 +44,29 @@ public final class HeadlessSway: Sendable {
         }
     }
 
-    private static func start(as user: UnprivilegedUser) async throws -> HeadlessSway {
+    /// Lets this process (root, in CI) draw on the session's Xwayland, which
+    /// admits only its own user: `xhost +si:localuser:root`, run as `user`.
+    public func admitThisProcessToXwayland(as user: UnprivilegedUser) throws {
+        let output = try CommandOutput.waiting(
+            for: try user.command([
+                "/usr/bin/xhost", "+si:localuser:\(String(cString: getpwuid(getuid()).pointee.pw_name))",
+            ]),
+            environment: self.environment(of: user), timeLimit: .seconds(10))
+        guard output.status == 0 else { throw TestDaemonError.requestFailed("xhost: \(output.text)") }
+    }
+
+    private static func start(as user: UnprivilegedUser, output: (width: Int, height: Int)?) async throws
+        -> HeadlessSway
+    {
         let runtime = user.home.appendingPathComponent("run")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
         let ready = user.home.appendingPathComponent("session")
         // sway's `exec` runs once its Wayland socket and Xwayland's display exist.
         let config = user.home.appendingPathComponent("sway.config")
+        let size = output.map { "output HEADLESS-1 resolution \($0.width)x\($0.height)\n" } ?? ""
         try """
         xwayland enable
-        exec sh -c 'echo "$WAYLAND_DISPLAY $DISPLAY" > \(ready.path).part && mv \(ready.path).part \(ready.path)'
+        \(size)exec sh -c 'echo "$WAYLAND_DISPLAY $DISPLAY" > \(ready.path).part && mv \(ready.path).part \(ready.path)'
         """.write(to: config, atomically: true, encoding: .utf8)
         if getuid() == 0 {
             for path in [runtime.path, config.path] { chown(path, UnprivilegedUser.uid, UnprivilegedUser.uid) }

@@ -14,10 +14,14 @@ public final class ScreenCastDesktop: Sendable {
     public var pipeWireSocket: String { "\(self.directory.path)/pipewire-0" }
     /// PipeWire's pulse server's address for libpulse (`PULSE_SERVER`, `pactl --server`), when started.
     public var pulseServerAddress: String { "unix:\(self.directory.path)/pulse/native" }
+    /// What the desktop's daemons run with: its runtime directory, home and
+    /// configuration, and its bus as the session and system bus.
+    public let environment: [String: String]
     private let daemons: [DaemonProcess]
 
-    private init(directory: URL, daemons: [DaemonProcess]) {
+    private init(directory: URL, environment: [String: String], daemons: [DaemonProcess]) {
         self.directory = directory
+        self.environment = environment
         self.daemons = daemons
     }
 
@@ -57,7 +61,7 @@ public final class ScreenCastDesktop: Sendable {
                     socket: directory.path + "/pulse/native")
             }
         }
-        return ScreenCastDesktop(directory: directory, daemons: daemons)
+        return ScreenCastDesktop(directory: directory, environment: environment, daemons: daemons)
     }
 
     /// WirePlumber's own configuration (`XDG_CONFIG_HOME` is the test's):

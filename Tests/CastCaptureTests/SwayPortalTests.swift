@@ -1,0 +1,108 @@
+import CastCapture
+import CastEmulator
+import CastRemoteDisplay
+import CastTestSupport
+import CastX11TestSupport
+import Foundation
+import Testing
+
+/// A wlroots desktop through its real screen-cast portal (issue 51): sway
+/// 1.7 headless, run unprivileged, with xdg-desktop-portal 1.16 and
+/// xdg-desktop-portal-wlr (patched by `make setup` to cast without a GPU),
+/// PipeWire and WirePlumber — no stand-in. An X client on sway's Xwayland
+/// draws numbered pictures over the whole output, so each picture the
+/// emulator decodes is compared with exactly the one drawn.
+@Suite(
+    .timeLimit(.minutes(5)), .serialized,
+    .enabled(
+        if: SwayScreenCastPortal.isAvailable && UnprivilegedUser.isAvailable,
+        "needs the patched xdg-desktop-portal-wlr that make setup builds"))
+struct SwayPortalTests {
+    /// The share arrives whole (every decoded picture one that was drawn,
+    /// at ≥ 35 dB), a second share with the first one's restore token is
+    /// granted again, and the backend going away ends the capture as a
+    /// vanished source, which `cast screen` reports with exit code 10.
+    @Test func swaysScreenThroughTheRealPortalArrivesWholeAndItsEndIsTold() async throws {
+        let user = try UnprivilegedUser.make()
+        defer { user.remove() }
+        try await ScreenCastDesktop.with { desktop in
+            try await HeadlessSway.with(as: user, output: (width: 640, height: 360)) { sway in
+                try sway.admitThisProcessToXwayland(as: user)
+                let portal = try await SwayScreenCastPortal.start(on: desktop, sharing: sway)
+                do {
+                    try await Self.share(on: desktop, sway: sway, portal: portal)
+                } catch {
+                    await portal.stop()
+                    throw error
+                }
+                await portal.stop()
+            }
+        }
+    }
+
+    private static func share(on desktop: ScreenCastDesktop, sway: HeadlessSway, portal: SwayScreenCastPortal)
+        async throws
+    {
+        let scene = NumberedScene(width: 640, height: 360)
+        let painter = try XPainter(display: sway.xDisplay, x: 0, y: 0, width: 640, height: 360)
+        let witness = SceneWitness(scene)
+        let show = { (number: Int) in
+            let pixels = scene.pixels(number)
+            // Known to the witness before it is shown (see ScreenStreamingTests).
+            witness.showed(number, pixels)
+            painter.draw(pixels)
+        }
+        show(0)
+        try await StreamingFixture.with { fixture in
+            fixture.emulator.streaming.observer.picture = { witness.observe(capturedAt: $0, picture: $1) }
+            var configuration = ScreenCaptureConfiguration(
+                source: .portal, showsCursor: false, busAddress: desktop.busAddress)
+            let capture = try await ScreenCapture.open(configuration: configuration)
+            #expect(capture.sourceSize == RemoteDisplayConfiguration.Resolution(width: 640, height: 360))
+            let session = try await fixture.channel.beginSession(
+                configuration: RemoteDisplayConfiguration(
+                    resolutions: [capture.sourceSize], audio: nil, adaptsToCongestion: false))
+            try capture.start(streamingTo: session)
+            let start = ContinuousClock.now
+            for number in 1...60 {
+                show(number)
+                try await Task.sleep(until: start + .milliseconds(33 * number))
+            }
+            #expect(
+                try await waitUntil(within: .seconds(10)) { witness.result.numbers.contains(60) },
+                "the last picture was not decoded")
+            capture.stop()
+            #expect(await capture.finished() == nil)
+            let result = witness.result
+            print(
+                "sway portal 640x360: \(capture.statistics), pictures \(result.numbers.count) "
+                    + "(\(Set(result.numbers).count) distinct), unknown \(result.unknown), "
+                    + "PSNR mean \(result.meanPSNR) min \(result.psnr.min() ?? 0)")
+            #expect(result.unknown == 0)
+            #expect(Set(result.numbers).count >= (Sanitizers.areActive ? 15 : 45))
+            #expect(result.meanPSNR > 35)
+
+            // The token the portal gave: the next share reuses it, and is granted.
+            let token: String = try #require(capture.restoreToken)
+            #expect(UUID(uuidString: token) != nil, "\(token)")
+            configuration.restoreToken = token
+            let again = try await ScreenCapture.open(configuration: configuration)
+            #expect(again.sourceSize == capture.sourceSize)
+            try again.start(streamingTo: session)
+            // xdg-desktop-portal-wlr sends a picture when the screen changes (its
+            // screencopy waits for damage), so pictures are drawn until one arrives.
+            var number = 60
+            #expect(
+                try await waitUntil(within: .seconds(10)) {
+                    number += 1
+                    show(number)
+                    return again.statistics.framesCaptured >= 1
+                })
+            // The backend goes away, as a desktop that stops sharing: the capture ends, told as vanished.
+            await portal.stopSharing()
+            let failure = await again.finished()
+            #expect(failure?.code == .sourceVanished, "\(String(describing: failure))")
+            session.stop()
+        }
+    }
+}

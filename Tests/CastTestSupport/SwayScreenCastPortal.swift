@@ -1,0 +1,81 @@
+import Foundation
+
+/// The real screen-cast portal of a wlroots desktop, for a test:
+/// xdg-desktop-portal 1.16 (Debian's) with xdg-desktop-portal-wlr as its
+/// backend — built by `make setup` from Debian's source with one change
+/// (scripts/patches/xdg-desktop-portal-wlr-shm-without-gpu.patch), since
+/// Debian 12's binary cannot cast without a GPU — on a ``ScreenCastDesktop``'s
+/// bus and PipeWire, sharing a ``HeadlessSway``'s output `HEADLESS-1`
+/// without asking (`chooser_type=none`), as a desktop configured to share
+/// its only screen does. ../shared/peers.md, "A real Wayland desktop,
+/// headless", says how each part runs here.
+public final class SwayScreenCastPortal: Sendable {
+    /// Where `make setup` builds the patched backend.
+    public static let backend = "/usr/local/libexec/cast-tests/xdg-desktop-portal-wlr"
+    /// The portal's front end, from Debian's package.
+    public static let frontEnd = "/usr/libexec/xdg-desktop-portal"
+    /// Whether both are installed (`make setup`).
+    public static var isAvailable: Bool {
+        [Self.backend, Self.frontEnd].allSatisfy(FileManager.default.isExecutableFile(atPath:))
+    }
+
+    private let daemons: [DaemonProcess]
+
+    private init(daemons: [DaemonProcess]) {
+        self.daemons = daemons
+    }
+
+    /// Starts the backend on `sway`'s Wayland socket, then the front end,
+    /// on `desktop`'s bus; returns once the front end owns
+    /// `org.freedesktop.portal.Desktop`.
+    public static func start(on desktop: ScreenCastDesktop, sharing sway: HeadlessSway) async throws
+        -> SwayScreenCastPortal
+    {
+        let configuration = desktop.directory.appendingPathComponent("config/xdg-desktop-portal-wlr")
+        try FileManager.default.createDirectory(at: configuration, withIntermediateDirectories: true)
+        try Data("[screencast]\nchooser_type=none\noutput_name=HEADLESS-1\n".utf8).write(
+            to: configuration.appendingPathComponent("config"))
+        let environment = desktop.environment.merging([
+            "WAYLAND_DISPLAY": "\(sway.runtimeDirectory)/\(sway.waylandDisplay)", "XDG_CURRENT_DESKTOP": "sway",
+            "XDG_SESSION_TYPE": "wayland",
+        ]) { _, new in new }
+        let backend = try DaemonProcess(Self.backend, ["--loglevel", "INFO"], environment: environment)
+        let frontEnd: DaemonProcess
+        do {
+            frontEnd = try DaemonProcess(Self.frontEnd, [], environment: environment)
+        } catch {
+            await backend.stop()
+            throw error
+        }
+        let portal = SwayScreenCastPortal(daemons: [backend, frontEnd])
+        let owned = await DaemonProcess.wait(for: .seconds(10)) {
+            Self.hasOwner("org.freedesktop.portal.Desktop", on: desktop.busAddress)
+                && Self.hasOwner("org.freedesktop.impl.portal.desktop.wlr", on: desktop.busAddress)
+        }
+        guard owned, !backend.hasExited, !frontEnd.hasExited else {
+            await portal.stop()
+            throw TestDaemonError.didNotStart("xdg-desktop-portal with the wlr backend")
+        }
+        return portal
+    }
+
+    /// Stops the backend, which ends any share it gives, as a compositor or
+    /// a user that stops sharing does.
+    public func stopSharing() async {
+        await self.daemons[0].stop()
+    }
+
+    public func stop() async {
+        for daemon in self.daemons.reversed() { await daemon.stop() }
+    }
+
+    /// Whether `name` has an owner on `bus` now (dbus-send, an independent client).
+    private static func hasOwner(_ name: String, on bus: String) -> Bool {
+        let reply = try? CommandOutput.waiting(
+            for: [
+                "/usr/bin/dbus-send", "--bus=\(bus)", "--print-reply", "--dest=org.freedesktop.DBus",
+                "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:\(name)",
+            ], timeLimit: .seconds(5))
+        return reply?.stdout.contains("boolean true") == true
+    }
+}
