@@ -49,8 +49,8 @@ public final class SwayScreenCastPortal: Sendable {
         }
         let portal = SwayScreenCastPortal(daemons: [backend, frontEnd])
         let owned = await DaemonProcess.wait(for: .seconds(10)) {
-            Self.hasOwner("org.freedesktop.portal.Desktop", on: desktop.busAddress)
-                && Self.hasOwner("org.freedesktop.impl.portal.desktop.wlr", on: desktop.busAddress)
+            TestBusDaemon.hasOwner("org.freedesktop.portal.Desktop", on: desktop.busAddress)
+                && TestBusDaemon.hasOwner("org.freedesktop.impl.portal.desktop.wlr", on: desktop.busAddress)
         }
         guard owned, !backend.hasExited, !frontEnd.hasExited else {
             await portal.stop()
@@ -67,15 +67,5 @@ public final class SwayScreenCastPortal: Sendable {
 
     public func stop() async {
         for daemon in self.daemons.reversed() { await daemon.stop() }
-    }
-
-    /// Whether `name` has an owner on `bus` now (dbus-send, an independent client).
-    private static func hasOwner(_ name: String, on bus: String) -> Bool {
-        let reply = try? CommandOutput.waiting(
-            for: [
-                "/usr/bin/dbus-send", "--bus=\(bus)", "--print-reply", "--dest=org.freedesktop.DBus",
-                "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:\(name)",
-            ], timeLimit: .seconds(5))
-        return reply?.stdout.contains("boolean true") == true
     }
 }

@@ -64,6 +64,16 @@ public enum TestBusDaemon {
         return daemon
     }
 
+    /// Whether `name` has an owner on `bus` now (dbus-send, an independent client).
+    public static func hasOwner(_ name: String, on bus: String) -> Bool {
+        let reply = try? CommandOutput.waiting(
+            for: [
+                "/usr/bin/dbus-send", "--bus=\(bus)", "--print-reply", "--dest=org.freedesktop.DBus",
+                "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:\(name)",
+            ], timeLimit: .seconds(5))
+        return reply?.stdout.contains("boolean true") == true
+    }
+
     /// Whether a Unix stream socket at `path` accepts a connection now.
     static func accepts(_ path: String) -> Bool {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
