@@ -109,7 +109,7 @@ import Testing
 /// yt-dlp is a Python program that takes a core for a second or two as it
 /// starts: each test takes the child processes' turn.
 @Suite(
-    .timeLimit(.minutes(2)), .takesTurn(.childProcesses),
+    .timeLimit(.minutes(5)), .takesTurn(.childProcesses),
     .enabled(if: MediaTools.installed().ytDlp != nil, "needs yt-dlp (make setup installs it with pip)"))
 struct WebPageLoadTests {
     @Test func aPageWithAVideoIsLoadedAsItsVideo() async throws {

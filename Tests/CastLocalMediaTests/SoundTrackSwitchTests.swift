@@ -14,7 +14,7 @@ import Testing
 /// renditions beside a converted film, and fragmented MP4 renditions (each
 /// after its initialization segment) beside a copied HEVC film.
 @Suite(
-    .serialized, .timeLimit(.minutes(2)), .takesTurn(.childProcesses),
+    .serialized, .timeLimit(.minutes(5)), .takesTurn(.childProcesses),
     .enabled(if: TestFilm.ffmpeg != nil, "needs ffmpeg and ffprobe (make setup installs them)"))
 struct SoundTrackSwitchTests {
     @Test(arguments: [false, true])

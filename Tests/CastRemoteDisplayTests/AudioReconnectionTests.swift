@@ -10,7 +10,7 @@ import Testing
 /// connection: the policy's attempts at virtual time, and what it says when
 /// the device does not come back. (The connection coming back, and the same
 /// stream playing on, is `DesktopAudioTests`' speaker test.)
-@Suite(.timeLimit(.minutes(2))) struct AudioReconnectionTests {
+@Suite(.timeLimit(.minutes(5))) struct AudioReconnectionTests {
     /// The speaker goes away for good: one attempt at once, one after the
     /// policy's 2 s, then the session ends with `connectionLost` and the
     /// failure is told.
