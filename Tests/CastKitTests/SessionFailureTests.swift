@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// What goes wrong in a session's life, and how the manager reports or recovers from it.
-@Suite(.timeLimit(.minutes(3))) struct SessionFailureTests {
+@Suite(.timeLimit(.minutes(5))) struct SessionFailureTests {
     @Test func aLaunchErrorFailsTheStartWithTheReceiversReason() async throws {
         try await SessionFixture.with { fixture in
             fixture.emulator.faults.launch = .error(reason: "SYSTEM_ERROR", extendedError: "no memory")

@@ -153,11 +153,14 @@ struct SessionFixture {
     }
 }
 
-/// Sends `text` on `channel` and returns the first message back.
+/// Sends `text` on `channel` and returns the first message back, waiting at
+/// most 30 s: a deadline that only fails the test (under ThreadSanitizer, with
+/// the child processes' lane busy, a reply after a resumed session once took
+/// longer than the 10 s default).
 func roundTrip(_ channel: CastChannel, _ text: String) async throws -> CastMessage.Payload? {
     let messages = channel.messages()
     try await channel.sendTextMessage(text)
-    return await first(messages) { _ in true }
+    return await first(messages, within: .seconds(30)) { _ in true }
 }
 
 /// A fresh file path for a session store.
