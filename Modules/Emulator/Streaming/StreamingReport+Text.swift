@@ -1,6 +1,9 @@
 public import CastChannels
 import Foundation
 
+// How the emulator's measurements are printed (`cast-receiver`'s report, `cast
+// demo`'s summary): a form of the report, not receiver behaviour, which stays
+// as its sources say (Docs/spec/cast-streaming.md).
 extension StreamingReport: CustomStringConvertible {
     /// The report in a few lines for people, as `cast-receiver` prints it when
     /// a stream ends: each stream's frames, packets, PSNR and latencies, the
