@@ -699,7 +699,7 @@ let package = Package(
             name: "CastCLITests",
             dependencies: [
                 "cast", "cast-receiver", "sample-egl-screen", "CastKit", "CastEmulator", "CastTestSupport",
-                "CastX11TestSupport", "CastRemoteDisplay", "CastCommon", "CastSpeakers",
+                "CastX11TestSupport", "CastRemoteDisplay", "CastCapture", "CastCommon", "CastSpeakers",
                 Library.argumentParser,
                 Library.nioConcurrencyHelpers,
                 .product(name: "X509", package: "swift-certificates"),

@@ -1,3 +1,5 @@
+public import CastRemoteDisplay
+
 /// What a ``ScreenCapture`` shows: on X11 the screen, a monitor or a
 /// window; on Wayland whatever the user picks in the desktop's
 /// screen-sharing dialog (``portal``).
@@ -16,6 +18,11 @@ public enum CaptureSource: Sendable, Hashable, LosslessStringConvertible {
     /// screen. ``ScreenCaptureConfiguration/restoreToken`` skips the dialog
     /// the second time.
     case portal
+    /// A new monitor of this size, made by the desktop for the cast and
+    /// removed after it: the TV as a second screen, onto which windows can
+    /// be moved. On GNOME (mutter) and sway, and with a portal that offers
+    /// virtual monitors; `CaptureError.Code.virtualMonitorUnavailable` elsewhere.
+    case virtualMonitor(RemoteDisplayConfiguration.Resolution)
 
     /// What this session's desktop shares: ``portal`` in a Wayland
     /// session (`XDG_SESSION_TYPE=wayland`, or `WAYLAND_DISPLAY` set), where
@@ -28,14 +35,17 @@ public enum CaptureSource: Sendable, Hashable, LosslessStringConvertible {
     }
 
     /// Reads what ``description`` writes: `screen`, `portal`, `output NAME`,
-    /// or `window ID` with the X id in hexadecimal (`0x3a00007`) or decimal;
-    /// `nil` for anything else.
+    /// `window ID` with the X id in hexadecimal (`0x3a00007`) or decimal, or
+    /// `virtual WIDTHxHEIGHT`; `nil` for anything else.
     public init?(_ description: String) {
         let words = description.split(separator: " ", maxSplits: 1).map(String.init)
         switch (words.first, words.count) {
         case ("screen", 1): self = .screen
         case ("portal", 1): self = .portal
         case ("output", 2): self = .output(words[1])
+        case ("virtual", 2):
+            guard let size = RemoteDisplayConfiguration.Resolution(words[1]) else { return nil }
+            self = .virtualMonitor(size)
         case ("window", 2):
             let text = words[1]
             let hexadecimal = text.lowercased().hasPrefix("0x")
@@ -47,13 +57,14 @@ public enum CaptureSource: Sendable, Hashable, LosslessStringConvertible {
         }
     }
 
-    /// `screen`, `portal`, `output NAME` or `window 0x3a00007`.
+    /// `screen`, `portal`, `output NAME`, `window 0x3a00007` or `virtual 1920x1080`.
     public var description: String {
         switch self {
         case .screen: "screen"
         case .output(let name): "output \(name)"
         case .window(let id): "window 0x\(String(id, radix: 16))"
         case .portal: "portal"
+        case .virtualMonitor(let size): "virtual \(size)"
         }
     }
 }

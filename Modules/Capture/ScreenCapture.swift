@@ -116,7 +116,10 @@ public final class ScreenCapture: Sendable {
                 timeout: configuration.portalTimeout, isCancelled: isCancelled)
             self.restoreToken = grant.restoreToken
             grabber = try PipeWireGrabber(
-                remote: grant.pipeWireRemote, nodeID: grant.nodeID, frameRate: configuration.frameRate, portal: portal)
+                remote: grant.pipeWireRemote, nodeID: grant.nodeID, frameRate: configuration.frameRate, owner: portal)
+        case .virtualMonitor(let size):
+            self.restoreToken = nil
+            grabber = try VirtualMonitor.open(size: size, configuration: configuration, isCancelled: isCancelled)
         case .screen, .output, .window:
             self.restoreToken = nil
             grabber = try X11Grabber(

@@ -20,14 +20,23 @@ public struct ScreenCaptureConfiguration: Sendable, Hashable {
     /// without asking (portal version 4 and later). Default `nil`: ask.
     public var restoreToken: String?
     /// For ``CaptureSource/portal``: how long the user has to answer the
-    /// screen-sharing dialog. Default 2 minutes.
+    /// screen-sharing dialog (and for a virtual monitor, how long the desktop
+    /// may take to make it). Default 2 minutes.
     public var portalTimeout: Duration
+    /// For ``CaptureSource/virtualMonitor(_:)`` on GNOME, where mutter
+    /// streams into the user's PipeWire: that PipeWire's socket; `nil`
+    /// finds it as libpipewire does (`PIPEWIRE_REMOTE`, else `pipewire-0` in
+    /// `XDG_RUNTIME_DIR`).
+    public var pipeWireRemote: String?
+    /// For ``CaptureSource/virtualMonitor(_:)`` on sway: its IPC socket;
+    /// `nil` reads `SWAYSOCK`.
+    public var swaySocket: String?
 
     /// Creates a configuration.
     public init(
         display: String? = nil, source: CaptureSource = .screen, showsCursor: Bool = true, frameRate: Int = 30,
         idleFrameRate: Int = 1, busAddress: String? = nil, restoreToken: String? = nil,
-        portalTimeout: Duration = .seconds(120)
+        portalTimeout: Duration = .seconds(120), pipeWireRemote: String? = nil, swaySocket: String? = nil
     ) {
         self.display = display
         self.source = source
@@ -37,6 +46,8 @@ public struct ScreenCaptureConfiguration: Sendable, Hashable {
         self.busAddress = busAddress
         self.restoreToken = restoreToken
         self.portalTimeout = portalTimeout
+        self.pipeWireRemote = pipeWireRemote
+        self.swaySocket = swaySocket
     }
 
     func validated() throws(CaptureError) -> Self {
@@ -46,6 +57,11 @@ public struct ScreenCaptureConfiguration: Sendable, Hashable {
         guard (1...self.frameRate).contains(self.idleFrameRate) else {
             throw CaptureError(
                 .invalidConfiguration, "idle frame rate \(self.idleFrameRate) is outside 1…\(self.frameRate)")
+        }
+        if case .virtualMonitor(let size) = self.source,
+            !(320...7_680).contains(size.width) || !(240...4_320).contains(size.height)
+        {
+            throw CaptureError(.invalidConfiguration, "a virtual monitor of \(size) is outside 320x240…7680x4320")
         }
         guard self.portalTimeout > .zero else {
             throw CaptureError(.invalidConfiguration, "portal timeout \(self.portalTimeout) is not positive")

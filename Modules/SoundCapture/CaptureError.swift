@@ -40,6 +40,9 @@ public struct CaptureError: Error, Sendable, CustomStringConvertible {
         /// the screen or a monitor of it cannot be mirrored; share it through
         /// the desktop's portal (`CaptureSource.portal`) instead.
         public static let waylandDesktop = Code("waylandDesktop")
+        /// The desktop makes no virtual monitor for a cast (`CaptureSource.virtualMonitor`):
+        /// neither its portal, nor mutter (GNOME), nor sway is there to make one.
+        public static let virtualMonitorUnavailable = Code("virtualMonitorUnavailable")
         /// A capture setting is out of its documented range, or capture is already running.
         public static let invalidConfiguration = Code("invalidConfiguration")
     }

@@ -10,13 +10,25 @@ public final class HeadlessSway: Sendable {
     public let xDisplay: String
     /// The session's `XDG_RUNTIME_DIR`.
     public let runtimeDirectory: String
+    /// sway's IPC socket (`SWAYSOCK`), where `swaymsg` talks to it.
+    public let ipcSocket: String
     private let process: DaemonProcess
 
-    private init(waylandDisplay: String, xDisplay: String, runtimeDirectory: String, process: DaemonProcess) {
+    private init(
+        waylandDisplay: String, xDisplay: String, runtimeDirectory: String, ipcSocket: String, process: DaemonProcess
+    ) {
         self.waylandDisplay = waylandDisplay
         self.xDisplay = xDisplay
         self.runtimeDirectory = runtimeDirectory
+        self.ipcSocket = ipcSocket
         self.process = process
+    }
+
+    /// The installed sway's version (`sway --version`: "sway version 1.7"), as numbers.
+    public static func version() throws -> [Int] {
+        let output = try CommandOutput.waiting(for: ["/usr/bin/sway", "--version"], timeLimit: .seconds(10))
+        let text = output.text.split(separator: " ").last ?? ""
+        return text.split(separator: ".").compactMap { Int($0.prefix { $0.isNumber }) }
     }
 
     /// What a program of this session has: the user's environment, the runtime directory and both displays.
@@ -61,12 +73,12 @@ public final class HeadlessSway: Sendable {
         let runtime = user.home.appendingPathComponent("run")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
         let ready = user.home.appendingPathComponent("session")
-        // sway's `exec` runs once its Wayland socket and Xwayland's display exist.
+        // sway's `exec` runs once its Wayland socket, Xwayland's display and its IPC socket exist.
         let config = user.home.appendingPathComponent("sway.config")
         let size = output.map { "output HEADLESS-1 resolution \($0.width)x\($0.height)\n" } ?? ""
         try """
         xwayland enable
-        \(size)exec sh -c 'echo "$WAYLAND_DISPLAY $DISPLAY" > \(ready.path).part && mv \(ready.path).part \(ready.path)'
+        \(size)exec sh -c 'echo "$WAYLAND_DISPLAY $DISPLAY $SWAYSOCK" > \(ready.path).part && mv \(ready.path).part \(ready.path)'
         """.write(to: config, atomically: true, encoding: .utf8)
         if getuid() == 0 {
             for path in [runtime.path, config.path] { chown(path, UnprivilegedUser.uid, UnprivilegedUser.uid) }
@@ -83,13 +95,13 @@ public final class HeadlessSway: Sendable {
             process.hasExited || FileManager.default.fileExists(atPath: ready.path)
         }
         guard started, !process.hasExited,
-            let line = try? String(contentsOf: ready, encoding: .utf8).split(separator: " "), line.count == 2
+            let line = try? String(contentsOf: ready, encoding: .utf8).split(separator: " "), line.count == 3
         else {
             await process.stop()
             throw TestDaemonError.didNotStart("sway (headless) wrote no session file within 20 s")
         }
         return HeadlessSway(
-            waylandDisplay: String(line[0]), xDisplay: line[1].trimmingCharacters(in: .whitespacesAndNewlines),
-            runtimeDirectory: runtime.path, process: process)
+            waylandDisplay: String(line[0]), xDisplay: String(line[1]), runtimeDirectory: runtime.path,
+            ipcSocket: line[2].trimmingCharacters(in: .whitespacesAndNewlines), process: process)
     }
 }

@@ -7,16 +7,19 @@ import Foundation
 /// Debian 12's binary cannot cast without a GPU — on a ``ScreenCastDesktop``'s
 /// bus and PipeWire, sharing a ``HeadlessSway``'s output `HEADLESS-1`
 /// without asking (`chooser_type=none`), as a desktop configured to share
-/// its only screen does. ../shared/peers.md, "A real Wayland desktop,
+/// its only screen does; its permission store (xdg-permission-store) keeps
+/// the grants. ../shared/peers.md, "A real Wayland desktop,
 /// headless", says how each part runs here.
 public final class SwayScreenCastPortal: Sendable {
     /// Where `make setup` builds the patched backend.
     public static let backend = "/usr/local/libexec/cast-tests/xdg-desktop-portal-wlr"
     /// The portal's front end, from Debian's package.
     public static let frontEnd = "/usr/libexec/xdg-desktop-portal"
-    /// Whether both are installed (`make setup`).
+    /// Where the front end keeps grants (Debian's xdg-desktop-portal depends on it).
+    public static let permissionStore = "/usr/libexec/xdg-permission-store"
+    /// Whether all three are installed (`make setup`).
     public static var isAvailable: Bool {
-        [Self.backend, Self.frontEnd].allSatisfy(FileManager.default.isExecutableFile(atPath:))
+        [Self.backend, Self.frontEnd, Self.permissionStore].allSatisfy(FileManager.default.isExecutableFile(atPath:))
     }
 
     private let daemons: [DaemonProcess]
@@ -39,20 +42,24 @@ public final class SwayScreenCastPortal: Sendable {
             "WAYLAND_DISPLAY": "\(sway.runtimeDirectory)/\(sway.waylandDisplay)", "XDG_CURRENT_DESKTOP": "sway",
             "XDG_SESSION_TYPE": "wayland",
         ]) { _, new in new }
-        let backend = try DaemonProcess(Self.backend, ["--loglevel", "INFO"], environment: environment)
-        let frontEnd: DaemonProcess
+        // The backend first (stopSharing stops it), then the permission store the front end keeps grants in.
+        var daemons = [try DaemonProcess(Self.backend, ["--loglevel", "INFO"], environment: environment)]
         do {
-            frontEnd = try DaemonProcess(Self.frontEnd, [], environment: environment)
+            for daemon in [Self.permissionStore, Self.frontEnd] {
+                daemons.append(try DaemonProcess(daemon, [], environment: environment))
+            }
         } catch {
-            await backend.stop()
+            for daemon in daemons.reversed() { await daemon.stop() }
             throw error
         }
-        let portal = SwayScreenCastPortal(daemons: [backend, frontEnd])
+        let portal = SwayScreenCastPortal(daemons: daemons)
         let owned = await DaemonProcess.wait(for: .seconds(10)) {
-            TestBusDaemon.hasOwner("org.freedesktop.portal.Desktop", on: desktop.busAddress)
-                && TestBusDaemon.hasOwner("org.freedesktop.impl.portal.desktop.wlr", on: desktop.busAddress)
+            [
+                "org.freedesktop.portal.Desktop", "org.freedesktop.impl.portal.desktop.wlr",
+                "org.freedesktop.impl.portal.PermissionStore",
+            ].allSatisfy { TestBusDaemon.hasOwner($0, on: desktop.busAddress) }
         }
-        guard owned, !backend.hasExited, !frontEnd.hasExited else {
+        guard owned, !daemons.contains(where: \.hasExited) else {
             await portal.stop()
             throw TestDaemonError.didNotStart("xdg-desktop-portal with the wlr backend")
         }

@@ -14,6 +14,11 @@ struct CaptureOptions: ParsableArguments {
                 + "asks which screen or window; the answer is remembered).",
             valueName: "source"))
     var capture: [String] = []
+    @Flag(
+        help:
+            "Make the TV a second screen instead of a copy: the desktop adds a monitor of --max-size (1920x1080) beside the others, windows moved onto it show on the TV, and it goes when the cast ends (GNOME, sway, or a portal that offers virtual monitors)."
+    )
+    var extend = false
     @Option(help: "The X display to capture (default: $DISPLAY).") var display: String?
     @Option(
         help: ArgumentHelp(
@@ -48,9 +53,15 @@ struct CaptureOptions: ParsableArguments {
         return RemoteDisplayConfiguration.Resolution(width: size.width & ~1, height: size.height & ~1)
     }
 
-    /// The source `--capture` names.
+    /// The source `--capture` names, or a new monitor with `--extend`.
     func source() throws -> CaptureSource {
         let text = self.capture.joined(separator: " ")
+        if self.extend {
+            guard text.isEmpty else {
+                throw ValidationError("--extend makes a screen of its own; it takes no --capture")
+            }
+            return .virtualMonitor(try self.maximumSize())
+        }
         if text.isEmpty || text == "auto" {
             return .forCurrentSession(environment: ProcessInfo.processInfo.environment)
         }

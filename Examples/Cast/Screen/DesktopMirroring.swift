@@ -35,6 +35,8 @@ struct DesktopMirroring {
         return try await ReceiverLink.with(device) { link in
             if configuration.capture.source == .portal {
                 Output.progress("asking the desktop which screen or window to share")
+            } else if case .virtualMonitor(let size) = configuration.capture.source {
+                Output.progress("adding a \(size.width)x\(size.height) screen to the desktop for the TV")
             }
             Output.progress("launching the mirroring app")
             let mirror = try await DesktopMirror.start(on: link.link, configuration: configuration, logger: link.logger)
@@ -44,8 +46,9 @@ struct DesktopMirroring {
             }
             let (source, size) = (mirror.capture.configuration.source, mirror.capture.sourceSize)
             let sent = mirror.session.configuration
+            let what = if case .virtualMonitor = source { "the TV's own screen" } else { "\(source)" }
             Output.progress(
-                "mirroring \(source) (\(size.width)x\(size.height)) as "
+                "mirroring \(what) (\(size.width)x\(size.height)) as "
                     + "\(sent.resolution.width)x\(sent.resolution.height) \(sent.videoCodec) at up to "
                     + "\(self.frameRate) fps\(mirror.sound == nil ? "" : " with sound"); Ctrl-C stops")
             let reason = try await self.watch(mirror, interrupted: interrupted)

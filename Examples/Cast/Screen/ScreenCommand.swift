@@ -48,8 +48,9 @@ struct ScreenCommand: AsyncParsableCommand {
         _ = try self.videoCodecs()
         _ = try self.latencyMode()
         let synthetic = self.testPattern || self.video != nil || self.audio != nil
-        if synthetic, !self.capture.capture.isEmpty {
-            throw ValidationError("--capture mirrors this machine; it does not take --test-pattern, --video or --audio")
+        if synthetic, !self.capture.capture.isEmpty || self.capture.extend {
+            throw ValidationError(
+                "--capture and --extend mirror this machine; they do not take --test-pattern, --video or --audio")
         }
         if synthetic, self.capture.maxSize != nil {
             throw ValidationError(

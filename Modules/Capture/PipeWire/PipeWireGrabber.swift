@@ -53,7 +53,7 @@ final class PipeWireGrabber: FrameGrabber, @unchecked Sendable {
     private let registry: OpaquePointer
     private var stream: OpaquePointer?
     private let nodeID: UInt32
-    private let portal: ScreenCastPortal?
+    private let owner: (any ScreenCastOwner)?
     private let hooks: UnsafeMutablePointer<spa_hook>
     private let streamEvents: UnsafeMutablePointer<pw_stream_events>
     private let registryEvents: UnsafeMutablePointer<pw_registry_events>
@@ -69,14 +69,17 @@ final class PipeWireGrabber: FrameGrabber, @unchecked Sendable {
 
     /// Connects through `remote` (a connected socket, which this grabber
     /// now owns) to node `nodeID`, and waits up to `timeout` for the
-    /// stream's format. `portal`, when given, is closed with the grabber.
+    /// stream's format. `owner` (the portal's session, a virtual monitor),
+    /// when given, is closed with the grabber. With `size`, only that size
+    /// is asked for: a virtual monitor takes the size its stream is given.
     ///
     /// - Throws: `CaptureError.Code.pipeWireUnavailable`
     ///   when the connection fails; `CaptureError.Code.sourceNotFound`
     ///   when no format arrives in time (no such node, no 32-bit format, or
     ///   no session manager to link the stream).
     init(
-        remote: Int32, nodeID: UInt32, frameRate: Int, portal: ScreenCastPortal?, timeout: Duration = .seconds(5)
+        remote: Int32, nodeID: UInt32, frameRate: Int, size: (width: Int, height: Int)? = nil,
+        owner: (any ScreenCastOwner)?, timeout: Duration = .seconds(5)
     ) throws(CaptureError) {
         _ = Self.initialized
         let (loop, context, core, registry) = try Self.openConnection(remote: remote)
@@ -85,7 +88,7 @@ final class PipeWireGrabber: FrameGrabber, @unchecked Sendable {
         self.core = core
         self.registry = registry
         self.nodeID = nodeID
-        self.portal = portal
+        self.owner = owner
         self.hooks = .allocate(capacity: 3)
         self.hooks.initialize(repeating: spa_hook(), count: 3)
         self.streamEvents = .allocate(capacity: 1)
@@ -96,7 +99,7 @@ final class PipeWireGrabber: FrameGrabber, @unchecked Sendable {
         self.coreEvents.initialize(to: Self.makeCoreEvents())
 
         let stream = try self.makeStream()
-        try self.connectStream(stream, frameRate: frameRate)
+        try self.connectStream(stream, frameRate: frameRate, size: size)
         guard pw_thread_loop_start(loop) >= 0 else {
             throw CaptureError(.pipeWireUnavailable, "cannot start the PipeWire thread")
         }
@@ -123,7 +126,7 @@ final class PipeWireGrabber: FrameGrabber, @unchecked Sendable {
         self.streamEvents.deallocate()
         self.registryEvents.deallocate()
         self.coreEvents.deallocate()
-        self.portal?.close()
+        self.owner?.close()
     }
 
     // MARK: FrameGrabber
@@ -219,17 +222,21 @@ final class PipeWireGrabber: FrameGrabber, @unchecked Sendable {
     }
 
     /// Connects `stream` to the node, offering the 32-bit formats at up to
-    /// `frameRate`: linear DMA-BUFs first, shared memory otherwise.
-    private func connectStream(_ stream: OpaquePointer, frameRate: Int) throws(CaptureError) {
+    /// `frameRate` (and at `size` alone, when given): linear DMA-BUFs first,
+    /// shared memory otherwise.
+    private func connectStream(_ stream: OpaquePointer, frameRate: Int, size: (width: Int, height: Int)?)
+        throws(CaptureError)
+    {
         let nodeID = self.nodeID
+        let fixed = size.map { spa_rectangle(width: UInt32(clamping: $0.width), height: UInt32(clamping: $0.height)) }
         let connected = Self.withPOD { builder in
             var formats = Self.formats.map { $0.format.rawValue }
             // Linear DMA-BUFs first, shared memory otherwise.
             return [Int64(CPW_MODIFIER_LINEAR), -1].map { modifier in
                 cpw_video_format(
                     &builder, &formats, UInt32(formats.count),
-                    spa_rectangle(width: 1, height: 1), spa_rectangle(width: 8192, height: 8192),
-                    spa_rectangle(width: 1920, height: 1080),
+                    fixed ?? spa_rectangle(width: 1, height: 1), fixed ?? spa_rectangle(width: 8192, height: 8192),
+                    fixed ?? spa_rectangle(width: 1920, height: 1080),
                     spa_fraction(num: 0, denom: 1), spa_fraction(num: 360, denom: 1),
                     spa_fraction(num: UInt32(frameRate), denom: 1), modifier)
             }

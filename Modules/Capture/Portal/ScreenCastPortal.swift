@@ -40,6 +40,8 @@ package final class ScreenCastPortal: @unchecked Sendable {
 
     /// Source types (`types`, `AvailableSourceTypes`): a monitor or a window.
     private static let monitorAndWindow: UInt32 = 1 | 2
+    /// Source type 4 (version 4 of the interface): a virtual monitor the backend makes for the share.
+    private static let virtualMonitor: UInt32 = 4
     /// Cursor modes (`cursor_mode`, `AvailableCursorModes`).
     private static let cursorHidden: UInt32 = 1
     private static let cursorEmbedded: UInt32 = 2
@@ -77,8 +79,12 @@ package final class ScreenCastPortal: @unchecked Sendable {
     ///   portal, or it failed), `CaptureError.Code.permissionDenied`
     ///   (refused, or not answered within `timeout`),
     ///   `CaptureError.Code.pipeWireUnavailable`.
+    ///
+    /// With `virtual`, the backend makes a virtual monitor for the share
+    /// (``offersVirtualMonitors()`` says whether it can), and the grant is not kept.
     func start(
-        showsCursor: Bool, restoreToken: String?, timeout: Duration, isCancelled: () -> Bool
+        showsCursor: Bool, restoreToken: String?, virtual: Bool = false, timeout: Duration,
+        isCancelled: () -> Bool
     ) throws(CaptureError) -> ScreenCastGrant {
         let deadline = ContinuousClock.now + timeout
         let version = try self.property("version") ?? 1
@@ -91,8 +97,12 @@ package final class ScreenCastPortal: @unchecked Sendable {
         }
         self.sessionHandle = session
 
-        let selection = try self.sourceSelection(
+        var selection = try self.sourceSelection(
             sourceTypes: sourceTypes, version: version, showsCursor: showsCursor, restoreToken: restoreToken)
+        if virtual {
+            selection["types"] = .uint32(Self.virtualMonitor)
+            selection["persist_mode"] = nil
+        }
         try self.selectSources(session: session, options: selection, until: deadline, isCancelled)
 
         let started = try self.request(
@@ -105,6 +115,13 @@ package final class ScreenCastPortal: @unchecked Sendable {
         return ScreenCastGrant(
             pipeWireRemote: descriptor, nodeID: stream.nodeID, size: stream.size,
             restoreToken: started["restore_token"]?.string)
+    }
+
+    /// Whether the portal makes virtual monitors (`AvailableSourceTypes` has
+    /// 4); `false` also when there is no portal.
+    func offersVirtualMonitors() -> Bool {
+        guard let types = try? self.property("AvailableSourceTypes") else { return false }
+        return types & Self.virtualMonitor != 0
     }
 
     /// SelectSources' options: one monitor or window of those the portal offers,

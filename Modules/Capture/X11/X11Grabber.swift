@@ -137,9 +137,9 @@ final class X11Grabber: FrameGrabber, @unchecked Sendable {
         switch self.source {
         case .screen:
             return screen
-        case .portal:
-            // Not on X11: ScreenCapture reads it through PipeWire; refused when the grabber is made.
-            throw CaptureError(.invalidConfiguration, "the portal is not an X11 source")
+        case .portal, .virtualMonitor:
+            // Not on X11: ScreenCapture reads them through PipeWire; refused when the grabber is made.
+            throw CaptureError(.invalidConfiguration, "\(self.source) is not an X11 source")
         case .output(let name):
             // One GetMonitors a picture, matched by the atom found at the start.
             guard let atom = self.outputAtom, let monitor = try self.display.monitor(named: atom) else {

@@ -12,8 +12,11 @@ final class SceneWitness: Sendable {
         var psnr: [Double] = []
         var latencies: [Duration] = []
         var captureLags: [Duration] = []
-        /// Pictures that carry no number, or one never shown.
+        /// Pictures that carry no number, or one never shown, after the first that does.
         var unknown = 0
+        /// Such pictures before the first numbered one: a monitor made for
+        /// the cast shows its desktop until the numbered window is on it.
+        var leadIn = 0
 
         var meanPSNR: Double { self.psnr.reduce(0, +) / Double(max(self.psnr.count, 1)) }
     }
@@ -41,7 +44,9 @@ final class SceneWitness: Sendable {
             let original = self.shown.withLockedValue({ $0[number] }),
             let psnr = lumaPSNR(reference: original.luma, decoded: picture)
         else {
-            self.seen.withLockedValue { $0.unknown += 1 }
+            self.seen.withLockedValue {
+                if $0.numbers.isEmpty { $0.leadIn += 1 } else { $0.unknown += 1 }
+            }
             return
         }
         self.seen.withLockedValue {
