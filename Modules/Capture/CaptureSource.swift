@@ -34,6 +34,15 @@ public enum CaptureSource: Sendable, Hashable, LosslessStringConvertible {
         return .screen
     }
 
+    /// Whether this session's desktop is one that makes a ``virtualMonitor(_:)``
+    /// for a cast, as its `environment` tells: GNOME (`XDG_CURRENT_DESKTOP`
+    /// names it) or sway (`SWAYSOCK` is set). A portal that offers virtual
+    /// monitors on another desktop is found only when a capture asks it.
+    public static func desktopMakesVirtualMonitors(environment: [String: String]) -> Bool {
+        let desktops = (environment["XDG_CURRENT_DESKTOP"] ?? "").split(separator: ":")
+        return desktops.contains("GNOME") || !(environment["SWAYSOCK"] ?? "").isEmpty
+    }
+
     /// Reads what ``description`` writes: `screen`, `portal`, `output NAME`,
     /// `window ID` with the X id in hexadecimal (`0x3a00007`) or decimal, or
     /// `virtual WIDTHxHEIGHT`; `nil` for anything else.

@@ -32,10 +32,11 @@ public final class CastTray: Sendable {
         /// The unique name of the watcher the item is registered with.
         var watcherOwner: String?
 
-        mutating func rebuild(offersWindowChoice: Bool) -> TrayMenu {
+        mutating func rebuild(offersWindowChoice: Bool, offersExtension: Bool) -> TrayMenu {
             TrayMenu(
                 button: self.button, chooser: self.chooser, controls: self.controls, casting: self.casting,
-                offersWindowChoice: offersWindowChoice, identifiers: &self.identifiers)
+                offersWindowChoice: offersWindowChoice, offersExtension: offersExtension,
+                identifiers: &self.identifiers)
         }
     }
 
@@ -50,6 +51,7 @@ public final class CastTray: Sendable {
     private let button: CastButtonModel
     private let chooser: DeviceChooserModel
     private let offersWindowChoice: Bool
+    private let offersExtension: Bool
     private let perform: @Sendable (TrayAction) -> Void
     private let logger: Logger
     private let shown: NIOLockedValueBox<Shown>
@@ -66,6 +68,7 @@ public final class CastTray: Sendable {
     ///   - context: whose devices and session the menu shows.
     ///   - title: the name the desktop shows for the item.
     ///   - offersWindowChoice: whether to offer "Mirror a window…" (where the desktop has a picker).
+    ///   - offersExtension: whether to offer "Extend to" (where the desktop makes a second screen).
     ///   - busAddress: the bus to use; `nil` for the session bus.
     ///   - perform: what picking a mirror, sound, stop-casting or quit item
     ///     does; called on the tray's bus thread, so hop to the app's own.
@@ -73,8 +76,8 @@ public final class CastTray: Sendable {
     ///   A desktop without a tray host is not an error: the item registers
     ///   when one starts (``isShown``).
     public init(
-        context: CastContext, title: String = "Cast", offersWindowChoice: Bool, busAddress: String? = nil,
-        perform: @escaping @Sendable (TrayAction) -> Void
+        context: CastContext, title: String = "Cast", offersWindowChoice: Bool, offersExtension: Bool = false,
+        busAddress: String? = nil, perform: @escaping @Sendable (TrayAction) -> Void
     ) throws(TrayError) {
         let number = Self.count.withLockedValue { count in
             count += 1
@@ -100,6 +103,7 @@ public final class CastTray: Sendable {
         self.button = CastButtonModel(context: context)
         self.chooser = DeviceChooserModel(context: context, filtersByApplication: false)
         self.offersWindowChoice = offersWindowChoice
+        self.offersExtension = offersExtension
         self.perform = perform
         self.logger = context.options.logger.makeLogger(subsystem: "Tray")
         var identifiers = TrayMenu.Identifiers()
@@ -108,7 +112,7 @@ public final class CastTray: Sendable {
         )
         let menu = TrayMenu(
             button: button, chooser: chooser, controls: controls, casting: nil,
-            offersWindowChoice: offersWindowChoice, identifiers: &identifiers)
+            offersWindowChoice: offersWindowChoice, offersExtension: offersExtension, identifiers: &identifiers)
         self.shown = NIOLockedValueBox(
             Shown(
                 button: button, chooser: chooser, controls: controls, identifiers: identifiers,
@@ -245,7 +249,7 @@ public final class CastTray: Sendable {
         let (old, new, revision) = self.shown.withLockedValue { shown -> (TrayMenu, TrayMenu, UInt32?) in
             change(&shown)
             let old = shown.menu.menu
-            let new = shown.rebuild(offersWindowChoice: self.offersWindowChoice)
+            let new = shown.rebuild(offersWindowChoice: self.offersWindowChoice, offersExtension: self.offersExtension)
             guard new != old else { return (old, new, nil) }
             shown.menu.menu = new
             shown.menu.revision &+= 1

@@ -10,6 +10,9 @@ public enum TrayAction: Sendable, Hashable {
     case mirrorScreen(CastDevice)
     /// Mirror one window the desktop lets the user pick (the screen-cast portal's chooser).
     case mirrorWindow(CastDevice)
+    /// Make the device a second screen: the desktop adds a monitor for it,
+    /// onto which windows can be moved, removed when the stream ends.
+    case extendScreen(CastDevice)
     /// Send this computer's sound to the device (a speaker, a group, a TV).
     case sendSound(CastDevice)
     /// Play or pause the session's media.
@@ -30,6 +33,8 @@ public struct TrayCasting: Sendable, Hashable {
         case screen
         /// One window.
         case window
+        /// A second screen the desktop made for the device.
+        case extendedScreen
         /// This computer's sound.
         case sound
     }
@@ -48,17 +53,17 @@ public struct TrayCasting: Sendable, Hashable {
         self.isStarted = isStarted
     }
 
-    /// "Mirroring the screen to Kitchen", "Starting to send sound to Kitchen…".
+    /// "Mirroring the screen to Kitchen", "Starting to send sound to Kitchen…",
+    /// "Extending the desktop to Kitchen".
     public var label: String {
-        let what =
+        let (doing, verb, what) =
             switch self.kind {
-            case .screen: "the screen"
-            case .window: "a window"
-            case .sound: "this computer's sound"
+            case .screen: ("Mirroring", "mirror", "the screen")
+            case .window: ("Mirroring", "mirror", "a window")
+            case .extendedScreen: ("Extending", "extend", "the desktop")
+            case .sound: ("Sending", "send", "this computer's sound")
             }
-        let verb = self.kind == .sound ? "send" : "mirror"
         return self.isStarted
-            ? "\(verb == "send" ? "Sending" : "Mirroring") \(what) to \(self.deviceName)"
-            : "Starting to \(verb) \(what) to \(self.deviceName)…"
+            ? "\(doing) \(what) to \(self.deviceName)" : "Starting to \(verb) \(what) to \(self.deviceName)…"
     }
 }

@@ -4,7 +4,8 @@ public import Foundation
 
 /// The Cast menu as an application runs it: shows a ``CastTray`` and does
 /// what its items say in this process — mirrors the screen (the portal in a
-/// Wayland session) or, through the portal, a window (`DesktopMirror`),
+/// Wayland session) or, through the portal, a window, or makes the device a
+/// second screen (`DesktopMirror`),
 /// sends this computer's sound (`DesktopSoundMirror`), stops, quits — with
 /// a desktop notification (``DesktopNotifier``) for each start, stop,
 /// failure and device lost while it streams. What `cast tray` runs.
@@ -25,6 +26,9 @@ public final class TrayApplication: Sendable {
         public var display: String?
         /// Whether "Mirror a window…" is offered (where the desktop has a picker: a Wayland session).
         public var offersWindowChoice: Bool
+        /// Whether "Extend to" is offered (where the desktop makes a second
+        /// screen for a cast: `CaptureSource.desktopMakesVirtualMonitors(environment:)`).
+        public var offersExtension: Bool
         /// Where the portal's answer is kept between runs, so it asks once; `nil` asks every time.
         public var portalGrant: PortalGrant?
         /// The bus to use; `nil` for the session bus.
@@ -32,9 +36,11 @@ public final class TrayApplication: Sendable {
         /// Whether starts, stops and failures are notified on the desktop.
         public var notifies = true
 
-        /// A tray that offers a window choice in a Wayland session, as `environment` tells.
+        /// A tray that offers a window choice in a Wayland session, and the
+        /// device as a second screen on GNOME and sway, as `environment` tells.
         public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
             self.offersWindowChoice = environment["WAYLAND_DISPLAY"] != nil
+            self.offersExtension = CaptureSource.desktopMakesVirtualMonitors(environment: environment)
         }
     }
 
@@ -59,7 +65,7 @@ public final class TrayApplication: Sendable {
         let (inputs, input) = AsyncStream.makeStream(of: TrayInput.self)
         self.tray = try CastTray(
             context: context, title: configuration.title, offersWindowChoice: configuration.offersWindowChoice,
-            busAddress: configuration.busAddress
+            offersExtension: configuration.offersExtension, busAddress: configuration.busAddress
         ) { input.yield(.action($0)) }
         var notifier: DesktopNotifier?
         if configuration.notifies {

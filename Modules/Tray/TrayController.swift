@@ -18,7 +18,7 @@ struct TrayController: Sendable {
         for await input in inputs {
             switch input {
             case .action(.mirrorScreen(let device)), .action(.mirrorWindow(let device)),
-                .action(.sendSound(let device)):
+                .action(.extendScreen(let device)), .action(.sendSound(let device)):
                 guard current == nil, !quitting else { continue }
                 let kind = Self.kind(of: input)
                 generation += 1
@@ -53,10 +53,11 @@ struct TrayController: Sendable {
         }
     }
 
-    /// What a menu item that starts a stream asks to cast: the screen, a window or the sound.
+    /// What a menu item that starts a stream asks to cast: the screen, a window, a second screen or the sound.
     private static func kind(of input: TrayInput) -> TrayCasting.Kind {
         switch input {
         case .action(.mirrorWindow): .window
+        case .action(.extendScreen): .extendedScreen
         case .action(.sendSound): .sound
         default: .screen
         }

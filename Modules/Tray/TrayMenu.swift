@@ -82,10 +82,11 @@ public struct TrayMenu: Sendable, Hashable {
     ///   - controls: the session's media (a play/pause line and a stop line when it shows).
     ///   - casting: what the app streams, if anything.
     ///   - offersWindowChoice: whether to offer "Mirror a window…" (where the desktop has a picker).
+    ///   - offersExtension: whether to offer "Extend to" (where the desktop makes a second screen).
     ///   - identifiers: the ids handed out so far; new items get new ones.
     public init(
         button: CastButtonState, chooser: DeviceChooserState, controls: MediaControls, casting: TrayCasting?,
-        offersWindowChoice: Bool, identifiers: inout Identifiers
+        offersWindowChoice: Bool, offersExtension: Bool = false, identifiers: inout Identifiers
     ) {
         var lines: [Item] = []
         let status = casting?.label ?? button.label
@@ -101,6 +102,12 @@ public struct TrayMenu: Sendable, Hashable {
                     "mirror-window", "Mirror a window…", .videoOut, chooser: chooser, busy: busy,
                     identifiers: &identifiers
                 ) { .mirrorWindow($0) })
+        }
+        if offersExtension {
+            lines.append(
+                Self.devices(
+                    "extend-screen", "Extend to", .videoOut, chooser: chooser, busy: busy, identifiers: &identifiers
+                ) { .extendScreen($0) })
         }
         lines.append(
             Self.devices(

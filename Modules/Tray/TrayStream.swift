@@ -4,7 +4,7 @@ import Foundation
 import NIOConcurrencyHelpers
 
 /// The stream the tray runs for a menu item, in its own process: the
-/// screen or a window with `DesktopMirror`, the sound with
+/// screen, a window or a second screen with `DesktopMirror`, the sound with
 /// `DesktopSoundMirror`, until the menu stops it or it ends by itself.
 final class TrayStream: Sendable {
     /// What happened to the stream.
@@ -64,7 +64,7 @@ final class TrayStream: Sendable {
             logger: options.logger)
         do {
             switch kind {
-            case .screen, .window:
+            case .screen, .window, .extendedScreen:
                 try await self.mirror(kind, on: link, configuration: configuration, events: events)
             case .sound:
                 let mirror = try await DesktopSoundMirror.start(on: link)
@@ -83,13 +83,18 @@ final class TrayStream: Sendable {
         }
     }
 
-    /// The screen (the portal on Wayland) or, through the portal, a window.
+    /// The screen (the portal on Wayland), through the portal a window, or a
+    /// second screen the desktop makes (1920×1080, as `DesktopMirror` sends at most).
     private func mirror(
         _ kind: TrayCasting.Kind, on link: CastDeviceLink, configuration: TrayApplication.Configuration,
         events: @Sendable (Event) -> Void
     ) async throws {
-        let environment = ProcessInfo.processInfo.environment
-        let source = kind == .window ? CaptureSource.portal : CaptureSource.forCurrentSession(environment: environment)
+        let source =
+            switch kind {
+            case .window: CaptureSource.portal
+            case .extendedScreen: CaptureSource.virtualMonitor(.hd1080)
+            default: CaptureSource.forCurrentSession(environment: ProcessInfo.processInfo.environment)
+            }
         let capture = ScreenCaptureConfiguration(
             display: configuration.display, source: source, restoreToken: configuration.portalGrant?.restoreToken)
         let mirror = try await DesktopMirror.start(

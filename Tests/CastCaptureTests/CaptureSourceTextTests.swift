@@ -24,4 +24,14 @@ import Testing
             #expect(CaptureSource(text) == nil, "\(text)")
         }
     }
+
+    /// GNOME and sway make a second screen for a cast; other desktops are not assumed to.
+    @Test func theDesktopsThatMakeASecondScreenAreKnownByTheirEnvironment() {
+        #expect(CaptureSource.desktopMakesVirtualMonitors(environment: ["XDG_CURRENT_DESKTOP": "GNOME"]))
+        #expect(CaptureSource.desktopMakesVirtualMonitors(environment: ["XDG_CURRENT_DESKTOP": "ubuntu:GNOME"]))
+        #expect(CaptureSource.desktopMakesVirtualMonitors(environment: ["SWAYSOCK": "/run/user/1000/sway-ipc.sock"]))
+        #expect(!CaptureSource.desktopMakesVirtualMonitors(environment: ["XDG_CURRENT_DESKTOP": "KDE"]))
+        #expect(!CaptureSource.desktopMakesVirtualMonitors(environment: ["SWAYSOCK": ""]))
+        #expect(!CaptureSource.desktopMakesVirtualMonitors(environment: [:]))
+    }
 }

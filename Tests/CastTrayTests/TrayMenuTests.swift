@@ -60,12 +60,46 @@ struct TrayMenuTests {
         #expect(menu.tooltip == "Cast to a device")
     }
 
+    /// Where the desktop makes a second screen, "Extend to" lists the
+    /// devices with a screen, beside "Mirror screen"; the stream names itself.
+    @Test func whereTheDesktopExtendsExtendToListsTheScreens() throws {
+        var ids = TrayMenu.Identifiers()
+        let menu = TrayMenu(
+            button: CastButtonState(castState: .notConnected), chooser: Self.chooser([Self.speaker, Self.tv]),
+            controls: MediaControls(status: nil), casting: nil, offersWindowChoice: true, offersExtension: true,
+            identifiers: &ids)
+        #expect(
+            Self.labels(menu.root) == [
+                "Cast to a device", "Mirror screen", "Mirror a window…", "Extend to", "Send this computer's sound",
+                "—", "Stop casting", "Quit",
+            ])
+        let extend = try #require(menu.root.children.first { $0.label == "Extend to" })
+        #expect(extend.children.map(\.label) == ["Living Room TV"])
+        #expect(extend.children.first?.action == .extendScreen(Self.tv))
+        let casting = TrayCasting(kind: .extendedScreen, deviceName: "Living Room TV", isStarted: false)
+        #expect(casting.label == "Starting to extend the desktop to Living Room TV…")
+        #expect(
+            TrayCasting(kind: .extendedScreen, deviceName: "Living Room TV", isStarted: true).label
+                == "Extending the desktop to Living Room TV")
+        #expect(
+            TrayCasting(kind: .sound, deviceName: "Kitchen", isStarted: true).label
+                == "Sending this computer's sound to Kitchen")
+        var busy = TrayMenu.Identifiers()
+        let streaming = TrayMenu(
+            button: CastButtonState(castState: .notConnected), chooser: Self.chooser([Self.tv]),
+            controls: MediaControls(status: nil), casting: casting, offersWindowChoice: false, offersExtension: true,
+            identifiers: &busy)
+        #expect(streaming.root.children.first { $0.label == "Extend to" }?.isEnabled == false)
+        #expect(streaming.tooltip == "Starting to extend the desktop to Living Room TV…")
+    }
+
     @Test func withNoDevicesEachActionSaysSoAndWithoutAPickerThereIsNoWindowItem() throws {
         var ids = TrayMenu.Identifiers()
         let menu = TrayMenu(
             button: CastButtonState(castState: .noDevicesAvailable, isVisible: false), chooser: Self.chooser([]),
             controls: MediaControls(status: nil), casting: nil, offersWindowChoice: false, identifiers: &ids)
         #expect(!Self.labels(menu.root).contains("Mirror a window…"))
+        #expect(!Self.labels(menu.root).contains("Extend to"))
         let screen = try #require(menu.root.children.first { $0.label == "Mirror screen" })
         #expect(!screen.isEnabled)
         #expect(screen.children.map(\.label) == ["No devices found"])
