@@ -17,7 +17,8 @@ public final class SoundServer: Sendable {
     public let kind: Kind
     public let directory: URL
     private let daemons: [DaemonProcess]
-    private let desktop: ScreenCastDesktop?
+    /// On PipeWire, the desktop it is part of (its bus, PipeWire and pulse server).
+    public let desktop: ScreenCastDesktop?
     /// The server's address for libpulse (`PULSE_SERVER`, `pactl --server`).
     public var server: String {
         self.desktop?.pulseServerAddress ?? "unix:\(self.directory.path)/native"
