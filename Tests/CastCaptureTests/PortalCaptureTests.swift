@@ -13,7 +13,11 @@ import Testing
 /// stand-in handing that node out, and `ScreenCapture(.portal)` streaming
 /// it to the emulator, which decodes it with libvpx.
 @Suite(.timeLimit(.minutes(10)), .serialized) struct PortalCaptureTests {
-    @Test func aPortalStreamArrivesIntactAndTheDesktopIsAskedAsThePortalSpecifies() async throws {
+    /// What the desktop is asked, as the portal's specification says; its
+    /// stream reaches the receiver. (That a share arrives whole — every
+    /// picture decoded one that was drawn, sharp — RealPortalTests shows
+    /// through sway's and GNOME's own portals.)
+    @Test func theDesktopIsAskedAsThePortalSpecifiesAndItsStreamArrives() async throws {
         try await ScreenCastDesktop.with { desktop in
             let scene = NumberedScene(width: 640, height: 360)
             let source = try PipeWireVideoSource(socket: desktop.pipeWireSocket, width: 640, height: 360)
@@ -37,28 +41,15 @@ import Testing
                     configuration: RemoteDisplayConfiguration(
                         resolutions: [capture.sourceSize], audio: nil, adaptsToCongestion: false))
                 try capture.start(streamingTo: session)
-                let start = ContinuousClock.now
-                for number in 1...90 {
-                    show(number)
-                    try await Task.sleep(until: start + .milliseconds(33 * number))
-                }
-                // Stopped once the last picture is decoded: the receiver decodes in order, so every
-                // picture before it that arrives has arrived.
+                show(1)
                 #expect(
-                    try await waitUntil(within: .seconds(10)) { witness.result.numbers.contains(90) },
-                    "the last picture was not decoded")
+                    try await waitUntil(within: .seconds(10)) { witness.result.numbers.contains(1) },
+                    "the picture shown was not decoded")
                 capture.stop()
                 #expect(await capture.finished() == nil)
                 let result = witness.result
-                let mean = result.meanPSNR
-                print(
-                    "portal 640x360: \(capture.statistics), pictures \(result.numbers.count) "
-                        + "(\(Set(result.numbers).count) distinct), unknown \(result.unknown), "
-                        + "PSNR mean \(mean) min \(result.psnr.min() ?? 0)")
                 #expect(result.unknown == 0 && result.leadIn == 0)
-                #expect(Set(result.numbers).count >= (Sanitizers.areActive ? 15 : 45))
-                #expect(mean > 35)
-                #expect((result.psnr.min() ?? 0) > 28)
+                #expect(result.meanPSNR > 35)
                 session.stop()
             }
             // What the desktop was asked: a monitor or a window, one, the
