@@ -93,7 +93,8 @@ extension OpenScreenReceiverTests {
         let video = Self.decoded("video", in: log)
         let audio = Self.decoded("audio", in: log)
         print(
-            "\(desktopName): Open Screen decoded \(video.count) video and \(audio.count) audio frames; the first: \(video.first ?? "")")
+            "\(desktopName): Open Screen decoded \(video.count) video and \(audio.count) audio frames; the first: \(video.first ?? "")"
+        )
         #expect(cast.exitStatus == 0, "\(cast.stderr.joined(separator: "\n"))")
         #expect(video.count >= 30, "\(video.count) pictures decoded; \(cast.stderr.suffix(5))")
         #expect(video.first?.contains("640x360") == true, "\(video.first ?? "")")
