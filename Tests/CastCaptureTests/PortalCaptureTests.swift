@@ -70,6 +70,33 @@ import Testing
         }
     }
 
+    /// A portal that makes virtual monitors (`AvailableSourceTypes` with 4,
+    /// the ScreenCast interface's version 4) is asked for one for
+    /// `CaptureSource.virtualMonitor`: the virtual type alone, no lasting
+    /// grant; its stream is read at the size asked. (No real backend here
+    /// offers the type: GNOME 43's and KDE 5.27's portals report 3.)
+    @Test func aPortalThatMakesVirtualMonitorsIsAskedForOne() async throws {
+        try await ScreenCastDesktop.with { desktop in
+            let source = try PipeWireVideoSource(socket: desktop.pipeWireSocket, width: 320, height: 240)
+            let portal = try await desktop.startPortal(
+                node: try await source.nodeID(), width: 320, height: 240, sourceTypes: 7)
+            source.show(NumberedScene(width: 320, height: 240).pixels(1))
+            let capture = try await ScreenCapture.open(
+                configuration: ScreenCaptureConfiguration(
+                    source: .virtualMonitor(.init(width: 320, height: 240)), busAddress: desktop.busAddress))
+            #expect(capture.sourceSize == RemoteDisplayConfiguration.Resolution(width: 320, height: 240))
+            #expect(capture.restoreToken == nil)
+            var frame = try PixelBuffer(format: .i420, width: 320, height: 240)
+            try capture.captureFrame(into: &frame)
+            let selection = try #require(portal.calls().first { $0["call"] as? String == "SelectSources" })
+            let options = try #require(selection["options"] as? [String: any Sendable])
+            #expect(options["types"] as? Int == 4)
+            #expect(options["persist_mode"] == nil)
+            capture.stop()
+            await portal.stop()
+        }
+    }
+
     @Test func aRestoreTokenSharesTheSameSourceWithoutAskingAgain() async throws {
         try await ScreenCastDesktop.with { desktop in
             let source = try PipeWireVideoSource(socket: desktop.pipeWireSocket, width: 320, height: 240)
@@ -160,6 +187,22 @@ import Testing
             }
             #expect(noPipeWire?.code == .pipeWireUnavailable)
             await portal.stop()
+
+            // A desktop with no portal, no mutter and no sway makes no second screen, and says so.
+            let extend = ScreenCaptureConfiguration(
+                source: .virtualMonitor(.hd1080), busAddress: desktop.busAddress, swaySocket: nil)
+            let noMonitor = await #expect(throws: CaptureError.self) {
+                try await ScreenCapture.open(configuration: extend)
+            }
+            #expect(noMonitor?.code == .virtualMonitorUnavailable)
+            #expect(noMonitor?.userMessage.contains("mirror a screen instead (without --extend)") == true)
+            // A sway socket nothing answers on is said as such.
+            let goneSway = await #expect(throws: CaptureError.self) {
+                var configuration = extend
+                configuration.swaySocket = desktop.directory.appendingPathComponent("sway-ipc.sock").path
+                return try await ScreenCapture.open(configuration: configuration)
+            }
+            #expect(goneSway?.message.contains("cannot reach sway at") == true, "\(String(describing: goneSway))")
         }
         let noBus = await #expect(throws: CaptureError.self) {
             try await ScreenCapture.open(

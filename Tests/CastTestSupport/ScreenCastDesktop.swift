@@ -83,9 +83,11 @@ public final class ScreenCastDesktop: Sendable {
     }
 
     /// Starts the portal stand-in granting `node` (`answer`: `grant` or
-    /// `cancel`), waits until it owns its bus name, and returns it with
+    /// `cancel`; `sourceTypes` its `AvailableSourceTypes`, 7 for one that makes virtual monitors), waits until it owns its bus name, and returns it with
     /// the file it logs its calls to.
-    public func startPortal(node: UInt32, width: Int, height: Int, answer: String = "grant") async throws
+    public func startPortal(
+        node: UInt32, width: Int, height: Int, answer: String = "grant", sourceTypes: UInt32 = 3
+    ) async throws
         -> ScreenCastPortalStandIn
     {
         let log = self.directory.appendingPathComponent("portal-\(UUID().uuidString).jsonl")
@@ -98,6 +100,7 @@ public final class ScreenCastDesktop: Sendable {
             [
                 script.path, "--bus", self.busAddress, "--log", log.path, "--node", "\(node)", "--width", "\(width)",
                 "--height", "\(height)", "--pipewire-socket", self.pipeWireSocket, "--answer", answer,
+                "--source-types", "\(sourceTypes)",
             ])
         let portal = ScreenCastPortalStandIn(daemon: daemon, log: log)
         guard await DaemonProcess.wait(for: .seconds(10), until: { !portal.calls().isEmpty }) else {

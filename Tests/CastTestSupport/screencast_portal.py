@@ -43,6 +43,9 @@ arguments.add_argument("--width", type=int, required=True)
 arguments.add_argument("--height", type=int, required=True)
 arguments.add_argument("--pipewire-socket", required=True)
 arguments.add_argument("--answer", choices=["grant", "cancel", "fail"], default="grant")
+# AvailableSourceTypes: MONITOR 1 | WINDOW 2 by default; 7 adds VIRTUAL 4, a monitor the
+# backend makes for the share (the ScreenCast interface's version 4).
+arguments.add_argument("--source-types", type=int, default=3)
 options = arguments.parse_args()
 
 
@@ -92,6 +95,7 @@ class Portal(dbus.service.Object):
         self.issued_tokens = set()
         self.restoring = False
         self.sessions = 0
+        self.source_type = 1
 
     def respond(self, sender, token, code, results):
         path = "%s/request/%s/%s" % (PATH, sender_path(sender), token)
@@ -107,7 +111,7 @@ class Portal(dbus.service.Object):
 
     @dbus.service.method(dbus.PROPERTIES_IFACE, in_signature="ss", out_signature="v")
     def Get(self, interface, name):
-        values = {"version": 4, "AvailableSourceTypes": 3, "AvailableCursorModes": 3}
+        values = {"version": 4, "AvailableSourceTypes": options.source_types, "AvailableCursorModes": 3}
         if interface != IFACE or name not in values:
             raise dbus.exceptions.DBusException(
                 "no such property", name="org.freedesktop.DBus.Error.InvalidArgs")
@@ -130,6 +134,11 @@ class Portal(dbus.service.Object):
                     "Restore token is not a valid UUID string",
                     name="org.freedesktop.portal.Error.InvalidArgument")
         self.restoring = token in self.issued_tokens
+        types = int(opts.get("types", 1))
+        if types & ~options.source_types:
+            raise dbus.exceptions.DBusException(
+                "Unsupported source types", name="org.freedesktop.portal.Error.InvalidArgument")
+        self.source_type = 4 if types == 4 else 1
         return self.respond(sender, opts["handle_token"], 0, {})
 
     @dbus.service.method(IFACE, in_signature="osa{sv}", out_signature="o", sender_keyword="sender")
@@ -140,7 +149,7 @@ class Portal(dbus.service.Object):
         token = str(uuid.uuid4())
         self.issued_tokens.add(token)
         size = dbus.Struct((dbus.Int32(options.width), dbus.Int32(options.height)), signature="ii")
-        properties = dbus.Dictionary({"size": size, "source_type": dbus.UInt32(1)}, signature="sv")
+        properties = dbus.Dictionary({"size": size, "source_type": dbus.UInt32(self.source_type)}, signature="sv")
         streams = dbus.Array([dbus.Struct((dbus.UInt32(options.node), properties), signature="ua{sv}")],
                              signature="(ua{sv})")
         return self.respond(sender, opts["handle_token"], 0,
