@@ -107,6 +107,10 @@ final class SwayVirtualOutput: ScreenCastOwner, @unchecked Sendable {
         return grant
     }
 
+    deinit {
+        self.close()
+    }
+
     /// Ends the share and takes the output away; idempotent.
     func close() {
         self.portal?.close()
