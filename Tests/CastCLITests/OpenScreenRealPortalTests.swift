@@ -47,18 +47,8 @@ extension OpenScreenReceiverTests {
             }
             return
         }
-        let user = try UnprivilegedUser.make()
-        defer { user.remove() }
-        try await HeadlessSway.with(as: user, output: (width: 640, height: 360)) { sway in
-            try sway.admitThisProcessToXwayland(as: user)
-            let portal = try await SwayScreenCastPortal.start(on: desktop, sharing: sway)
-            do {
-                try await body(sway.xDisplay, [:])
-            } catch {
-                await portal.stop()
-                throw error
-            }
-            await portal.stop()
+        try await SwayScreenCastPortal.with(on: desktop, output: (width: 640, height: 360)) { sway, _ in
+            try await body(sway.xDisplay, [:])
         }
     }
 

@@ -23,21 +23,11 @@ import Testing
             if: SwayScreenCastPortal.isAvailable && UnprivilegedUser.isAvailable,
             "needs the patched xdg-desktop-portal-wlr that make setup builds"))
     func swaysScreenArrivesWholeAndItsEndIsTold() async throws {
-        let user = try UnprivilegedUser.make()
-        defer { user.remove() }
         try await ScreenCastDesktop.with { desktop in
-            try await HeadlessSway.with(as: user, output: (width: 640, height: 360)) { sway in
-                try sway.admitThisProcessToXwayland(as: user)
-                let portal = try await SwayScreenCastPortal.start(on: desktop, sharing: sway)
-                do {
-                    try await Self.share(on: desktop, xDisplay: sway.xDisplay, restoreToken: nil) {
-                        await portal.stopSharing()
-                    }
-                } catch {
-                    await portal.stop()
-                    throw error
+            try await SwayScreenCastPortal.with(on: desktop, output: (width: 640, height: 360)) { sway, portal in
+                try await Self.share(on: desktop, xDisplay: sway.xDisplay, restoreToken: nil) {
+                    await portal.stopSharing()
                 }
-                await portal.stop()
             }
         }
     }
@@ -171,28 +161,18 @@ import Testing
             if: SwayScreenCastPortal.isAvailable && UnprivilegedUser.isAvailable,
             "needs the patched xdg-desktop-portal-wlr that make setup builds"))
     func swayMakesTheTVASecondScreen() async throws {
-        let user = try UnprivilegedUser.make()
-        defer { user.remove() }
         try await ScreenCastDesktop.with { desktop in
-            try await HeadlessSway.with(as: user, output: (width: 640, height: 360)) { sway in
-                try sway.admitThisProcessToXwayland(as: user)
-                let portal = try await SwayScreenCastPortal.start(on: desktop, sharing: sway)
-                do {
-                    let configuration = ScreenCaptureConfiguration(
-                        source: .virtualMonitor(Self.size), showsCursor: false, busAddress: desktop.busAddress,
-                        swaySocket: sway.ipcSocket)
-                    // sway 1.7's wlroots cannot remove or disable a headless output: the next
-                    // cast takes the one left instead of making another.
-                    let removes = try HeadlessSway.version().lexicographicallyPrecedes([1, 8]) == false
-                    try await Self.extend(xDisplay: sway.xDisplay, configuration: configuration, removes: removes)
-                    if !removes {
-                        try await Self.extend(xDisplay: sway.xDisplay, configuration: configuration, removes: false)
-                    }
-                } catch {
-                    await portal.stop()
-                    throw error
+            try await SwayScreenCastPortal.with(on: desktop, output: (width: 640, height: 360)) { sway, _ in
+                let configuration = ScreenCaptureConfiguration(
+                    source: .virtualMonitor(Self.size), showsCursor: false, busAddress: desktop.busAddress,
+                    swaySocket: sway.ipcSocket)
+                // sway 1.7's wlroots cannot remove or disable a headless output: the next
+                // cast takes the one left instead of making another.
+                let removes = try HeadlessSway.version().lexicographicallyPrecedes([1, 8]) == false
+                try await Self.extend(xDisplay: sway.xDisplay, configuration: configuration, removes: removes)
+                if !removes {
+                    try await Self.extend(xDisplay: sway.xDisplay, configuration: configuration, removes: false)
                 }
-                await portal.stop()
             }
         }
     }

@@ -66,6 +66,28 @@ public final class SwayScreenCastPortal: Sendable {
         return portal
     }
 
+    /// Runs `body` with sway started headless for a new unprivileged user
+    /// (its one output `output` big), this process admitted to its
+    /// Xwayland, and the portal started on `desktop` sharing it; stops them after.
+    public static func with(
+        on desktop: ScreenCastDesktop, output: (width: Int, height: Int),
+        _ body: (HeadlessSway, SwayScreenCastPortal) async throws -> Void
+    ) async throws {
+        let user = try UnprivilegedUser.make()
+        defer { user.remove() }
+        try await HeadlessSway.with(as: user, output: output) { sway in
+            try sway.admitThisProcessToXwayland(as: user)
+            let portal = try await Self.start(on: desktop, sharing: sway)
+            do {
+                try await body(sway, portal)
+            } catch {
+                await portal.stop()
+                throw error
+            }
+            await portal.stop()
+        }
+    }
+
     /// Stops the backend, which ends any share it gives, as a compositor or
     /// a user that stops sharing does.
     public func stopSharing() async {
