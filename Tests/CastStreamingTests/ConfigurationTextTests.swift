@@ -1,8 +1,8 @@
 import CastStreaming
 import Testing
 
-/// A picture size and a latency as a person writes them (`--max-size`,
-/// `--latency`, a settings file), read back from their own text.
+/// A picture size, a latency and a list of codecs as a person writes them
+/// (`--max-size`, `--latency`, `--codecs`, a settings file), read back from their own text.
 @Suite(.timeLimit(.minutes(1))) struct ConfigurationTextTests {
     typealias Resolution = RemoteDisplayConfiguration.Resolution
     typealias Latency = RemoteDisplayConfiguration.Latency
@@ -14,6 +14,14 @@ import Testing
         #expect(Resolution(Resolution.hd720.description) == .hd720)
         for text in ["", "1280", "1280x", "x720", "0x720", "-2x4", "1280x720x3", "wide x tall", "1e3x720"] {
             #expect(Resolution(text) == nil, "\(text)")
+        }
+    }
+
+    @Test func codecsAreAListInTheOrderPreferred() {
+        #expect(VideoCodec.list("vp9,vp8") == [.vp9, .vp8])
+        #expect(VideoCodec.list("H264, av1,VP8") == [.h264, .av1, .vp8])
+        for text in ["", ",", "vp9,vp9", "hevc", "vp9,hevc", "vp 9x"] {
+            #expect(VideoCodec.list(text) == nil, "\(text)")
         }
     }
 

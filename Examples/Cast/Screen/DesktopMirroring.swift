@@ -40,17 +40,15 @@ struct DesktopMirroring {
             }
             Output.progress("launching the mirroring app")
             let mirror = try await DesktopMirror.start(on: link.link, configuration: configuration, logger: link.logger)
-            Self.keep(mirror.capture.restoreToken)
+            do {  // The portal's answer, for the next run.
+                try PortalGrant.standard(application: "cast").keep(mirror.capture.restoreToken)
+            } catch {
+                Output.progress("cannot keep the portal's answer for next time: \(error)")
+            }
             if let unavailable = mirror.soundUnavailable {
                 Output.progress("no sound: \(unavailable.message); mirroring the picture alone (--no-audio says so)")
             }
-            let (source, size) = (mirror.capture.configuration.source, mirror.capture.sourceSize)
-            let sent = mirror.session.configuration
-            let what = if case .virtualMonitor = source { "the TV's own screen" } else { "\(source)" }
-            Output.progress(
-                "mirroring \(what) (\(size.width)x\(size.height)) as "
-                    + "\(sent.resolution.width)x\(sent.resolution.height) \(sent.videoCodec) at up to "
-                    + "\(self.frameRate) fps\(mirror.sound == nil ? "" : " with sound"); Ctrl-C stops")
+            Output.progress("mirroring \(mirror); Ctrl-C stops")
             let reason = try await self.watch(mirror, interrupted: interrupted)
             if case .connectionLost(let lost) = reason {
                 _ = await mirror.stop(stoppingApplication: false)
@@ -60,16 +58,6 @@ struct DesktopMirroring {
             let outcome = await mirror.stop(stoppingApplication: !self.keepsApplication)
             if let failure = outcome.failure { throw failure }
             return outcome.statistics
-        }
-    }
-
-    /// Keeps the portal's answer for the next run.
-    static func keep(_ token: String?) {
-        guard let token else { return }
-        do {
-            try PortalGrant.standard(application: "cast").keep(token)
-        } catch {
-            Output.progress("cannot keep the portal's answer for next time: \(error)")
         }
     }
 

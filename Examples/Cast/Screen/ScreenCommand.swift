@@ -75,9 +75,7 @@ struct ScreenCommand: AsyncParsableCommand {
 
     /// The codecs `--codecs` names.
     func videoCodecs() throws -> [VideoCodec] {
-        let names = self.codecs.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        let codecs = names.compactMap(VideoCodec.init(rawValue:))
-        guard !codecs.isEmpty, codecs.count == names.count, Set(codecs).count == codecs.count else {
+        guard let codecs = VideoCodec.list(self.codecs) else {
             throw ValidationError("--codecs takes vp9, vp8, h264 and av1 in any order, comma-separated, each once")
         }
         return codecs

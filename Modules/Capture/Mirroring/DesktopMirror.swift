@@ -20,7 +20,7 @@ public import CastTransport
 /// The device is connected and its mirroring app launched before the
 /// capture opens, so a portal's dialog comes only once the device has
 /// taken the stream; a capture refused then leaves nothing running.
-public final class DesktopMirror: Sendable {
+public final class DesktopMirror: Sendable, CustomStringConvertible {
     /// What to capture and how to send it.
     public struct Configuration: Sendable {
         /// The picture's source, frame rate, cursor and portal token.
@@ -195,6 +195,17 @@ extension DesktopMirror {
             videoCodecs: configuration.videoCodecs, audio: withSound ? RemoteDisplayConfiguration.Audio() : nil)
         streaming.setLatency(configuration.latency)
         return streaming
+    }
+
+    /// What is mirrored and how, for people: "screen (2560x1440) as 1920x1080
+    /// VP9 at up to 30 fps with sound", "the TV's own screen (1920x1080) as …".
+    public var description: String {
+        let size = self.capture.sourceSize
+        let sent = self.session.configuration
+        let source = self.capture.configuration.source
+        let what = if case .virtualMonitor = source { "the TV's own screen" } else { "\(source)" }
+        return "\(what) (\(size.width)x\(size.height)) as \(sent.resolution.width)x\(sent.resolution.height) "
+            + "\(sent.videoCodec) at up to \(sent.maximumFrameRate) fps\(self.sound == nil ? "" : " with sound")"
     }
 
     /// Why mirroring ended by itself, or `nil` while it runs: ask it as

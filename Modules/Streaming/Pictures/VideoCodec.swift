@@ -20,6 +20,16 @@ public enum VideoCodec: String, Sendable, Hashable, CaseIterable, CustomStringCo
 
     public var description: String { self == .h264 ? "H.264" : self.rawValue.uppercased() }
 
+    /// The codecs a comma-separated list names, in its order (`vp9,vp8`,
+    /// `h264, av1`; letter case and spaces aside); `nil` when a name is not
+    /// a codec, one is named twice, or there is none.
+    public static func list(_ text: String) -> [VideoCodec]? {
+        let names = text.split(separator: ",").map { $0.filter { $0 != " " }.lowercased() }
+        let codecs = names.compactMap(VideoCodec.init(rawValue:))
+        guard !codecs.isEmpty, codecs.count == names.count, Set(codecs).count == codecs.count else { return nil }
+        return codecs
+    }
+
     /// The OFFER's `codecParameter`: Chrome's VP9 profile 0 string, level
     /// 4.0 up to 1080p30 and 4.1 above (GetCodecParameterString); nothing for VP8.
     func codecParameter(resolution: RemoteDisplayConfiguration.Resolution, frameRate: Int) -> String? {
