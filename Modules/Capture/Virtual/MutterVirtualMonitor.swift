@@ -11,8 +11,15 @@ import CastDBus
 /// (CreateSession → RecordVirtual → Start, the stream's `PipeWireStreamAdded`
 /// naming the PipeWire node; Stop).
 //
-// @unchecked Sendable: made by the capture's setup thread, then only closed,
-// once, by whichever thread ends the capture.
+// @unchecked Sendable, and why it is safe: its mutable state (`session`) is
+// written only (1) by its initializer, on the thread that sets the capture up,
+// and (2) by `close()`. Nothing else holds it but the `PipeWireGrabber` it is
+// handed to, which `ScreenCapture` stores in a `NIOLockedValueBox` and takes
+// out under that lock to give to the capture thread — the lock orders the
+// set-up thread's writes before any read there. `close()` runs from the
+// grabber's `deinit` (one thread, once) and from this object's own `deinit`,
+// which can only run after the grabber released it, on the same thread; so
+// no two threads ever touch the state at the same time.
 final class MutterVirtualMonitor: ScreenCastOwner, @unchecked Sendable {
     static let service = "org.gnome.Mutter.ScreenCast"
     private static let path = "/org/gnome/Mutter/ScreenCast"

@@ -98,7 +98,11 @@ package struct SwayIPCError: Error, CustomStringConvertible {
 /// A connection to sway's IPC socket (`SWAYSOCK`): one request at a time,
 /// each answered within 5 seconds.
 //
-// @unchecked Sendable: used by one thread at a time (the capture's setup, then its close).
+// @unchecked Sendable, and why it is safe: its one stored property is a `let`
+// descriptor, but a request is a write then reads on that socket, which two
+// threads must not interleave. Its only owner is one `SwayVirtualOutput`,
+// which uses it while the capture is set up and then in `close()` — one
+// thread at a time, ordered as that type's comment proves.
 final class SwayConnection: @unchecked Sendable {
     private let descriptor: Int32
 
