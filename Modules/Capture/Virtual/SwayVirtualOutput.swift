@@ -20,8 +20,15 @@ import Foundation
 /// exits; its name is kept (``SwayOutputMemory``) and the next cast on
 /// the same sway uses it again instead of making another.
 //
-// @unchecked Sendable: made by the capture's setup thread, then only closed,
-// once, by whichever thread ends the capture.
+// @unchecked Sendable, and why it is safe: its mutable state (`portal`, `removed`, and the `SwayConnection`) is
+// written only (1) by its initializer, on the thread that sets the capture up,
+// and (2) by `close()`. Nothing else holds it but the `PipeWireGrabber` it is
+// handed to, which `ScreenCapture` stores in a `NIOLockedValueBox` and takes
+// out under that lock to give to the capture thread — the lock orders the
+// set-up thread's writes before any read there. `close()` runs from the
+// grabber's `deinit` (one thread, once) and from this object's own `deinit`,
+// which can only run after the grabber released it, on the same thread; so
+// no two threads ever touch the state at the same time.
 final class SwayVirtualOutput: ScreenCastOwner, @unchecked Sendable {
     /// The output's name (`HEADLESS-2`…).
     let name: String
@@ -36,17 +43,18 @@ final class SwayVirtualOutput: ScreenCastOwner, @unchecked Sendable {
         self.socket = socket
     }
 
-    /// Makes the output (`size`, to the right of the others) and shares it
-    /// through the portal on `configuration`'s bus.
+    /// Makes the output (`size`, to the right of the others) on the sway at
+    /// `socket` and shares it through `portal`, granted in `store`.
     static func open(
-        size: RemoteDisplayConfiguration.Resolution, socket: String, configuration: ScreenCaptureConfiguration,
-        isCancelled: () -> Bool
+        size: RemoteDisplayConfiguration.Resolution, socket: String, portal: ScreenCastPortal,
+        store: PortalPermissionStore, configuration: ScreenCaptureConfiguration, isCancelled: () -> Bool
     ) throws(CaptureError) -> (grant: ScreenCastGrant, owner: SwayVirtualOutput) {
         let sway = try SwayConnection(path: socket)
         let output = SwayVirtualOutput(name: try Self.makeOutput(on: sway, socket: socket), sway: sway, socket: socket)
         do throws(CaptureError) {
             try sway.run("output \(output.name) resolution \(size.width)x\(size.height)")
-            let grant = try output.share(configuration: configuration, isCancelled: isCancelled)
+            let grant = try output.share(
+                through: portal, store: store, configuration: configuration, isCancelled: isCancelled)
             if let shared = grant.size, shared != (size.width, size.height) {
                 UnixSocket.close(grant.pipeWireRemote)
                 throw CaptureError(
@@ -76,17 +84,11 @@ final class SwayVirtualOutput: ScreenCastOwner, @unchecked Sendable {
     }
 
     /// Shares the output through the portal with a grant written for it.
-    private func share(configuration: ScreenCaptureConfiguration, isCancelled: () -> Bool) throws(CaptureError)
-        -> ScreenCastGrant
-    {
-        let portal = try ScreenCastPortal(busAddress: configuration.busAddress)
+    private func share(
+        through portal: ScreenCastPortal, store: PortalPermissionStore, configuration: ScreenCaptureConfiguration,
+        isCancelled: () -> Bool
+    ) throws(CaptureError) -> ScreenCastGrant {
         self.portal = portal
-        let store: PortalPermissionStore
-        do {
-            store = PortalPermissionStore(bus: try SessionBus(address: configuration.busAddress))
-        } catch {
-            throw CaptureError(.portalUnavailable, "no D-Bus session bus to reach the portal's permission store")
-        }
         let token = UUID().uuidString.lowercased()
         let restoreData = DBusValue.structure([
             .string("wlroots"), .uint32(1), .variant(.dictionary(["output_name": .string(self.name)])),

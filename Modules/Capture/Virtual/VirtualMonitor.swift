@@ -30,7 +30,9 @@ enum VirtualMonitor {
     ) throws(CaptureError) -> PipeWireGrabber {
         let deadline = ContinuousClock.now + configuration.portalTimeout
         let fixed = (width: size.width, height: size.height)
+        // One connection for the portal's calls, one for mutter's and the permission store's.
         let portal = try? ScreenCastPortal(busAddress: configuration.busAddress)
+        let bus = try? SessionBus(address: configuration.busAddress)
         if let portal, portal.offersVirtualMonitors() {
             let grant = try portal.start(
                 showsCursor: configuration.showsCursor, restoreToken: nil, virtual: true,
@@ -39,8 +41,7 @@ enum VirtualMonitor {
                 remote: grant.pipeWireRemote, nodeID: grant.nodeID, frameRate: configuration.frameRate, size: fixed,
                 owner: portal)
         }
-        portal?.close()
-        if let bus = try? SessionBus(address: configuration.busAddress), MutterVirtualMonitor.isAvailable(on: bus) {
+        if let bus, MutterVirtualMonitor.isAvailable(on: bus) {
             let monitor = try MutterVirtualMonitor(
                 bus: bus, showsCursor: configuration.showsCursor, until: deadline, isCancelled: isCancelled)
             let remote = try Self.pipeWireRemote(configuration.pipeWireRemote, owner: monitor)
@@ -49,8 +50,12 @@ enum VirtualMonitor {
                 owner: monitor)
         }
         if let socket = configuration.swaySocket ?? Self.environment("SWAYSOCK") {
+            guard let portal, let bus else {
+                throw CaptureError(.portalUnavailable, "no D-Bus session bus to reach the screen-cast portal")
+            }
             let (grant, output) = try SwayVirtualOutput.open(
-                size: size, socket: socket, configuration: configuration, isCancelled: isCancelled)
+                size: size, socket: socket, portal: portal, store: PortalPermissionStore(bus: bus),
+                configuration: configuration, isCancelled: isCancelled)
             return try PipeWireGrabber(
                 remote: grant.pipeWireRemote, nodeID: grant.nodeID, frameRate: configuration.frameRate, owner: output)
         }

@@ -1,4 +1,5 @@
 import CPipeWire
+import CastCapture
 import Foundation
 import NIOConcurrencyHelpers
 
@@ -198,24 +199,10 @@ final class PipeWireVideoSource: @unchecked Sendable {
 extension PipeWireVideoSource {
     /// A Unix socket connected to `path`, a PipeWire daemon's.
     static func connectedSocket(_ path: String) throws -> Int32 {
-        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { bytes in
-            path.utf8CString.withUnsafeBytes {
-                bytes.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(bytes.count - 1)))
-            }
+        switch UnixSocket.connect(to: path) {
+        case .success(let descriptor): return descriptor
+        case .failure(let failure): throw PipeWireTestError("cannot connect to \(path): \(failure)")
         }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(descriptor)
-            throw PipeWireTestError("cannot connect to \(path)")
-        }
-        return descriptor
     }
 }
 
