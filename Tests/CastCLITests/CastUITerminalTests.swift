@@ -92,7 +92,9 @@ struct CastUITerminalTests {
                 + "--device 127.0.0.1:\(emulator.port) --no-mdns")
 
         // The chooser lists the device; the introduction shows once.
-        var screen = try await pane.wait { $0.contains("> 127.0.0.1") }
+        // The tip comes in a redraw of its own, after the device is listed (under ThreadSanitizer a
+        // fresh clone's run read the screen between the two): both are waited for.
+        var screen = try await pane.wait { $0.contains("> 127.0.0.1") && $0.contains("Tip: Choose a device to cast") }
         #expect(screen.contains("DEVICES"), "\(screen)")
         #expect(screen.contains("Tip: Choose a device to cast"))
         try await pane.send("Enter")
