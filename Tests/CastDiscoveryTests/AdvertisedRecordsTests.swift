@@ -28,6 +28,22 @@ struct AdvertisedRecordsTests {
         #expect(group.hostName == "33333333-3333-3333-3333-333333333333.local")
     }
 
+    @Test("Another responder's goodbye to records of ours is rescinded by announcing them again (RFC 6762 §10.1)")
+    func rescindsAGoodbyeToItsRecords() throws {
+        let group = CastAdvertisement.group(id: "33333333-3333-3333-3333-333333333333", friendlyName: "All")
+        let oldLeader = AdvertisedRecords(group, ipv4: [IPAddress.V4("10.0.0.5")!], ipv6: [])
+        var moved = group
+        moved.port = 42_238
+        let newLeader = AdvertisedRecords(moved, ipv4: [IPAddress.V4("10.0.0.6")!], ipv6: [])
+        let rescinding = try #require(newLeader.rescinding(oldLeader.goodbye))
+        // The shared PTR and TXT come back with their full TTLs; the old SRV and address were never ours.
+        #expect(rescinding.isResponse)
+        #expect(rescinding.answers == [newLeader.pointer, newLeader.text])
+        #expect(newLeader.rescinding(newLeader.announcement) == nil)
+        #expect(Self.records.rescinding(oldLeader.goodbye) == nil)
+        #expect(newLeader.rescinding(DNSMessage(questions: [DNSQuestion(name: Self.service, type: .ptr)])) == nil)
+    }
+
     @Test("A PTR query is answered with the PTR, and SRV, TXT, addresses and NSECs as additionals")
     func answersPTR() throws {
         let query = DNSMessage(questions: [DNSQuestion(name: Self.service, type: .ptr)])

@@ -205,6 +205,23 @@ struct BrowserEngineTests {
         #expect(engine.devices.isEmpty)
     }
 
+    @Test("A goodbye rescinded within its second by another responder's announcement loses nothing")
+    func rescindedGoodbye() {
+        var engine = Self.makeEngine()
+        engine.addInterface(index: 2, name: "eth0", now: Self.at(0))
+        _ = engine.receive(Self.response(), interfaceIndex: 2, sourcePort: 5353, now: Self.at(0))
+        let bye = DNSMessage(
+            flags: DNSMessage.responseFlags,
+            answers: [DNSResourceRecord(name: Self.service, ttl: 0, data: .ptr(Self.instance))])
+        _ = engine.receive(bye, interfaceIndex: 2, sourcePort: 5353, now: Self.at(5))
+        let again = DNSMessage(
+            flags: DNSMessage.responseFlags,
+            answers: [DNSResourceRecord(name: Self.service, ttl: 100, data: .ptr(Self.instance))])
+        _ = engine.receive(again, interfaceIndex: 2, sourcePort: 5353, now: Self.at(5.2))
+        #expect(engine.advance(to: Self.at(7)).lossReasons.isEmpty)
+        #expect(engine.devices.count == 1)
+    }
+
     @Test("Missing SRV/TXT and host addresses are asked for, with back-off, until they arrive")
     func resolution() {
         var engine = Self.makeEngine()

@@ -53,8 +53,11 @@ struct GroupLeaderTests {
                         guard case .updated(let device, _) = event else { return false }
                         return device.port == 42_238 && device.addresses == [IPAddress(lan.address(ofDevice: 1))!]
                     }
-                    // Whatever came between, the one group is listed, at the new leader, and was never lost.
-                    try await Task.sleep(for: .milliseconds(500))
+                    // The old leader's goodbye named the group's PTR and TXT, which the new leader
+                    // still owns: it announces them again within the goodbye's second (RFC 6762 §10.1),
+                    // so the one group stays listed, at the new leader, and is never lost.
+                    let newLeader = responders[1]
+                    #expect(try await waitUntil(within: .seconds(20)) { newLeader.answers.rescinded > 0 })
                     #expect(discovery.devices.map(\.id) == [Self.groupID])
                     #expect(discovery.devices.first?.port == 42_238)
                     #expect(discovery.devices.first?.addresses == [IPAddress(lan.address(ofDevice: 1))!])

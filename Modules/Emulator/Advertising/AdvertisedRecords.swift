@@ -64,6 +64,22 @@ struct AdvertisedRecords {
         DNSMessage(flags: DNSMessage.responseFlags, answers: self.all.map { $0.withTTL(0) })
     }
 
+    /// The records of ours that `response` says goodbye to, announced again;
+    /// `nil` when it says goodbye to none of them.
+    ///
+    /// Records are shared: a speaker group's PTR and TXT are announced by
+    /// whichever member leads it, so the old leader's goodbye names records
+    /// the new leader still owns. RFC 6762 §10.1 gives the other responders
+    /// that one second to "rescind" the goodbye by announcing them again.
+    func rescinding(_ response: DNSMessage) -> DNSMessage? {
+        guard response.isResponse else { return nil }
+        let goodbyes = response.answers.filter { $0.ttl == 0 }
+        let owned = self.all.filter { record in
+            goodbyes.contains { $0.name == record.name && $0.data == record.data }
+        }
+        return owned.isEmpty ? nil : DNSMessage(flags: DNSMessage.responseFlags, answers: owned)
+    }
+
     /// The answer to `query`, or `nil` when nothing is asked of us or every
     /// answer is already known to the querier (RFC 6762 §7.1).
     ///

@@ -11,7 +11,9 @@ public import NIOPosix
 /// It announces on start (twice, a second apart, RFC 6762 §8.3), answers
 /// queries by multicast, by unicast when the question asks (QU) and to
 /// legacy queriers on other ports, leaves out answers the querier already
-/// knows, re-announces on ``update(_:)``, and says goodbye on ``stop(sendingGoodbye:)``.
+/// knows, re-announces on ``update(_:)``, says goodbye on ``stop(sendingGoodbye:)``,
+/// and announces again any of its records another responder says goodbye to
+/// (a group's records when its leader hands over, RFC 6762 §10.1).
 /// It does not probe for name conflicts (the emulator owns its test network),
 /// and it picks its interfaces and addresses once, at start.
 ///
@@ -27,6 +29,9 @@ public final class MDNSResponder: Sendable {
         public var queries = 0
         /// When the last answer went out; `nil` before the first.
         public var last: ContinuousClock.Instant?
+        /// Other responders' goodbyes to records of ours that were answered
+        /// by announcing those records again (RFC 6762 §10.1).
+        public var rescinded = 0
     }
 
     private let eventLoop: any EventLoop
@@ -253,7 +258,8 @@ final class ResponderRuntime {
     /// independent querier the interop tests use, never sets TC, so its
     /// queries are answered as before.
     func answer(_ query: DNSMessage, from source: SocketAddress, interfaceIndex: Int) {
-        guard self.isRunning, !query.isResponse else { return }
+        guard self.isRunning else { return }
+        guard !query.isResponse else { return self.rescindGoodbyes(in: query, interfaceIndex: interfaceIndex) }
         let key = "\(source)"
         var query = query
         if let pending = self.continuing.removeValue(forKey: key) {
@@ -276,6 +282,20 @@ final class ResponderRuntime {
         }
         query.flags &= ~DNSMessage.truncatedFlag
         self.respond(to: query, from: source, interfaceIndex: interfaceIndex)
+    }
+
+    /// Announces again, on the interface it was heard on, what another
+    /// responder's goodbye names of ours (RFC 6762 §10.1).
+    private func rescindGoodbyes(in response: DNSMessage, interfaceIndex: Int) {
+        for socket in self.sockets where socket.interface.index == interfaceIndex {
+            for advertisement in self.advertisements {
+                guard let rescinding = self.records(of: advertisement, for: socket).rescinding(response) else {
+                    continue
+                }
+                socket.send(rescinding)
+                self.answered.withLockedValue { $0.rescinded += 1 }
+            }
+        }
     }
 
     private func respond(to query: DNSMessage, from source: SocketAddress, interfaceIndex: Int) {
