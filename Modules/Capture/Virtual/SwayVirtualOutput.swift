@@ -127,30 +127,55 @@ final class SwayVirtualOutput: ScreenCastOwner, @unchecked Sendable {
     }
 }
 
-/// The output a cast left on a sway that cannot remove it (1.7), by the
-/// sway it is on (its IPC socket's path, which holds sway's process id),
-/// in `$XDG_STATE_HOME/cast-sway-outputs`: one line, the socket then the
-/// output's name.
+/// The outputs casts left on sway instances that cannot remove them (1.7), by the
+/// sway each is on (its IPC socket's path, which holds sway's process id),
+/// in `$XDG_STATE_HOME/cast-sway-outputs`: a line per sway, the socket then
+/// the output's name. A sway that is gone (its socket with it) is forgotten
+/// at the next change. It held one line, so a cast on a second sway made
+/// the first forget its output, and the next cast there made another: a
+/// test of the second screen saw two when casts on two sway instances ran at once.
 struct SwayOutputMemory {
     static let standard = SwayOutputMemory(fileURL: XDGDirectory.state.file("cast-sway-outputs"))
     let fileURL: URL
 
     /// The output left on the sway at `socket`, if one was.
     func output(leftOn socket: String) -> String? {
-        guard let data = try? Data(contentsOf: self.fileURL) else { return nil }
-        let words = String(decoding: data, as: UTF8.self).split(separator: "\n").first?.split(separator: " ")
-        guard let words, words.count == 2, words[0] == socket else { return nil }
-        return String(words[1])
+        self.entries()[socket]
     }
 
     func remember(_ name: String, leftOn socket: String) {
-        try? FileManager.default.createDirectory(
-            at: self.fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try? Data("\(socket) \(name)\n".utf8).write(to: self.fileURL, options: .atomic)
+        var entries = self.entries()
+        entries[socket] = name
+        self.write(entries)
     }
 
     func forget(leftOn socket: String) {
-        guard self.output(leftOn: socket) != nil else { return }
-        try? FileManager.default.removeItem(at: self.fileURL)
+        var entries = self.entries()
+        guard entries.removeValue(forKey: socket) != nil else { return }
+        self.write(entries)
+    }
+
+    /// The file's lines whose sway still runs (its socket is there), by socket.
+    private func entries() -> [String: String] {
+        guard let data = try? Data(contentsOf: self.fileURL) else { return [:] }
+        var entries: [String: String] = [:]
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            let words = line.split(separator: " ")
+            guard words.count == 2, FileManager.default.fileExists(atPath: String(words[0])) else { continue }
+            entries[String(words[0])] = String(words[1])
+        }
+        return entries
+    }
+
+    /// Replaces the file (at once: a reader sees the old lines or the new), or removes it when nothing is left.
+    private func write(_ entries: [String: String]) {
+        guard !entries.isEmpty else {
+            try? FileManager.default.removeItem(at: self.fileURL)
+            return
+        }
+        try? FileManager.default.createDirectory(
+            at: self.fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let text = entries.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)\n" }.joined()
+        try? Data(text.utf8).write(to: self.fileURL, options: .atomic)
     }
 }
