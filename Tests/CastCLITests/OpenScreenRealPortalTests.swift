@@ -6,22 +6,26 @@ import Testing
 extension OpenScreenReceiverTests {
     /// `cast screen --capture portal --capture-audio` on the desktops people
     /// run — sway with xdg-desktop-portal-wlr, GNOME's mutter with its
-    /// portal — with PipeWire's pulse server playing a tone, to Google's
-    /// receiver: it decodes the moving picture the real portal shares and
-    /// the desktop's sound (issue 51). An X client on the desktop's Xwayland
-    /// draws a new picture each time the receiver has decoded one more.
-    @Test(arguments: ["sway", "GNOME"])
+    /// portal, KDE's KWin with its portal (a window: HeadlessKWin) — with
+    /// PipeWire's pulse server playing a tone, to Google's receiver: it
+    /// decodes the moving picture the real portal shares and the desktop's
+    /// sound (issue 51). An X client on the desktop's Xwayland draws a new
+    /// picture each time the receiver has decoded one more.
+    @Test(arguments: ["sway", "GNOME", "KDE"])
     func itDecodesWhatARealPortalSharesWithTheDesktopsSound(_ desktopName: String) async throws {
         let available =
-            desktopName == "sway"
-            ? SwayScreenCastPortal.isAvailable && UnprivilegedUser.isAvailable : HeadlessMutter.isAvailable
+            switch desktopName {
+            case "sway": SwayScreenCastPortal.isAvailable && UnprivilegedUser.isAvailable
+            case "GNOME": HeadlessMutter.isAvailable
+            default: HeadlessKWin.isAvailable
+            }
         try #require(available, "\(desktopName) and its portal are not installed (make setup)")
         try await RealTimeTurns.take(.childProcesses) {
             try await SoundServer.with(.pipeWire) { sound in
                 let desktop = try #require(sound.desktop)
-                try await Self.onRealDesktop(desktopName, desktop) { xDisplay, environment in
+                try await Self.onRealDesktop(desktopName, desktop) { painter, environment in
                     try await Self.mirrorToOpenScreen(
-                        desktopName, xDisplay: xDisplay, sound: sound,
+                        desktopName, painter: painter, sound: sound,
                         environment: environment.merging(desktop.environment) { a, _ in a })
                 }
             }
@@ -29,36 +33,50 @@ extension OpenScreenReceiverTests {
     }
 
     /// Runs `body` with `name`'s compositor and real portal on `desktop`:
-    /// its Xwayland display and what `cast` needs in its environment (for
-    /// GNOME, a state directory holding the token of a stored grant).
+    /// what to draw on (the whole screen, or on KDE a window) and what
+    /// `cast` needs in its environment (for GNOME and KDE, a state
+    /// directory holding the token of a stored grant).
     private static func onRealDesktop(
-        _ name: String, _ desktop: ScreenCastDesktop, _ body: (String, [String: String]) async throws -> Void
+        _ name: String, _ desktop: ScreenCastDesktop, _ body: (XPainter, [String: String]) async throws -> Void
     ) async throws {
-        if name == "GNOME" {
+        let token = UUID().uuidString.lowercased()
+        switch name {
+        case "GNOME":
             try await HeadlessMutter.with(on: desktop, width: 640, height: 360) { mutter in
-                let token = UUID().uuidString.lowercased()
                 try mutter.grant(restoreToken: token)
-                let state = desktop.directory.appendingPathComponent("cast-state")
-                let file = state.appendingPathComponent("cast/screencast-restore-token")
-                try FileManager.default.createDirectory(
-                    at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try Data((token + "\n").utf8).write(to: file)
-                try await body(mutter.xDisplay, ["XDG_STATE_HOME": state.path])
+                let painter = try XPainter(display: mutter.xDisplay, x: 0, y: 0, width: 640, height: 360)
+                try await body(painter, try Self.stateHolding(token, in: desktop))
             }
-            return
-        }
-        try await SwayScreenCastPortal.with(on: desktop, output: (width: 640, height: 360)) { sway, _ in
-            try await body(sway.xDisplay, [:])
+        case "KDE":
+            try await HeadlessKWin.with(on: desktop, width: 1280, height: 720) { kwin in
+                let title = "cast-test-\(token.prefix(8))"
+                let painter = try XPainter(display: kwin.xDisplay, x: 0, y: 0, width: 640, height: 360, title: title)
+                try kwin.grant(restoreToken: token, window: try await kwin.windowID(titled: title))
+                try await body(painter, try Self.stateHolding(token, in: desktop))
+            }
+        default:
+            try await SwayScreenCastPortal.with(on: desktop, output: (width: 640, height: 360)) { sway, _ in
+                try await body(try XPainter(display: sway.xDisplay, x: 0, y: 0, width: 640, height: 360), [:])
+            }
         }
     }
 
+    /// `cast`'s environment with a state directory that holds `token` as
+    /// the screen-cast restore token, where `cast screen` keeps it.
+    private static func stateHolding(_ token: String, in desktop: ScreenCastDesktop) throws -> [String: String] {
+        let state = desktop.directory.appendingPathComponent("cast-state")
+        let file = state.appendingPathComponent("cast/screencast-restore-token")
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data((token + "\n").utf8).write(to: file)
+        return ["XDG_STATE_HOME": state.path]
+    }
+
     private static func mirrorToOpenScreen(
-        _ desktopName: String, xDisplay: String, sound: SoundServer, environment: [String: String]
+        _ desktopName: String, painter: XPainter, sound: SoundServer, environment: [String: String]
     )
         async throws
     {
         let receiver = try await OpenScreenReceiver.start()
-        let painter = try XPainter(display: xDisplay, x: 0, y: 0, width: 640, height: 360)
         let tone = try sound.playTone(frequency: 440, amplitude: 0.5, seconds: 12)
         let cast = try InteractiveProcess(
             [

@@ -21,10 +21,22 @@ public final class DaemonProcess: Sendable {
     private let reaped = NIOLockedValueBox(false)
 
     /// Starts `executable` (found on PATH) with `arguments`, and
-    /// `environment` added to this process's; its output goes nowhere.
-    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+    /// `environment` added to this process's; its output goes nowhere, or
+    /// what it writes to standard error to `errorLog` (created or truncated).
+    public init(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], errorLog: URL? = nil
+    ) throws {
         self.name = executable
-        self.pid = try spawnProcess(executable, arguments, environment: environment)
+        var log: Int32?
+        if let errorLog {
+            let descriptor = open(errorLog.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else {
+                throw TestDaemonError.didNotStart("\(executable): cannot open \(errorLog.path)")
+            }
+            log = descriptor
+        }
+        defer { if let log { close(log) } }
+        self.pid = try spawnProcess(executable, arguments, environment: environment, standardError: log)
     }
 
     deinit {

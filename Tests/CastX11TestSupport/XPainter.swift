@@ -21,8 +21,11 @@ public final class XPainter: @unchecked Sendable {
     /// The window's height, pixels.
     public let height: Int
 
-    /// Connects to `display` and maps a window at `x, y` of `width × height`.
-    public init(display: String, x: Int, y: Int, width: Int, height: Int) throws {
+    /// Connects to `display` and maps a window at `x, y` of `width × height`;
+    /// with a `title`, a window the window manager manages (one a desktop's
+    /// portal offers to share), without one, a window no window manager
+    /// touches (override-redirect), exactly where it is put.
+    public init(display: String, x: Int, y: Int, width: Int, height: Int, title: String? = nil) throws {
         guard let connection = xcb_connect(display, nil), xcb_connection_has_error(connection) == 0 else {
             throw TestDaemonError.requestFailed("connect to \(display)")
         }
@@ -34,14 +37,19 @@ public final class XPainter: @unchecked Sendable {
         self.pixmap = xcb_generate_id(connection)
         self.width = width
         self.height = height
-        // No window manager: override-redirect keeps the window exactly where it is put.
-        var values: [UInt32] = [screen.black_pixel, 1]
+        var values: [UInt32] = [screen.black_pixel, title == nil ? 1 : 0]
         xcb_create_window(
             connection, UInt8(XCB_COPY_FROM_PARENT), self.window, self.root, Int16(x), Int16(y), UInt16(width),
             UInt16(height), 0, UInt16(XCB_WINDOW_CLASS_INPUT_OUTPUT.rawValue), screen.root_visual,
             XCB_CW_BACK_PIXEL.rawValue | XCB_CW_OVERRIDE_REDIRECT.rawValue, &values)
         xcb_create_gc(connection, self.gc, self.window, 0, nil)
         xcb_create_pixmap(connection, 24, self.pixmap, self.window, UInt16(width), UInt16(height))
+        if let title {
+            let bytes = Array(title.utf8)
+            xcb_change_property(
+                connection, UInt8(XCB_PROP_MODE_REPLACE.rawValue), self.window, XCB_ATOM_WM_NAME.rawValue,
+                XCB_ATOM_STRING.rawValue, 8, UInt32(bytes.count), bytes)
+        }
         xcb_map_window(connection, self.window)
         self.sync()
     }
