@@ -17,10 +17,16 @@ swift="${SWIFT:-swift}"
 # .build with `make test`); the corpus, logs and crashes stay in .build/fuzz.
 build="${FUZZ_SCRATCH:-$scratch}"
 
+# FUZZ_STEP: build, run, or both (the default). CI builds first, then runs
+# the targets beside the ThreadSanitizer tests (.ci/run).
+step="${FUZZ_STEP:-all}"
 # One executable holds every target (`cast-fuzz TARGET`): one build, one link.
-"$swift" build --scratch-path "$build" --product cast-fuzz \
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld 2>&1 | grep -E "error|warning: |Compiling cast_fuzz|Build of product" || true
+if [ "$step" != run ]; then
+    "$swift" build --scratch-path "$build" --product cast-fuzz \
+        -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld 2>&1 | grep -E "error|warning: |Compiling cast_fuzz|Build of product" || true
+fi
 test -x "$build/debug/cast-fuzz" || { echo "fuzz: cast-fuzz did not build" >&2; exit 1; }
+[ "$step" = build ] && exit 0
 mkdir -p "$scratch"
 
 # The device-auth seed is a reply the emulator makes, written by the replayer.
@@ -37,7 +43,8 @@ fuzz_one() {
     work="$scratch/corpus/$target"
     mkdir -p "$work"
     log="$scratch/$target.log"
-    if ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$PWD/Tests/Fuzz/lsan.supp" "$build/debug/cast-fuzz" "$target" -max_total_time="$seconds" -rss_limit_mb=2048 \
+    # FUZZ_NICE: the niceness the targets run at (0; CI runs them at 19 beside the sanitizer's tests).
+    if ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$PWD/Tests/Fuzz/lsan.supp" nice -n "${FUZZ_NICE:-0}" "$build/debug/cast-fuzz" "$target" -max_total_time="$seconds" -rss_limit_mb=2048 \
         -timeout=10 -artifact_prefix="$scratch/artifacts/$target-" "$work" "Tests/Fuzz/$folder/Corpus" >"$log" 2>&1; then
         result="ok"
     else
