@@ -64,7 +64,7 @@ cpu() { awk '{ printf "%.2f", ($1 + $2) / 20 }' "$work/$1.time"; }
 echo
 echo "| codec | ours CPU-s/s | Open Screen's CPU-s/s | ratio | decoded (ours / theirs) |"
 echo "|---|---|---|---|---|"
-for codec in vp8 vp9; do
+for codec in vp8 vp9 av1; do
     with_receiver "ours-$codec" /usr/bin/time -f "%U %S" -o "$work/ours-$codec.time" "$cast" screen \
         --video clip.y4m --audio clip.wav --codecs "$codec" --bitrate 5000 --device 127.0.0.1:8010 \
         --trust-anchor "$cert" --seconds 20 >/dev/null 2>&1

@@ -74,7 +74,7 @@ extension CastSpeakersTests {
                 clicks.append((expected, click))
             }
         }
-        #expect(!clicks.isEmpty, "none of three clicks was decoded (\(heard.frames) frames decoded in all)")
+        #expect(!clicks.isEmpty, "none of three clicks was heard (\(heard.summary) in all)")
         if let (expected, click) = clicks.first {
             // PipeWire's node reports the delay, so the player's reckoning includes it.
             let played = expected.advanced(by: sound.kind == .pipeWire ? .zero : delay)
@@ -94,7 +94,7 @@ extension CastSpeakersTests {
 /// the decoded frame holding it, by capture time, and that frame's playout.
 private final class HeardClick: Sendable {
     private let state = NIOLockedValueBox(
-        (frames: 0, loud: [Int64: Int](), playouts: [Int64: HostTime](), click: HostTime?.none))
+        (frames: 0, loud: [Int64: Int](), loudFrames: 0, playouts: 0, click: HostTime?.none))
 
     init(_ emulator: CastEmulator) {
         emulator.streaming.observer.sound = { [state] capture, samples, channels in
@@ -102,11 +102,15 @@ private final class HeardClick: Sendable {
             let first = samples.firstIndex { abs($0) > 0.25 }
             state.withLockedValue { state in
                 state.frames += 1
-                if let first, state.click == nil { state.loud[capture.nanoseconds] = first / max(1, channels) }
+                if let first, state.click == nil {
+                    state.loud[capture.nanoseconds] = first / max(1, channels)
+                    state.loudFrames += 1
+                }
             }
         }
         emulator.streaming.observer.soundPlayout = { [state] capture, playout in
             state.withLockedValue { state in
+                state.playouts += 1
                 guard state.click == nil, let offset = state.loud[capture.nanoseconds] else { return }
                 state.click = playout.advanced(byFrames: offset, sampleRate: 48_000)
             }
@@ -123,6 +127,10 @@ private final class HeardClick: Sendable {
 
     /// Frames decoded so far.
     var frames: Int { self.state.withLockedValue { $0.frames } }
+    /// What was decoded and played, for a failure's message: frames, loud frames, playouts.
+    var summary: String {
+        self.state.withLockedValue { "\($0.frames) frames decoded, \($0.loudFrames) loud, \($0.playouts) played out" }
+    }
     /// When the click was played, once it was.
     var click: HostTime? { self.state.withLockedValue { $0.click } }
 }
