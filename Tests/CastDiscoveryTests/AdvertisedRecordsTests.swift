@@ -61,6 +61,12 @@ struct AdvertisedRecordsTests {
             questions: [DNSQuestion(name: Self.service, type: .ptr)],
             answers: [Self.records.pointer.withTTL(2250)])
         #expect(Self.records.response(to: known, legacy: false) == nil)
+        // Asked for, all known: what the responder counts as suppressed; a question for
+        // another service is not asked of it at all.
+        #expect(Self.records.isAskedFor(by: known))
+        #expect(
+            !Self.records.isAskedFor(
+                by: DNSMessage(questions: [DNSQuestion(name: DNSName("_airplay._tcp.local"), type: .ptr)])))
         let stale = DNSMessage(
             questions: [DNSQuestion(name: Self.service, type: .ptr)],
             answers: [Self.records.pointer.withTTL(2249)])

@@ -70,10 +70,14 @@ struct MulticastDiscoveryTests {
                     #expect(big.txtRecord["x11"]?.count == 240)
                     #expect(big.port == 20_008)
                     // The next query lists all forty as known over two datagrams (TC on the
-                    // first): the responder waits for the second and, every answer known, stays silent.
+                    // first): the responder waits for the second and, every answer known, stays
+                    // silent. (Not "no answer at all": a question still asked about one device, or
+                    // a second datagram later than the responder's 500 ms under a sanitizer and a
+                    // busy core, is answered, as the RFC's responder would; the next query is not.)
                     let before = responder.answers
-                    #expect(try await waitUntil(within: .seconds(10)) { responder.answers.queries > before.queries })
-                    #expect(responder.answers.count == before.count, "known devices answered again")
+                    #expect(
+                        try await waitUntil(within: .seconds(30)) { responder.answers.suppressed > before.suppressed },
+                        "known devices answered again: \(responder.answers)")
                 }
             }
             await responder.stop()

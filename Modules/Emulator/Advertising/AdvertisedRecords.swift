@@ -110,6 +110,11 @@ struct AdvertisedRecords {
         return response
     }
 
+    /// Whether `query` asks for any of these records (answered or all known).
+    func isAskedFor(by query: DNSMessage) -> Bool {
+        !query.isResponse && query.opcode == 0 && query.questions.contains { !self.records(answering: $0).isEmpty }
+    }
+
     private func records(answering question: DNSQuestion) -> [DNSResourceRecord] {
         ([self.enumeration] + self.all).filter { question.isAnswered(by: $0) }
     }

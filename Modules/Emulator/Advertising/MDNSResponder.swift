@@ -32,6 +32,9 @@ public final class MDNSResponder: Sendable {
         /// Other responders' goodbyes to records of ours that were answered
         /// by announcing those records again (RFC 6762 §10.1).
         public var rescinded = 0
+        /// Queries that asked for records of ours and got no answer because
+        /// they listed every one of them as known (RFC 6762 §7.1).
+        public var suppressed = 0
     }
 
     private let eventLoop: any EventLoop
@@ -310,13 +313,20 @@ final class ResponderRuntime {
         let legacy = port != 5353
         let unicast = legacy || query.questions.contains { $0.prefersUnicastResponse }
         var answeredAny = false
+        var knownAny = false
         for advertisement in self.advertisements {
-            guard let response = self.records(of: advertisement, for: socket).response(to: query, legacy: legacy)
-            else { continue }
+            let records = self.records(of: advertisement, for: socket)
+            guard let response = records.response(to: query, legacy: legacy) else {
+                knownAny = knownAny || records.isAskedFor(by: query)
+                continue
+            }
             socket.send(response, to: unicast ? source : nil)
             answeredAny = true
         }
-        guard answeredAny else { return }
+        guard answeredAny else {
+            if knownAny { self.answered.withLockedValue { $0.suppressed += 1 } }
+            return
+        }
         self.answered.withLockedValue { answers in
             answers.count += 1
             answers.last = .now
