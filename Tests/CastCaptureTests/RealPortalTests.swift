@@ -55,16 +55,24 @@ import Testing
     /// (``HeadlessKWin``) — opened with a token the permission store grants,
     /// arrives whole; the token it gives back shares again without asking;
     /// stopping its backend ends the capture.
+    ///
+    /// KWin (software GL) runs only within the test's real-time turn, from
+    /// its start to its end: in two fresh-clone runs of three, the
+    /// PipeWire speaker test that took the turn next, while KWin and its
+    /// desktop were still stopping, heard none of its clicks (not found why).
     @Test(.enabled(if: HeadlessKWin.isAvailable, "needs kwin_wayland and xdg-desktop-portal-kde (make setup)"))
     func kdesWindowArrivesWholeAndItsEndIsTold() async throws {
-        try await ScreenCastDesktop.with { desktop in
-            try await HeadlessKWin.with(on: desktop, width: 1280, height: 720) { kwin in
-                let title = "cast-test-\(UUID().uuidString.prefix(8))"
-                let painter = try XPainter(display: kwin.xDisplay, x: 0, y: 0, width: 640, height: 360, title: title)
-                let token = UUID().uuidString.lowercased()
-                try kwin.grant(restoreToken: token, window: try await kwin.windowID(titled: title))
-                try await Self.share(on: desktop, painter: painter, restoreToken: token) {
-                    await kwin.stopSharing()
+        try await RealTimeTurns.take(.thisProcess) {
+            try await ScreenCastDesktop.with { desktop in
+                try await HeadlessKWin.with(on: desktop, width: 1280, height: 720) { kwin in
+                    let title = "cast-test-\(UUID().uuidString.prefix(8))"
+                    let painter = try XPainter(
+                        display: kwin.xDisplay, x: 0, y: 0, width: 640, height: 360, title: title)
+                    let token = UUID().uuidString.lowercased()
+                    try kwin.grant(restoreToken: token, window: try await kwin.windowID(titled: title))
+                    try await Self.share(on: desktop, painter: painter, restoreToken: token, lane: nil) {
+                        await kwin.stopSharing()
+                    }
                 }
             }
         }
@@ -76,7 +84,7 @@ import Testing
     /// then `stopSharing` and checks the capture ended as vanished.
     private static func share(
         on desktop: ScreenCastDesktop, painter: XPainter, restoreToken: String?,
-        stopSharing: () async -> Void
+        lane: RealTimeTurns.Lane? = .thisProcess, stopSharing: () async -> Void
     ) async throws {
         let scene = NumberedScene(width: painter.width, height: painter.height)
         let witness = SceneWitness(scene)
@@ -87,7 +95,7 @@ import Testing
             painter.draw(pixels)
         }
         show(0)
-        try await StreamingFixture.with { fixture in
+        try await StreamingFixture.with(lane: lane) { fixture in
             fixture.emulator.streaming.observer.picture = { witness.observe(capturedAt: $0, picture: $1) }
             var configuration = ScreenCaptureConfiguration(
                 source: .portal, showsCursor: false, busAddress: desktop.busAddress, restoreToken: restoreToken)

@@ -20,16 +20,21 @@ public struct StreamingFixture {
     public static let logger = CastLogger(filter: CastLogFilter(minimumLevel: .none))
 
     /// Runs `body` with the fixture, in its turn among the real-time tests
-    /// of `lane`; tears everything down whatever happens. The channel's
-    /// ANSWER wait and first-frame deadline run on `clock`.
+    /// of `lane` (with no lane, the caller holds the turn already); tears
+    /// everything down whatever happens. The channel's ANSWER wait and
+    /// first-frame deadline run on `clock`.
     public static func with(
         streaming: StreamingReceiverConfiguration? = StreamingReceiverConfiguration(),
         profile: ReceiverProfile = .chromecastWithGoogleTV,
         application: String = CastApplicationID.mirroring,
         clock: any Clock<Duration> = ContinuousClock(),
-        lane: RealTimeTurns.Lane = .thisProcess,
+        lane: RealTimeTurns.Lane? = .thisProcess,
         _ body: (StreamingFixture) async throws -> Void
     ) async throws {
+        guard let lane else {
+            return try await Self.run(
+                streaming: streaming, profile: profile, application: application, clock: clock, body)
+        }
         try await RealTimeTurns.take(lane) {
             try await Self.run(streaming: streaming, profile: profile, application: application, clock: clock, body)
         }
