@@ -80,15 +80,22 @@ import Testing
             let source = try PipeWireVideoSource(socket: desktop.pipeWireSocket, width: 320, height: 240)
             let portal = try await desktop.startPortal(
                 node: try await source.nodeID(), width: 320, height: 240, sourceTypes: 7)
-            source.show(NumberedScene(width: 320, height: 240).pixels(1))
+            let picture = NumberedScene(width: 320, height: 240).pixels(1)
+            source.show(picture)
             let capture = try await ScreenCapture.open(
                 configuration: ScreenCaptureConfiguration(
                     source: .virtualMonitor(.init(width: 320, height: 240)), busAddress: desktop.busAddress))
             #expect(capture.sourceSize == RemoteDisplayConfiguration.Resolution(width: 320, height: 240))
             #expect(capture.restoreToken == nil)
-            // Its first picture may come after the format (under ThreadSanitizer, past the capture's first second).
+            // Its first picture may come after the format (under ThreadSanitizer, past the capture's
+            // first second), and a picture sent before the link was made is not sent again: it is
+            // shown again until one arrives (a fresh clone's run waited 10 s for the one shown before).
             var frame = try PixelBuffer(format: .i420, width: 320, height: 240)
-            #expect(try await waitUntil(within: .seconds(10)) { (try? capture.captureFrame(into: &frame)) != nil })
+            #expect(
+                try await waitUntil(within: .seconds(10)) {
+                    source.show(picture)
+                    return (try? capture.captureFrame(into: &frame)) != nil
+                })
             let selection = try #require(portal.calls().first { $0["call"] as? String == "SelectSources" })
             let options = try #require(selection["options"] as? [String: any Sendable])
             #expect(options["types"] as? Int == 4)
