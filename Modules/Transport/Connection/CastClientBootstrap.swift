@@ -51,16 +51,21 @@ enum CastClientBootstrap {
         let channel = try await Self.openChannel(
             with: bootstrap, host: host, port: port, handshake: handshake, router: router)
 
-        let timeout = loop.scheduleTask(deadline: deadline) {
-            let error = CastTransportError(.connectTimedOut, "no TLS handshake with \(host):\(port) in time")
-            closeReason.record(error)
-            handshake.fail(error)
-            channel.close(promise: nil)
-        }
-        // Cancelled on the loop the moment the handshake ends: a task resumed
-        // late (a busy machine) must not find its new connection closed by a
-        // deadline that passed after the handshake had succeeded.
-        handshake.futureResult.whenComplete { _ in timeout.cancel() }
+        // Scheduled and tied to the handshake on the loop itself: when opening
+        // the channel took past the deadline (a busy machine) and the handshake
+        // had already succeeded, a timeout scheduled from here ran on the loop
+        // before the cancellation queued after it, and closed the new
+        // connection as timed out. On the loop, an ended handshake cancels the
+        // timeout before the loop can run it.
+        try? await loop.submit {
+            let timeout = loop.scheduleTask(deadline: deadline) {
+                let error = CastTransportError(.connectTimedOut, "no TLS handshake with \(host):\(port) in time")
+                closeReason.record(error)
+                handshake.fail(error)
+                channel.close(promise: nil)
+            }
+            handshake.futureResult.whenComplete { _ in timeout.cancel() }
+        }.get()
         do {
             let certificate = try await handshake.futureResult.get()
             return ConnectedChannel(channel: channel, peerCertificateDER: certificate)
