@@ -740,10 +740,11 @@ let package = Package(
         .testTarget(
             name: "CastCaptureTests",
             dependencies: [
-                "CastCapture", "CastRemoteDisplay", "CastEmulator", "CastTestSupport", "CastX11TestSupport",
+                "CastCapture", "CastSoundCapture", "CastRemoteDisplay", "CastEmulator", "CastTestSupport",
+                "CastX11TestSupport",
                 "CXCB", "CYUV", "CPipeWire",
                 Library.nioConcurrencyHelpers,
-                "CastChannels", "CastDiscovery", "CastTransport",
+                "CastChannels", "CastDiscovery", "CastTransport", "CastStreaming",
             ],
             swiftSettings: strictSettings
         ),

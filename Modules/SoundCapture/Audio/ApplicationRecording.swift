@@ -3,12 +3,13 @@ import CastStreaming
 import Foundation
 
 /// One application's sound, recorded through libpulse: a record stream on
-/// the stream the application plays (`pa_stream_set_monitor_stream`, what
+/// each stream the application plays (`pa_stream_set_monitor_stream`, what
 /// `parec --monitor-stream` does), so nothing else the desktop plays is
-/// heard. The application is the one whose `application.name` or
-/// `application.process.binary` is the name given (letter case aside).
-/// When its stream ends it follows the next it opens; while it plays
-/// nothing, reads wait.
+/// heard, mixed as a sink would mix them (``SoundMix``): two tabs of a
+/// browser are both heard. The application is the one whose
+/// `application.name` or `application.process.binary` is the name given
+/// (letter case aside). Streams it opens later join the mix, those it
+/// closes leave it; while it plays nothing, reads wait.
 ///
 /// Measured with both servers a desktop runs (two `pacat` at 440 and 880 Hz
 /// into one sink, `parec --monitor-stream` of the first): PulseAudio 16.1
@@ -20,26 +21,28 @@ import Foundation
 // in libpulse's callbacks, which run on the loop's thread with it held.
 // `loop`, `context`, `application` and `chunkBytes` never change.
 final class ApplicationRecording: SoundRecording, @unchecked Sendable {
-    private static let bytesPerFrame = DesktopAudioCapture.channelCount * MemoryLayout<Float>.size
-    /// The most sound kept unread: older sound is dropped (a reader that stalls must not grow memory).
-    private static let maximumBuffered = DesktopAudioCapture.sampleRate * DesktopAudioCapture.channelCount
+    /// The most streams of the application recorded at once; more are not heard.
+    static let maximumStreams = 32
 
     private let loop: OpaquePointer
     private let context: OpaquePointer
     private let application: String
     private let chunkBytes: Int
-    private var stream: OpaquePointer?
-    /// The sink input recorded now.
-    private var recorded: UInt32?
-    private var samples: [Float] = []
+    /// The recordings, by the sink input each records.
+    private var streams: [UInt32: OpaquePointer] = [:]
+    /// A chunk's sound is handed out once every stream playing gave it; a
+    /// stream that gave nothing for ten chunks is paused. A stream is placed
+    /// by its stamps again only when they stray ten chunks from its
+    /// continuation (the moment a chunk arrives jitters by more than one on
+    /// a busy machine). A second at most is kept unread (a reader that
+    /// stalls must not grow memory).
+    private var mix: SoundMix
     private var interrupted = false
     private var failure: CaptureError?
-    /// Sink inputs listed by the last query, matching the application.
-    private var found: [UInt32] = []
     /// Listings under way after a change, kept alive until they answer.
     private var listings: [InputListing] = []
 
-    /// Connects to `server` and records `application`'s stream.
+    /// Connects to `server` and records `application`'s streams.
     ///
     /// - Throws: ``CaptureError/Code-swift.struct/audioUnavailable`` when no
     ///   server answers or the application plays nothing now (naming what plays).
@@ -54,6 +57,10 @@ final class ApplicationRecording: SoundRecording, @unchecked Sendable {
         (self.loop, self.context) = (loop, context)
         self.application = application.lowercased()
         self.chunkBytes = chunkBytes
+        let chunk = Duration.seconds(1) * chunkBytes / Self.bytesPerSecond
+        self.mix = SoundMix(
+            channels: DesktopAudioCapture.channelCount, sampleRate: DesktopAudioCapture.sampleRate,
+            hold: chunk * 10, resync: chunk * 10, limit: .seconds(1))
         let this = Unmanaged.passUnretained(self).toOpaque()
         pa_context_set_state_callback(context, Self.contextChanged, this)
         pa_context_set_subscribe_callback(context, Self.inputsChanged, this)
@@ -65,22 +72,26 @@ final class ApplicationRecording: SoundRecording, @unchecked Sendable {
         pa_threaded_mainloop_lock(loop)
         defer { pa_threaded_mainloop_unlock(loop) }
         try self.connect(server: server)
-        let playing = self.listInputs()
-        // Its newest stream: the one it opened last is the one it plays now.
-        guard let newest = self.found.last else {
+        let listing = self.listInputs()
+        guard !listing.matching.isEmpty else {
+            let playing = Set(listing.names).sorted()
             throw CaptureError(
                 .audioUnavailable,
                 "no application named \(application) plays sound now"
-                    + (playing.isEmpty ? "" : "; playing: \(playing.sorted().joined(separator: ", "))"))
+                    + (playing.isEmpty ? "" : "; playing: \(playing.joined(separator: ", "))"))
         }
-        guard self.record(newest) else {
+        guard self.recordNew(listing.matching) else {
             throw CaptureError(.audioUnavailable, "cannot record \(application)'s sound: \(self.lastError)")
         }
     }
 
+    private static var bytesPerSecond: Int {
+        DesktopAudioCapture.sampleRate * DesktopAudioCapture.channelCount * MemoryLayout<Float>.size
+    }
+
     deinit {
         pa_threaded_mainloop_lock(self.loop)
-        self.closeStream()
+        for index in self.streams.keys { self.closeStream(index) }
         pa_context_set_state_callback(self.context, nil, nil)
         pa_context_set_subscribe_callback(self.context, nil, nil)
         pa_context_disconnect(self.context)
@@ -108,16 +119,13 @@ final class ApplicationRecording: SoundRecording, @unchecked Sendable {
                 self.context, PA_SUBSCRIPTION_MASK_SINK_INPUT, Self.done, Unmanaged.passUnretained(self).toOpaque()))
     }
 
-    /// Lists the sink inputs (lock held): those of the application into
-    /// ``found``; the names of every application playing, returned.
-    @discardableResult
-    private func listInputs() -> [String] {
+    /// Lists the sink inputs (lock held), waiting for the answer.
+    private func listInputs() -> InputListing {
         let listing = InputListing(application: self.application, loop: self.loop)
         let operation = pa_context_get_sink_input_info_list(
             self.context, Self.inputListed, Unmanaged.passUnretained(listing).toOpaque())
         self.wait(operation)
-        self.found = listing.matching
-        return Array(Set(listing.names))
+        return listing
     }
 
     /// Waits (lock held) until `operation` is done.
@@ -127,11 +135,19 @@ final class ApplicationRecording: SoundRecording, @unchecked Sendable {
         while pa_operation_get_state(operation) == PA_OPERATION_RUNNING { pa_threaded_mainloop_wait(self.loop) }
     }
 
-    /// Records sink input `index` from now on (lock held), in place of any
-    /// stream before; whether the server took the recording.
+    /// Records those of sink inputs `indices` not recorded yet (lock held),
+    /// up to ``maximumStreams``; whether the server took every recording.
     @discardableResult
+    private func recordNew(_ indices: [UInt32]) -> Bool {
+        var taken = true
+        for index in indices where self.streams[index] == nil && self.streams.count < Self.maximumStreams {
+            taken = self.record(index) && taken
+        }
+        return taken
+    }
+
+    /// Records sink input `index` from now on (lock held); whether the server took the recording.
     private func record(_ index: UInt32) -> Bool {
-        self.closeStream()
         var spec = pa_sample_spec(
             format: PA_SAMPLE_FLOAT32LE, rate: UInt32(DesktopAudioCapture.sampleRate),
             channels: UInt8(DesktopAudioCapture.channelCount))
@@ -150,37 +166,34 @@ final class ApplicationRecording: SoundRecording, @unchecked Sendable {
             pa_stream_unref(stream)
             return false
         }
-        (self.stream, self.recorded) = (stream, index)
+        self.streams[index] = stream
         return true
     }
 
-    private func closeStream() {
-        guard let stream = self.stream else { return }
+    /// Stops recording sink input `index` (lock held); what it gave is still mixed.
+    private func closeStream(_ index: UInt32) {
+        guard let stream = self.streams.removeValue(forKey: index) else { return }
         pa_stream_set_read_callback(stream, nil, nil)
         pa_stream_set_state_callback(stream, nil, nil)
         pa_stream_disconnect(stream)
         pa_stream_unref(stream)
-        (self.stream, self.recorded) = (nil, nil)
+        self.mix.end(index)
     }
 
-    /// Fills `bytes` with the next sound, waiting for it; its capture time is
-    /// now, less what is buffered after it.
+    /// Fills `bytes` with the next sound of the mix, waiting for it; returns when it was captured.
     func read(into bytes: UnsafeMutableRawBufferPointer) throws(CaptureError) -> HostTime {
-        let wanted = bytes.count / MemoryLayout<Float>.size
+        var mixed = [Float](repeating: 0, count: bytes.count / MemoryLayout<Float>.size)
         pa_threaded_mainloop_lock(self.loop)
         defer { pa_threaded_mainloop_unlock(self.loop) }
-        while self.samples.count < wanted {
+        while true {
             if self.interrupted { throw CaptureError(.sourceVanished, "recording stopped") }
             if let failure = self.failure { throw failure }
+            if let time = mixed.withUnsafeMutableBufferPointer({ self.mix.take(into: $0, now: .now) }) {
+                mixed.withUnsafeBytes { bytes.copyMemory(from: $0) }
+                return time
+            }
             pa_threaded_mainloop_wait(self.loop)
         }
-        let after = (self.samples.count - wanted) / DesktopAudioCapture.channelCount
-        self.samples.withUnsafeBytes { source in
-            bytes.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[0..<bytes.count]))
-        }
-        self.samples.removeFirst(wanted)
-        let frames = wanted / DesktopAudioCapture.channelCount
-        return HostTime.now.advanced(by: .zero - .seconds(1) * (after + frames) / DesktopAudioCapture.sampleRate)
     }
 
     /// The sound is stamped as it arrives: nothing beyond it.
@@ -217,14 +230,16 @@ final class ApplicationRecording: SoundRecording, @unchecked Sendable {
         pa_threaded_mainloop_signal(recording.loop, 0)
     }
 
-    /// A sink input came or went: the application's newest stream is recorded when none is.
+    /// A sink input came or went: one that ended leaves the mix; after a new
+    /// one, the application's streams not recorded yet join it.
     private static let inputsChanged: pa_context_subscribe_cb_t = { context, event, index, userdata in
         guard let recording = ApplicationRecording.recording(userdata) else { return }
         let type = event.rawValue & PA_SUBSCRIPTION_EVENT_TYPE_MASK.rawValue
-        if type == PA_SUBSCRIPTION_EVENT_REMOVE.rawValue, recording.recorded == index {
-            recording.closeStream()
+        if type == PA_SUBSCRIPTION_EVENT_REMOVE.rawValue {
+            recording.closeStream(index)
+            pa_threaded_mainloop_signal(recording.loop, 0)
         }
-        guard recording.stream == nil, type != PA_SUBSCRIPTION_EVENT_CHANGE.rawValue else { return }
+        guard type == PA_SUBSCRIPTION_EVENT_NEW.rawValue else { return }
         let listing = InputListing(application: recording.application, loop: recording.loop, answering: recording)
         recording.listings.append(listing)
         let operation = pa_context_get_sink_input_info_list(
@@ -240,37 +255,44 @@ final class ApplicationRecording: SoundRecording, @unchecked Sendable {
             return
         }
         pa_threaded_mainloop_signal(listing.loop, 0)
-        // A listing after a change: the newest stream of the application is recorded, when none is.
+        // A listing after a change: the application's streams not recorded yet join the mix.
         guard let recording = listing.answering else { return }
         recording.listings.removeAll { $0 === listing }
-        if recording.stream == nil, let newest = listing.matching.last { recording.record(newest) }
+        recording.recordNew(listing.matching)
     }
 
     private static let readable: pa_stream_request_cb_t = { stream, _, userdata in
         guard let recording = ApplicationRecording.recording(userdata), let stream else { return }
+        let index = pa_stream_get_monitor_stream(stream)
         var data: UnsafeRawPointer?
         var length = 0
         while pa_stream_peek(stream, &data, &length) == 0, length > 0 {
             let count = length / MemoryLayout<Float>.size
+            // Stamped as it arrives, less its own length.
+            let captured = HostTime.now.advanced(
+                by: .zero - .seconds(1) * (count / DesktopAudioCapture.channelCount) / DesktopAudioCapture.sampleRate)
             if let data {
-                recording.samples.append(
-                    contentsOf: UnsafeBufferPointer(start: data.assumingMemoryBound(to: Float.self), count: count))
+                recording.mix.add(
+                    UnsafeBufferPointer(start: data.assumingMemoryBound(to: Float.self), count: count),
+                    from: index, capturedAt: captured)
             } else {
-                recording.samples.append(contentsOf: repeatElement(0, count: count))  // a hole: silence
+                // A hole: silence.
+                let silence = [Float](repeating: 0, count: count)
+                silence.withUnsafeBufferPointer { recording.mix.add($0, from: index, capturedAt: captured) }
             }
             pa_stream_drop(stream)
         }
-        let excess = recording.samples.count - ApplicationRecording.maximumBuffered
-        if excess > 0 { recording.samples.removeFirst(excess - excess % DesktopAudioCapture.channelCount) }
         pa_threaded_mainloop_signal(recording.loop, 0)
     }
 
     private static let streamChanged: pa_stream_notify_cb_t = { stream, userdata in
         guard let recording = ApplicationRecording.recording(userdata), let stream else { return }
         let state = pa_stream_get_state(stream)
-        // The stream recorded ended (its application closed it): the next one is looked for.
-        if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED, stream == recording.stream {
-            recording.closeStream()
+        // A stream recorded ended (its application closed it): it leaves the mix.
+        let index = pa_stream_get_monitor_stream(stream)
+        if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED, recording.streams[index] == stream {
+            recording.closeStream(index)
+            pa_threaded_mainloop_signal(recording.loop, 0)
         }
     }
 }
@@ -279,7 +301,7 @@ final class ApplicationRecording: SoundRecording, @unchecked Sendable {
 private final class InputListing {
     let application: String
     let loop: OpaquePointer
-    /// The recording that asked after a change, to start on the newest match; `nil` when one waits for the answer.
+    /// The recording that asked after a change, to record the matches it does not yet; `nil` when one waits for the answer.
     weak var answering: ApplicationRecording?
     var matching: [UInt32] = []
     var names: [String] = []

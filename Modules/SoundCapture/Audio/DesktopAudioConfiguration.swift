@@ -8,8 +8,9 @@ public struct DesktopAudioConfiguration: Sendable, Hashable {
     public var device: String?
     /// One application whose sound alone is recorded, by its
     /// `application.name` or process name (letter case aside: `firefox`,
-    /// `mpv`), followed to each stream it opens; `device` is then not used.
-    /// `nil` (the default) records `device`.
+    /// `mpv`): every stream it plays, mixed as its sink mixes them (two
+    /// browser tabs are both heard), those it opens later joining the mix;
+    /// `device` is then not used. `nil` (the default) records `device`.
     public var application: String?
     /// How much sound each read returns: the capture's share of the
     /// latency. 5…100 ms; default 10 ms.
