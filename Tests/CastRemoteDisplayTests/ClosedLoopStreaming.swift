@@ -27,6 +27,12 @@ final class ClosedLoopStreaming {
     private var frameIndex = 0
     /// Video frames handed to the engine, and those it refused.
     private(set) var framesEnqueued = 0
+    /// How long after its capture each frame reaches the engine (the encoder's time), by its index.
+    var encodeTime: (Int) -> Duration = { _ in .zero }
+    /// The target delay each frame enqueued was sent with.
+    private(set) var delays: [Duration] = []
+    /// The receiver's report of the video.
+    var received: StreamReport { self.receiver.streams[0].currentReport }
 
     final class Outbox: @unchecked Sendable {
         // @unchecked Sendable: appended to only by the engine's transmit closure, which runs
@@ -51,6 +57,7 @@ final class ClosedLoopStreaming {
             adaptation: VideoAdaptation(
                 size: configuration.resolution, frameRate: configuration.maximumFrameRate,
                 minimumBitrate: configuration.minimumVideoBitrate, enabled: configuration.adaptsToCongestion),
+            adaptiveDelay: configuration.adaptiveDelayRange,
             transmit: { outbox.datagrams.append(Array($0)) })
         self.link = ImpairedLink(impairment)
         self.receiver = ReceiverStreams([
@@ -129,7 +136,7 @@ final class ClosedLoopStreaming {
         let maximumRate = self.configuration.maximumFrameRate
         let rate = self.engine.videoFormat?.frameRate ?? maximumRate
         guard rate >= maximumRate || self.frameIndex % max(1, maximumRate / max(rate, 1)) == 0 else { return }
-        let capture = self.now
+        let capture = self.now.advanced(by: .zero - self.encodeTime(self.framesEnqueued))
         guard self.engine.admits(.video, captureTime: capture) else {
             self.engine.recordDrop(.video, forcingKeyFrame: false)
             return
@@ -141,6 +148,7 @@ final class ClosedLoopStreaming {
             try self.engine.enqueue($0, kind: .video, isKeyFrame: keyFrame, captureTime: capture, now: self.now)
         }
         self.framesEnqueued += 1
+        self.delays.append(self.engine.playoutDelay)
     }
 
     /// What the engine sent this step, onto the link.

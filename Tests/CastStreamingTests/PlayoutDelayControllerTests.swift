@@ -10,6 +10,14 @@ import Testing
 
     static func at(_ milliseconds: Int) -> HostTime { Self.start.advanced(by: .milliseconds(milliseconds)) }
 
+    /// A controller whose session started: its first frame, captured 100 ms
+    /// before the start, acknowledged at it (and not counted).
+    static func started(_ range: ClosedRange<Duration>) -> PlayoutDelayController {
+        var controller = PlayoutDelayController(range: range)
+        controller.recordDelivery(captureTime: Self.at(-100), arrival: Self.at(0))
+        return controller
+    }
+
     /// Feeds `count` frames that each took `delivery` to arrive, ending at `time` ms.
     static func deliver(_ controller: inout PlayoutDelayController, count: Int, taking delivery: Int, at time: Int) {
         for frame in 0..<count {
@@ -34,7 +42,7 @@ import Testing
     }
 
     @Test func aQuickLinkBringsTheDelayDownATenthAtATimeToWhatItNeeds() {
-        var controller = PlayoutDelayController(range: .milliseconds(60) ... .milliseconds(400))
+        var controller = Self.started(.milliseconds(60) ... .milliseconds(400))
         var delay = Duration.milliseconds(120)
         #expect(controller.update(at: Self.at(0), current: delay) == nil, "the first call only sets the clock")
         // 20 ms deliveries: 20 × 1.25 + 30 = 55 ms, below the floor of 60.
@@ -44,7 +52,7 @@ import Testing
     }
 
     @Test func slowerDeliveriesRaiseTheDelayAtOnceWithinTheRange() {
-        var controller = PlayoutDelayController(range: .milliseconds(60) ... .milliseconds(400))
+        var controller = Self.started(.milliseconds(60) ... .milliseconds(400))
         var delay = Duration.milliseconds(120)
         _ = controller.update(at: Self.at(0), current: delay)
         // 120 ms deliveries: twice that (the in-flight limit is half the delay), at the first step.
@@ -56,7 +64,7 @@ import Testing
     }
 
     @Test func twoSlowDeliveriesInTheWindowRaiseTheDelayToTwiceTheirsAndOneDoesNot() {
-        var controller = PlayoutDelayController(range: .milliseconds(60) ... .milliseconds(400))
+        var controller = Self.started(.milliseconds(60) ... .milliseconds(400))
         let delay = Duration.milliseconds(80)
         _ = controller.update(at: Self.at(0), current: delay)
         // 20 ms deliveries and one of 60 ms (a lost packet resent): 55 ms wanted, the delay comes down.
@@ -69,7 +77,7 @@ import Testing
     }
 
     @Test func aLoneDroppedFrameKeepsTheDelayAndRecurringDropsRaiseItByAQuarter() {
-        var controller = PlayoutDelayController(range: .milliseconds(60) ... .milliseconds(400))
+        var controller = Self.started(.milliseconds(60) ... .milliseconds(400))
         var delay = Duration.milliseconds(100)
         _ = controller.update(at: Self.at(0), current: delay)
         Self.deliver(&controller, count: 30, taking: 20, at: 400)
@@ -88,5 +96,32 @@ import Testing
         controller.recordDrop()
         controller.recordDrop()
         #expect(controller.update(at: Self.at(2_000), current: delay) == .milliseconds(125))
+    }
+
+    /// The session's start is not the link: the first frames, slow to
+    /// arrive, and frames dropped before any acknowledgement leave the delay
+    /// to come down as the link then allows.
+    @Test func whatHappensBeforeTheFirstAcknowledgementIsNotCounted() {
+        var controller = PlayoutDelayController(range: .milliseconds(60) ... .milliseconds(400))
+        let delay = Duration.milliseconds(120)
+        _ = controller.update(at: Self.at(0), current: delay)
+        controller.recordDrop()
+        controller.recordDrop()
+        // The first frame, captured at 0, acknowledged at 120 ms; the next two, captured
+        // before that, at 130 and 140 ms.
+        controller.recordDelivery(captureTime: Self.at(0), arrival: Self.at(120))
+        controller.recordDelivery(captureTime: Self.at(33), arrival: Self.at(130))
+        controller.recordDelivery(captureTime: Self.at(66), arrival: Self.at(140))
+        Self.deliver(&controller, count: 10, taking: 20, at: 450)
+        #expect(controller.update(at: Self.at(500), current: delay) == .milliseconds(108))
+        // Counted from the start, the same would have lifted it to twice the second slowest.
+        var counted = Self.started(.milliseconds(60) ... .milliseconds(400))
+        _ = counted.update(at: Self.at(0), current: delay)
+        counted.recordDrop()
+        counted.recordDrop()
+        counted.recordDelivery(captureTime: Self.at(10), arrival: Self.at(130))
+        counted.recordDelivery(captureTime: Self.at(43), arrival: Self.at(140))
+        Self.deliver(&counted, count: 10, taking: 20, at: 450)
+        #expect(counted.update(at: Self.at(500), current: delay) == .milliseconds(194))
     }
 }

@@ -16,7 +16,12 @@
 /// in a row — raise it by a quarter at once. (Each raise lifts every later
 /// frame's delay, and a lone drop comes from one lost packet whose
 /// retransmission missed the in-flight limit, not from a link that needs
-/// more.) The delay rises at once when the link needs more, and comes down by at most
+/// more.) What happens before the first acknowledgement is the session's
+/// start, not the link: the frames captured before it arrived (the first
+/// key frame, the encoder's first frames, ~120 ms to deliver on a link
+/// whose frames then take 20–50 ms) and the frames dropped behind them are
+/// not counted — counted, they lifted a 10 s stream's delay to 180 ms for
+/// its first two seconds. The delay rises at once when the link needs more, and comes down by at most
 /// a tenth per step, so that a single quick frame does not undo a
 /// measured need. Changes reach the receiver in band (the RTP adaptive
 /// playout delay extension, as every ``RemoteDisplaySession/targetDelay``
@@ -34,6 +39,8 @@ package struct PlayoutDelayController {
     private var dropsSinceUpdate = 0
     private var droppedInPreviousStep = false
     private var nextUpdate: HostTime?
+    /// When the first acknowledgement arrived; `nil` before.
+    private var started: HostTime?
 
     static let interval: Duration = .milliseconds(500)
     static let window = 64
@@ -44,8 +51,12 @@ package struct PlayoutDelayController {
         self.deliveries.reserveCapacity(Self.window)
     }
 
-    /// A frame captured at `captureTime` reached the receiver at `arrival`.
+    /// A frame captured at `captureTime` reached the receiver at `arrival`;
+    /// the first such news starts the measurement.
     package mutating func recordDelivery(captureTime: HostTime, arrival: HostTime) {
+        let started = self.started ?? arrival
+        self.started = started
+        guard captureTime >= started else { return }
         let nanoseconds = max(captureTime.duration(to: arrival).inNanoseconds, 0)
         if self.deliveries.count < Self.window {
             self.deliveries.append(nanoseconds)
@@ -55,8 +66,9 @@ package struct PlayoutDelayController {
         self.nextDelivery = (self.nextDelivery + 1) % Self.window
     }
 
-    /// A frame could not be sent before its time.
+    /// A frame could not be sent before its time (not counted before the first acknowledgement).
     package mutating func recordDrop() {
+        guard self.started != nil else { return }
         self.dropsSinceUpdate += 1
     }
 
