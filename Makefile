@@ -43,7 +43,9 @@ soak: setup
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Fuzz/lsan.supp .build/soak/debug/cast-soak
 
 # Every benchmark, then the session-start comparison with pychromecast, then
-# one table of the ratios that matter (scripts/bench-summary.py). The
+# (with OPENSCREEN_BUILD=DIR, Open Screen built outside this repository) our
+# CPU against Open Screen's sender, then one table of the ratios that matter
+# (scripts/bench-summary.py). The
 # streaming benchmarks measure the sender alone: the receiver is
 # cast-receiver in a process of its own, built here first.
 bench: setup
@@ -51,7 +53,8 @@ bench: setup
 	$(SWIFT) build -c release --product cast-receiver
 	bash -o pipefail -c 'cd Benchmarks && CAST_RECEIVER=$(CURDIR)/.build/release/cast-receiver $(SWIFT) package --disable-sandbox benchmark --no-progress | tee ../.build/bench-report.txt'
 	bash -o pipefail -c 'scripts/measure-session-start.sh | tee .build/session-start.txt'
-	scripts/bench-summary.py .build/bench-report.txt .build/session-start.txt
+	$(if $(OPENSCREEN_BUILD),bash -o pipefail -c 'scripts/measure-openscreen.sh $(OPENSCREEN_BUILD) | tee .build/openscreen.txt')
+	scripts/bench-summary.py $(if $(OPENSCREEN_BUILD),--openscreen .build/openscreen.txt) .build/bench-report.txt .build/session-start.txt
 
 # The committed thresholds as a gate: fails when the last `make bench`
 # missed a target (make bench itself only reports).

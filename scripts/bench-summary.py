@@ -3,7 +3,13 @@
 report (the tables `make bench` saved) and the session-start comparison's
 line: ours against the baseline run in the same process, by median (p50).
 
-    scripts/bench-summary.py [--strict] BENCH_REPORT [SESSION_START_OUTPUT]
+    scripts/bench-summary.py [--strict] [--openscreen MEASURE_OPENSCREEN_OUTPUT]
+                             BENCH_REPORT [SESSION_START_OUTPUT]
+
+With --openscreen, the CPU table `scripts/measure-openscreen.sh` printed
+(ours ÷ Open Screen's standalone sender on the same 720p30 clip, per codec)
+joins the summary; `make bench OPENSCREEN_BUILD=DIR` runs it when Open
+Screen is built outside this repository (../shared/peers.md).
 
 A ratio below 1 means ours is faster. Rows whose benchmarks did not run
 (nginx not installed, no X server) are left out and say so. The targets
@@ -133,6 +139,11 @@ def main():
     arguments = sys.argv[1:]
     strict = "--strict" in arguments
     arguments = [argument for argument in arguments if argument != "--strict"]
+    openscreen = None
+    if "--openscreen" in arguments:
+        index = arguments.index("--openscreen")
+        openscreen = arguments[index + 1] if index + 1 < len(arguments) else sys.exit(__doc__)
+        del arguments[index : index + 2]
     if not arguments:
         sys.exit(__doc__)
     tables = parse(arguments[0])
@@ -147,6 +158,8 @@ def main():
         with open(arguments[1], encoding="utf-8") as comparison:
             ratio = re.search(r"ratio[^0-9]*([\d.]+)", comparison.read())
         lines.append(("Session start ÷ pychromecast", ratio.group(1) if ratio else "not run", "≤ 1"))
+    if openscreen:
+        lines += openscreen_ratios(openscreen)
     width = max(len(what) for what, _, _ in lines)
     print(f"\n{'Summary (p50; ours ÷ baseline in the same run)'.ljust(width)}  {'value':>8}  {'target':<7}  verdict")
     missed = 0
@@ -156,6 +169,17 @@ def main():
         print(f"{what.ljust(width)}  {value:>8}  {target:<7}  {verdict}")
     print(f"{missed} target(s) missed" if missed else "every target met")
     return 1 if missed and strict else 0
+
+
+def openscreen_ratios(path):
+    """The CPU rows of measure-openscreen.sh's table: | codec | ours | theirs | ratio | decoded |."""
+    with open(path, encoding="utf-8") as table:
+        rows = re.findall(r"^\| (vp8|vp9|av1) \| [\d.]+ \| [\d.]+ \| ([\d.]+) \|", table.read(), re.MULTILINE)
+    found = dict(rows)
+    return [
+        (f"{codec.upper()} 720p30 CPU ÷ Open Screen's sender", found.get(codec, "not run"), "≤ 0.6")
+        for codec in ("vp8", "vp9", "av1")
+    ]
 
 
 def judge(value, target):
