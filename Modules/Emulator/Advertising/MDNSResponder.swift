@@ -33,7 +33,10 @@ public final class MDNSResponder: Sendable {
         /// by announcing those records again (RFC 6762 §10.1).
         public var rescinded = 0
         /// Queries that asked for records of ours and got no answer because
-        /// they listed every one of them as known (RFC 6762 §7.1).
+        /// they listed every one of them as known (RFC 6762 §7.1; Open
+        /// Screen's responder drops known answers the same way,
+        /// discovery/mdns/impl/mdns_responder.cc:75–113). A count of what the
+        /// responder already did, for tests to wait on: nothing it sends changed.
         public var suppressed = 0
     }
 

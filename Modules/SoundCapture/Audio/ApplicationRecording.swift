@@ -182,14 +182,13 @@ final class ApplicationRecording: SoundRecording, @unchecked Sendable {
 
     /// Fills `bytes` with the next sound of the mix, waiting for it; returns when it was captured.
     func read(into bytes: UnsafeMutableRawBufferPointer) throws(CaptureError) -> HostTime {
-        var mixed = [Float](repeating: 0, count: bytes.count / MemoryLayout<Float>.size)
         pa_threaded_mainloop_lock(self.loop)
         defer { pa_threaded_mainloop_unlock(self.loop) }
         while true {
             if self.interrupted { throw CaptureError(.sourceVanished, "recording stopped") }
             if let failure = self.failure { throw failure }
-            if let time = mixed.withUnsafeMutableBufferPointer({ self.mix.take(into: $0, now: .now) }) {
-                mixed.withUnsafeBytes { bytes.copyMemory(from: $0) }
+            // Mixed straight into the caller's chunk: nothing allocated per read.
+            if let time = bytes.withMemoryRebound(to: Float.self, { self.mix.take(into: $0, now: .now) }) {
                 return time
             }
             pa_threaded_mainloop_wait(self.loop)
